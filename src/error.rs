@@ -1,0 +1,63 @@
+//! The one error type of the crate. Every failure is a value, never a panic; the JNI layer maps
+//! each variant to a Java exception in one place (`jni::errors`).
+
+/// Which Java exception a failure becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// The caller gave something wrong: `IllegalArgumentException` (or, in `parseFrom`,
+    /// HBase's `DeserializationException`).
+    InvalidInput,
+    /// A bug in this library: `IllegalStateException`.
+    Internal,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("corrupt serialized {what}: {detail}")]
+    Corrupt { what: &'static str, detail: String },
+    #[error("unsupported format version {found} of {what} (this library reads up to {supported})")]
+    UnsupportedVersion { what: &'static str, found: u32, supported: u32 },
+    #[error("invalid schema: {0}")]
+    InvalidSchema(String),
+    #[error("unknown field '{0}'")]
+    UnknownField(String),
+    #[error("field '{0}' is missing")]
+    MissingField(String),
+    #[error("field '{0}' is given more than once")]
+    DuplicateField(String),
+    #[error("field '{field}': {detail}")]
+    InvalidValue { field: String, detail: String },
+    #[error("field '{field}': {detail}")]
+    InvalidCondition { field: String, detail: String },
+    #[error("row key has {found} bytes, the schema's key has {expected}")]
+    WrongKeyLength { expected: usize, found: usize },
+    #[error("limit exceeded: {what} is {found}, at most {limit} allowed")]
+    LimitExceeded { what: &'static str, found: usize, limit: usize },
+    #[error("internal error in hbase-rowkey (please report): {0}")]
+    Internal(String),
+}
+
+impl Error {
+    pub fn class(&self) -> ErrorClass {
+        match self {
+            Error::Internal(_) => ErrorClass::Internal,
+            _ => ErrorClass::InvalidInput,
+        }
+    }
+
+    pub(crate) fn value(field: &str, detail: impl Into<String>) -> Error {
+        Error::InvalidValue { field: field.to_owned(), detail: detail.into() }
+    }
+
+    pub(crate) fn condition(field: &str, detail: impl Into<String>) -> Error {
+        Error::InvalidCondition { field: field.to_owned(), detail: detail.into() }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl From<protobuf::Error> for Error {
+    fn from(e: protobuf::Error) -> Self {
+        Error::Corrupt { what: "message", detail: e.to_string() }
+    }
+}

@@ -1,0 +1,1 @@
+//! JNI exports: decode arguments, call the core, map errors. Nothing else lives here.

@@ -1,0 +1,21 @@
+//! hbase-rowkey: fixed-width composite row keys for Apache HBase, with native comparators and scan
+//! planning. Everything outside `jni` is plain Rust, usable and testable without a JVM.
+
+pub mod proto {
+    include!(concat!(env!("OUT_DIR"), "/proto/mod.rs"));
+}
+
+pub mod error;
+pub mod handle;
+pub mod limits;
+pub mod schema;
+pub mod codec;
+pub mod predicate;
+pub mod program;
+pub mod comparator;
+
+mod jni;
+
+pub use comparator::Comparator;
+pub use error::{Error, ErrorClass, Result};
+pub use schema::Schema;
