@@ -1,10 +1,180 @@
-//! STUB (being written)
-use crate::error::Result;
-pub struct Comparator;
+//! The three comparators HBase runs: their serialized spec (schema included), parsed and
+//! compiled once, then `compare(row)` per row with HBase's sign convention: the comparator's
+//! constant compared to the row.
+
+use std::cmp::Ordering;
+
+use protobuf::Message;
+
+use crate::codec::{encode_value, FieldBytes};
+use crate::error::{Error, Result};
+use crate::predicate::Predicate;
+use crate::program::Program;
+use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, Op};
+use crate::schema::{check_message_size, check_version, Location, Schema, FORMAT_VERSION};
+
+#[derive(Debug)]
+pub struct Comparator {
+    schema: Schema,
+    canonical: Vec<u8>,
+    evaluator: Evaluator,
+}
+
+#[derive(Debug)]
+enum Evaluator {
+    /// Equal and predicate comparators: 0 when the row matches, 1 otherwise.
+    Match { predicate: Predicate, program: Program },
+    /// Range comparator: sign of (constant <=> field) in value order.
+    Range { offset: usize, width: usize, constant: FieldBytes, reversed: bool },
+}
+
+/// What a range comparator returns for a row of the wrong length: the row sorts below every
+/// value, so LESS, LESS_OR_EQUAL and NOT_EQUAL keep it and the other operators drop it.
+pub const RANGE_WRONG_LENGTH_RESULT: i32 = 1;
+/// What a match comparator returns for a row that does not match (including a wrong length).
+pub const NO_MATCH: i32 = 1;
+
 impl Comparator {
-    pub fn from_bytes(_spec: &[u8]) -> Result<Comparator> { todo!() }
-    pub fn canonical_bytes(&self) -> &[u8] { todo!() }
-    pub fn key_length(&self) -> usize { todo!() }
-    pub fn wrong_length_result(&self) -> Option<i32> { todo!() }
-    pub fn compare(&self, _row: &[u8]) -> i32 { todo!() }
+    /// Parses, validates and compiles a serialized `ComparatorSpec`.
+    pub fn from_bytes(spec: &[u8]) -> Result<Comparator> {
+        check_message_size("comparator", spec)?;
+        let spec = ComparatorSpec::parse_from_bytes(spec)
+            .map_err(|e| Error::Corrupt { what: "comparator", detail: e.to_string() })?;
+        Comparator::from_spec(&spec)
+    }
+
+    pub fn from_spec(spec: &ComparatorSpec) -> Result<Comparator> {
+        check_version("comparator", spec.format_version)?;
+        let schema_spec = spec
+            .schema
+            .as_ref()
+            .ok_or_else(|| Error::Corrupt { what: "comparator", detail: "the schema is missing".into() })?;
+        let schema = Schema::from_spec(schema_spec)?;
+        let mut canonical = ComparatorSpec::new();
+        canonical.format_version = FORMAT_VERSION;
+        canonical.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
+        let evaluator = match &spec.kind {
+            None => {
+                return Err(Error::Corrupt { what: "comparator", detail: "the comparator kind is missing".into() })
+            }
+            Some(SpecKind::Equal(equal)) => {
+                let mut equalities = equal.equalities.clone();
+                let mut indexes = Vec::with_capacity(equalities.len());
+                for e in &equalities {
+                    let index = schema.field_index(&e.field)?;
+                    if indexes.contains(&index) {
+                        return Err(Error::DuplicateField(e.field.clone()));
+                    }
+                    indexes.push(index);
+                }
+                // Canonical: equalities in schema order, so equal comparators have equal bytes.
+                equalities.sort_by_key(|e| schema.field_index(&e.field).unwrap_or(usize::MAX));
+                let conditions: Vec<Condition> = equalities
+                    .iter()
+                    .map(|e| {
+                        let mut c = Condition::new();
+                        c.field = e.field.clone();
+                        c.op = Op::EQ.into();
+                        c.values = vec![e.value.get_or_default().clone()];
+                        c
+                    })
+                    .collect();
+                let mut canonical_equal = equal.clone();
+                canonical_equal.equalities = equalities;
+                canonical_equal.special_fields = Default::default();
+                canonical.kind = Some(SpecKind::Equal(canonical_equal));
+                match_evaluator(&schema, &conditions)?
+            }
+            Some(SpecKind::Predicate(predicate)) => {
+                let conditions = &predicate.predicate.get_or_default().conditions;
+                let mut canonical_predicate = predicate.clone();
+                canonical_predicate.special_fields = Default::default();
+                canonical.kind = Some(SpecKind::Predicate(canonical_predicate));
+                match_evaluator(&schema, conditions)?
+            }
+            Some(SpecKind::Range(range)) => {
+                let index = schema.field_index(&range.field)?;
+                let field = &schema.fields()[index];
+                if !field.kind.is_ordered() {
+                    return Err(Error::condition(
+                        &field.name,
+                        format!("a range comparator needs an ordered field, but a {} field has no order", field.kind.name()),
+                    ));
+                }
+                let constant = encode_value(field, range.value.get_or_default())?;
+                let Location::Bytes { offset, width } = field.location else {
+                    return Err(Error::Internal("an ordered field is stored as a bit".into()));
+                };
+                let mut canonical_range = range.clone();
+                canonical_range.special_fields = Default::default();
+                canonical.kind = Some(SpecKind::Range(canonical_range));
+                Evaluator::Range { offset, width, constant, reversed: field.byte_order_reversed() }
+            }
+        };
+        let canonical = canonical
+            .write_to_bytes()
+            .map_err(|e| Error::Internal(format!("serializing a canonical comparator: {e}")))?;
+        Ok(Comparator { schema, canonical, evaluator })
+    }
+
+    pub fn canonical_bytes(&self) -> &[u8] {
+        &self.canonical
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn key_length(&self) -> usize {
+        self.schema.key_length()
+    }
+
+    /// The normalized predicate of an equal or predicate comparator.
+    pub fn predicate(&self) -> Option<&Predicate> {
+        match &self.evaluator {
+            Evaluator::Match { predicate, .. } => Some(predicate),
+            Evaluator::Range { .. } => None,
+        }
+    }
+
+    /// What `compare` returns for any row whose length is not the key length, so callers can
+    /// skip the call; always `Some` today.
+    pub fn wrong_length_result(&self) -> Option<i32> {
+        Some(match self.evaluator {
+            Evaluator::Match { .. } => NO_MATCH,
+            Evaluator::Range { .. } => RANGE_WRONG_LENGTH_RESULT,
+        })
+    }
+
+    /// HBase's `compareTo(row)`; defined for any row, never panics.
+    #[inline]
+    pub fn compare(&self, row: &[u8]) -> i32 {
+        match &self.evaluator {
+            Evaluator::Match { program, .. } => {
+                if program.matches(row) {
+                    0
+                } else {
+                    NO_MATCH
+                }
+            }
+            Evaluator::Range { offset, width, constant, reversed } => {
+                if row.len() != self.schema.key_length() {
+                    return RANGE_WRONG_LENGTH_RESULT;
+                }
+                let Some(field) = row.get(*offset..*offset + *width) else { return RANGE_WRONG_LENGTH_RESULT };
+                let order = constant.as_slice().cmp(field);
+                match if *reversed { order.reverse() } else { order } {
+                    Ordering::Less => -1,
+                    Ordering::Equal => 0,
+                    Ordering::Greater => 1,
+                }
+            }
+        }
+    }
+}
+
+fn match_evaluator(schema: &Schema, conditions: &[Condition]) -> Result<Evaluator> {
+    let predicate = Predicate::from_conditions(schema, conditions)?;
+    let program = Program::compile(schema, &predicate)?;
+    Ok(Evaluator::Match { predicate, program })
 }
