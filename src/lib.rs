@@ -13,6 +13,7 @@ pub mod codec;
 pub mod predicate;
 pub mod program;
 pub mod comparator;
+pub mod planner;
 
 mod jni;
 
