@@ -49,4 +49,6 @@ final class RowKeyNative {
     // ---- diagnostics ----
     /** Native schemas and comparators currently alive (created and not yet freed). */
     static native long liveObjects();
+    /** Test only: panics inside native code; must surface as IllegalStateException. */
+    static native void selfTestPanic();
 }
