@@ -61,7 +61,17 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
         }
         (Kind::Md5(width), Some(ValueKind::StringValue(s))) => Md5::digest(s.as_bytes())[..width].to_vec(),
         (Kind::JavaHash, Some(ValueKind::StringValue(s))) => java_string_hash(s).to_be_bytes().to_vec(),
-        (Kind::FixedString(_) | Kind::Md5(_) | Kind::JavaHash, _) => return Err(mismatch("a string")),
+        // Bytes of the digest's width are a digest already (what decode gives back), so decoded
+        // keys re-encode and queries can use stored digests.
+        (Kind::Md5(_) | Kind::JavaHash, Some(ValueKind::BytesValue(b)))
+            if b.len() == field.kind.width() =>
+        {
+            b.clone()
+        }
+        (Kind::Md5(_) | Kind::JavaHash, _) => {
+            return Err(mismatch(&format!("a string (or its {}-byte digest)", field.kind.width())))
+        }
+        (Kind::FixedString(_), _) => return Err(mismatch("a string")),
         (Kind::FixedBytes(_), _) => return Err(mismatch("bytes")),
     };
     if field.descending {
