@@ -349,6 +349,26 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorFree<'local>
 }
 
 // ---------------------------------------------------------------------------------------------
+// scan planning
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_planScan<'local>(
+    mut unowned_env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    request: JByteArray<'local>,
+) -> JByteArray<'local> {
+    unowned_env
+        .with_env(|env| intern_plan_scan(env, &request))
+        .resolve::<ThrowJavaException>()
+}
+
+fn intern_plan_scan<'local>(env: &mut Env<'local>, request: &JByteArray<'_>) -> BridgeResult<JByteArray<'local>> {
+    let request = read_message(env, request, "request")?;
+    let plan = crate::planner::plan_request(&request)?;
+    Ok(env.byte_array_from_slice(&plan)?)
+}
+
+// ---------------------------------------------------------------------------------------------
 // diagnostics
 
 #[unsafe(no_mangle)]

@@ -46,6 +46,10 @@ final class RowKeyNative {
     static native int compareDirect(long comparator, ByteBuffer direct, int offset, int length);
     static native void comparatorFree(long comparator);
 
+    // ---- scan planning ----
+    /** Plans a serialized {@code ScanPlanRequest}; returns a serialized {@code ScanPlan}. */
+    static native byte[] planScan(byte[] request);
+
     // ---- diagnostics ----
     /** Native schemas and comparators currently alive (created and not yet freed). */
     static native long liveObjects();
