@@ -1,0 +1,45 @@
+package org.rowkey.hbase;
+
+import org.apache.hadoop.hbase.exceptions.DeserializationException;
+
+import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
+
+/**
+ * Matches the row keys that satisfy a whole {@link RowKeyQuery} (its conditions AND-ed), in one
+ * native call per row. Use it with {@code CompareOperator.EQUAL}:
+ *
+ * <pre>{@code
+ * RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2).toComparator()
+ * }</pre>
+ *
+ * {@link #compareTo(byte[], int, int)} returns 0 for a match and 1 otherwise, so
+ * {@code NOT_EQUAL} keeps the complement. A row of the wrong length never matches.
+ */
+public final class PredicateComparator extends NativeComparator {
+
+    /** The comparator of {@code query}; the same as {@link RowKeyQuery#toComparator()}. */
+    public PredicateComparator(RowKeyQuery query) {
+        super(compile("PredicateComparator", query.schema(),
+                ComparatorSpec.newBuilder().setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec()))));
+    }
+
+    private PredicateComparator(Compiled compiled) {
+        super(compiled);
+    }
+
+    /**
+     * The comparator serialized by {@link #toByteArray()}.
+     *
+     * @throws DeserializationException for any bad input: null, corrupt or truncated bytes, another
+     *     comparator kind, a spec the native core refuses
+     */
+    public static PredicateComparator parseFrom(byte[] bytes) throws DeserializationException {
+        return new PredicateComparator(parse(PredicateComparator.class, ComparatorSpec.KindCase.PREDICATE, bytes));
+    }
+
+    @Override
+    String describe(ComparatorSpec spec) {
+        return RowKeyQuery.describe(spec.getPredicate().getPredicate());
+    }
+}

@@ -1,0 +1,174 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.Op;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.Value;
+
+/**
+ * Conditions on the fields of a {@link RowKeySchema}, AND-ed:
+ *
+ * <pre>{@code
+ * RowKeyQuery q = RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2);
+ * scan.setFilter(new RowFilter(CompareOperator.EQUAL, q.toComparator()));
+ * }</pre>
+ *
+ * Immutable: each method returns a new query with one more condition, so a query can be
+ * extended in several directions. Values are converted by the field's type as in
+ * {@link RowKeySchema#encode} and an error names the field; whether a condition is allowed on a
+ * field (no order on hashed or bool fields) is checked natively by {@link #toComparator()}.
+ */
+public final class RowKeyQuery {
+    private final RowKeySchema schema;
+    private final List<Condition> conditions;
+
+    private RowKeyQuery(RowKeySchema schema, List<Condition> conditions) {
+        this.schema = schema;
+        this.conditions = conditions;
+    }
+
+    /** A query with no condition (it matches every row of the schema) on {@code schema}. */
+    public static RowKeyQuery on(RowKeySchema schema) {
+        return new RowKeyQuery(Objects.requireNonNull(schema, "schema"), Collections.<Condition>emptyList());
+    }
+
+    /** {@code field = value}. */
+    public RowKeyQuery eq(String field, Object value) {
+        return with(field, Op.EQ, value);
+    }
+
+    /** {@code field <> value}. */
+    public RowKeyQuery ne(String field, Object value) {
+        return with(field, Op.NE, value);
+    }
+
+    /** {@code field < value}, in value order. */
+    public RowKeyQuery lt(String field, Object value) {
+        return with(field, Op.LT, value);
+    }
+
+    /** {@code field <= value}, in value order. */
+    public RowKeyQuery le(String field, Object value) {
+        return with(field, Op.LE, value);
+    }
+
+    /** {@code field > value}, in value order. */
+    public RowKeyQuery gt(String field, Object value) {
+        return with(field, Op.GT, value);
+    }
+
+    /** {@code field >= value}, in value order. */
+    public RowKeyQuery ge(String field, Object value) {
+        return with(field, Op.GE, value);
+    }
+
+    /** {@code low <= field <= high}, both inclusive, in value order. */
+    public RowKeyQuery between(String field, Object low, Object high) {
+        return with(field, Op.BETWEEN, low, high);
+    }
+
+    /** {@code field IN (values)}; no values matches no row. */
+    public RowKeyQuery in(String field, Object... values) {
+        Objects.requireNonNull(values, "values");
+        return with(field, Op.IN, values);
+    }
+
+    /** {@code field IN (values)}; no values matches no row. */
+    public RowKeyQuery in(String field, Collection<?> values) {
+        Objects.requireNonNull(values, "values");
+        return with(field, Op.IN, values.toArray());
+    }
+
+    /** The comparator that matches exactly the rows of this query (use with {@code CompareOperator.EQUAL}). */
+    public PredicateComparator toComparator() {
+        return new PredicateComparator(this);
+    }
+
+    /** The schema the query is on. */
+    public RowKeySchema schema() {
+        return schema;
+    }
+
+    /** The conditions as the wire message, for the comparator and the scan planner. */
+    PredicateSpec toPredicateSpec() {
+        return PredicateSpec.newBuilder().addAllConditions(conditions).build();
+    }
+
+    /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}. */
+    @Override
+    public String toString() {
+        return "RowKeyQuery[" + describe(toPredicateSpec()) + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RowKeyQuery && schema.equals(((RowKeyQuery) o).schema)
+                && conditions.equals(((RowKeyQuery) o).conditions);
+    }
+
+    @Override
+    public int hashCode() {
+        return schema.hashCode() * 31 + conditions.hashCode();
+    }
+
+    private RowKeyQuery with(String field, Op op, Object... values) {
+        FieldSpec f = schema.field(field);
+        Condition.Builder c = Condition.newBuilder().setField(f.getName()).setOp(op);
+        for (Object v : values) {
+            c.addValues(Values.toValue(f, v));
+        }
+        List<Condition> more = new ArrayList<>(conditions.size() + 1);
+        more.addAll(conditions);
+        more.add(c.build());
+        return new RowKeyQuery(schema, Collections.unmodifiableList(more));
+    }
+
+    /** SQL-like text of a predicate; "TRUE" for no condition. */
+    static String describe(PredicateSpec predicate) {
+        if (predicate.getConditionsCount() == 0) {
+            return "TRUE";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Condition c : predicate.getConditionsList()) {
+            if (sb.length() > 0) {
+                sb.append(" AND ");
+            }
+            sb.append(c.getField());
+            List<Value> v = c.getValuesList();
+            switch (c.getOp()) {
+                case EQ: binary(sb, " = ", v); break;
+                case NE: binary(sb, " <> ", v); break;
+                case LT: binary(sb, " < ", v); break;
+                case LE: binary(sb, " <= ", v); break;
+                case GT: binary(sb, " > ", v); break;
+                case GE: binary(sb, " >= ", v); break;
+                case BETWEEN:
+                    sb.append(" BETWEEN ").append(v.size() > 0 ? Values.format(v.get(0)) : "?")
+                            .append(" AND ").append(v.size() > 1 ? Values.format(v.get(1)) : "?");
+                    break;
+                case IN:
+                    sb.append(" IN (");
+                    for (int i = 0; i < v.size(); i++) {
+                        sb.append(i == 0 ? "" : ", ").append(Values.format(v.get(i)));
+                    }
+                    sb.append(')');
+                    break;
+                default:
+                    sb.append(' ').append(c.getOp()).append(' ').append(Arrays.toString(v.toArray()));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void binary(StringBuilder sb, String op, List<Value> v) {
+        sb.append(op).append(v.isEmpty() ? "?" : Values.format(v.get(0)));
+    }
+}
