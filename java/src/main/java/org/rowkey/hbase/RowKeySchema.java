@@ -96,7 +96,9 @@ public final class RowKeySchema {
     /**
      * The row key of {@code values}, which must give every field (and nothing else). Numbers may
      * be any integral {@link Number} in range; strings {@link String}; bools {@link Boolean};
-     * fixed bytes {@code byte[]}; timestamps also {@link java.util.Date} or {@link java.time.Instant}.
+     * fixed bytes {@code byte[]}; timestamps also {@link java.util.Date} or {@link java.time.Instant};
+     * md5 and javaHash fields the String to hash or its digest bytes, so
+     * {@code encode(decode(key))} gives {@code key} back.
      *
      * @throws IllegalArgumentException naming the field: unknown or missing field, wrong type,
      *     number out of range, string longer than its width, ...

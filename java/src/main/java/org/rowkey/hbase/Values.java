@@ -27,7 +27,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.Value;
  *       (epoch milliseconds, sub-millisecond digits truncated as {@link Instant#toEpochMilli()} does);</li>
  *   <li>bool: {@link Boolean};</li>
  *   <li>fixedString, md5, javaHash: {@link String} or another {@link CharSequence} (an unpaired
- *       surrogate is refused: it has no UTF-8 form and protobuf would silently write '?');</li>
+ *       surrogate is refused: it has no UTF-8 form and protobuf would silently write '?');
+ *       md5 and javaHash also take the digest itself as {@code byte[]} of the field's width,
+ *       as {@link RowKeySchema#decode} gives it back;</li>
  *   <li>fixedBytes: {@code byte[]}.</li>
  * </ul>
  *
@@ -67,7 +69,10 @@ final class Values {
                 if (value instanceof CharSequence) {
                     return stringValue(field, value.toString());
                 }
-                throw wrongType(field, "a String (the text to hash)", value);
+                if (value instanceof byte[]) {
+                    return bytesValue((byte[]) value); // the digest itself, as decode gives it
+                }
+                throw wrongType(field, "a String (or its digest as byte[])", value);
             case FIXED_BYTES:
                 if (value instanceof byte[]) {
                     return bytesValue((byte[]) value);
