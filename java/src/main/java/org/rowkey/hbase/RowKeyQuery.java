@@ -3,7 +3,6 @@ package org.rowkey.hbase;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -21,23 +20,24 @@ import org.rowkey.hbase.proto.RowKeyProtos.Value;
  * scan.setFilter(new RowFilter(CompareOperator.EQUAL, q.toComparator()));
  * }</pre>
  *
- * Immutable: each method returns a new query with one more condition, so a query can be
- * extended in several directions. Values are converted by the field's type as in
- * {@link RowKeySchema#encode} and an error names the field; whether a condition is allowed on a
- * field (no order on hashed or bool fields) is checked natively by {@link #toComparator()}.
+ * A builder, like HBase's {@code Scan}: each method adds a condition to this query and returns
+ * it, so calls chain or not as you like; not thread-safe while being built. A comparator made by
+ * {@link #toComparator()} keeps the conditions of that moment. Values are converted by the
+ * field's type as in {@link RowKeySchema#encode} and an error names the field (the query is
+ * left unchanged); whether a condition is allowed on a field (no order on hashed or bool
+ * fields) is checked natively by {@link #toComparator()}.
  */
 public final class RowKeyQuery {
     private final RowKeySchema schema;
-    private final List<Condition> conditions;
+    private final List<Condition> conditions = new ArrayList<>();
 
-    private RowKeyQuery(RowKeySchema schema, List<Condition> conditions) {
+    private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
-        this.conditions = conditions;
     }
 
     /** A query with no condition (it matches every row of the schema) on {@code schema}. */
     public static RowKeyQuery on(RowKeySchema schema) {
-        return new RowKeyQuery(Objects.requireNonNull(schema, "schema"), Collections.<Condition>emptyList());
+        return new RowKeyQuery(Objects.requireNonNull(schema, "schema"));
     }
 
     /** {@code field = value}. */
@@ -108,27 +108,14 @@ public final class RowKeyQuery {
         return "RowKeyQuery[" + describe(toPredicateSpec()) + "]";
     }
 
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof RowKeyQuery && schema.equals(((RowKeyQuery) o).schema)
-                && conditions.equals(((RowKeyQuery) o).conditions);
-    }
-
-    @Override
-    public int hashCode() {
-        return schema.hashCode() * 31 + conditions.hashCode();
-    }
-
     private RowKeyQuery with(String field, Op op, Object... values) {
         FieldSpec f = schema.field(field);
         Condition.Builder c = Condition.newBuilder().setField(f.getName()).setOp(op);
         for (Object v : values) {
             c.addValues(Values.toValue(f, v));
         }
-        List<Condition> more = new ArrayList<>(conditions.size() + 1);
-        more.addAll(conditions);
-        more.add(c.build());
-        return new RowKeyQuery(schema, Collections.unmodifiableList(more));
+        conditions.add(c.build());
+        return this;
     }
 
     /** SQL-like text of a predicate; "TRUE" for no condition. */
