@@ -1,0 +1,151 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.testing.TestingHBaseCluster;
+import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Base of the integration tests on a real HBase: one in-process minicluster (ZooKeeper, HDFS,
+ * a master and one RegionServer) per test class, started before its first test and stopped
+ * after its last. The client and the RegionServer share this JVM, but a scan's filter still
+ * travels serialized and is rebuilt on the server by our comparators' {@code parseFrom}.
+ *
+ * <p>Helpers: {@link #createTable}, {@link #putRows}, {@link #scanRowKeys}. Subclasses may
+ * override {@link #configure(Configuration)} to change the cluster's configuration.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class HBaseMiniClusterBase {
+    /** The one column family of tables made by {@link #createTable}. */
+    protected static final byte[] FAMILY = Bytes.toBytes("f");
+    /** The qualifier {@link #putRows} writes. */
+    protected static final byte[] QUALIFIER = Bytes.toBytes("q");
+
+    private TestingHBaseCluster cluster;
+    private Connection connection;
+    private long startMillis;
+
+    /** Override to change the cluster's configuration before it starts. */
+    protected void configure(Configuration conf) {
+        // No web UIs: faster start, no port clashes.
+        conf.setInt("hbase.master.info.port", -1);
+        conf.setInt("hbase.regionserver.info.port", -1);
+        conf.setBoolean("hbase.procedure.store.wal.use.hsync", false);
+    }
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        long t0 = System.nanoTime();
+        Configuration conf = HBaseConfiguration.create();
+        configure(conf);
+        cluster = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
+                .conf(conf)
+                .numMasters(1)
+                .numRegionServers(1)
+                .numDataNodes(1)
+                .build());
+        cluster.start();
+        connection = ConnectionFactory.createConnection(cluster.getConf());
+        startMillis = (System.nanoTime() - t0) / 1_000_000;
+        System.out.println(getClass().getSimpleName() + ": minicluster started in " + startMillis + " ms");
+    }
+
+    @AfterAll
+    void stopCluster() throws Exception {
+        try {
+            if (connection != null) {
+                connection.close();
+            }
+        } finally {
+            if (cluster != null) {
+                cluster.stop();
+            }
+        }
+    }
+
+    /** How long the minicluster took to start, in milliseconds. */
+    protected long clusterStartMillis() {
+        return startMillis;
+    }
+
+    protected Connection connection() {
+        return connection;
+    }
+
+    protected Configuration conf() {
+        return cluster.getConf();
+    }
+
+    /** Creates table {@code name} with family {@link #FAMILY}, pre-split at {@code splits} (may be none). */
+    protected TableName createTable(String name, byte[]... splits) throws IOException {
+        TableName table = TableName.valueOf(name);
+        try (Admin admin = connection.getAdmin()) {
+            TableDescriptorBuilder td = TableDescriptorBuilder.newBuilder(table)
+                    .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY));
+            if (splits == null || splits.length == 0) {
+                admin.createTable(td.build());
+            } else {
+                admin.createTable(td.build(), splits);
+            }
+        }
+        return table;
+    }
+
+    /** Puts one cell ({@link #FAMILY}:{@link #QUALIFIER} = the row key) per row, {@code batchSize} rows per call. */
+    protected void putRows(TableName table, Iterable<byte[]> rowKeys, int batchSize) throws IOException {
+        try (Table t = connection.getTable(table)) {
+            List<Put> batch = new ArrayList<>(batchSize);
+            for (byte[] key : rowKeys) {
+                batch.add(new Put(key).addColumn(FAMILY, QUALIFIER, key));
+                if (batch.size() >= batchSize) {
+                    t.put(batch);
+                    batch = new ArrayList<>(batchSize);
+                }
+            }
+            if (!batch.isEmpty()) {
+                t.put(batch);
+            }
+        }
+    }
+
+    /** {@link #putRows(TableName, Iterable, int)} in batches of 1000. */
+    protected void putRows(TableName table, Iterable<byte[]> rowKeys) throws IOException {
+        putRows(table, rowKeys, 1000);
+    }
+
+    /** The row keys a full scan with {@code filter} returns, in scan order. */
+    protected List<byte[]> scanRowKeys(TableName table, Filter filter) throws IOException {
+        return scanRowKeys(table, new Scan().setFilter(filter));
+    }
+
+    /** The row keys {@code scan} returns, in scan order. */
+    protected List<byte[]> scanRowKeys(TableName table, Scan scan) throws IOException {
+        List<byte[]> keys = new ArrayList<>();
+        try (Table t = connection.getTable(table); ResultScanner scanner = t.getScanner(scan)) {
+            for (Result r : scanner) {
+                keys.add(r.getRow());
+            }
+        }
+        return keys;
+    }
+}

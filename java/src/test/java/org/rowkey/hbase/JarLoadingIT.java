@@ -1,0 +1,186 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+
+import org.apache.hadoop.hbase.exceptions.DeserializationException;
+import org.apache.hadoop.hbase.filter.ByteArrayComparable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The built jar, as a RegionServer uses it: its contents, and our comparators loaded from the
+ * jar file by a separate class loader (like HBase's DynamicClassLoader), rebuilt with
+ * {@code parseFrom} by reflection from bytes made in the main class loader, comparing alike.
+ */
+class JarLoadingIT {
+    private static final String[] HIDDEN = {"org.rowkey.hbase.", "com.google.protobuf."};
+
+    private static Path jar() {
+        String p = System.getProperty("rowkey.test.jar");
+        assertNotNull(p, "system property rowkey.test.jar");
+        Path jar = Paths.get(p);
+        assertTrue(Files.isRegularFile(jar), "built jar " + jar);
+        return jar;
+    }
+
+    @Test
+    void jarHoldsOurClassesRelocatedProtobufAndTheNativeLibrary() throws IOException {
+        try (JarFile jf = new JarFile(jar().toFile())) {
+            assertEquals("true", jf.getManifest().getMainAttributes().getValue("Multi-Release"));
+            List<String> names = new ArrayList<>();
+            for (Enumeration<JarEntry> e = jf.entries(); e.hasMoreElements();) {
+                names.add(e.nextElement().getName());
+            }
+            for (String required : new String[] {
+                    "org/rowkey/hbase/EqualComparator.class",
+                    "org/rowkey/hbase/RangeComparator.class",
+                    "org/rowkey/hbase/PredicateComparator.class",
+                    "org/rowkey/hbase/RowKeySchema.class",
+                    "org/rowkey/hbase/proto/RowKeyProtos.class",
+                    "org/rowkey/hbase/shaded/protobuf/GeneratedMessageV3.class",
+                    "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class",
+                    "native/linux-x86_64/libhbase_rowkey.so"}) {
+                assertTrue(names.contains(required), "jar lacks " + required);
+            }
+            for (String n : names) {
+                assertFalse(n.startsWith("com/google/") || n.startsWith("google/") || n.startsWith("org/apache/")
+                        || n.startsWith("org/slf4j/"), "jar must not contain " + n);
+                if (n.endsWith(".class") && !n.startsWith("META-INF/versions/")) {
+                    assertTrue(n.startsWith("org/rowkey/hbase/"), "unexpected class " + n);
+                }
+            }
+            // Base classes run on Java 8; the versioned cleaner is Java 9 bytecode.
+            assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/NativeCleaner.class"));
+            assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/EqualComparator.class"));
+            assertEquals(53, classFileMajor(jf, "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class"));
+        }
+    }
+
+    private static int classFileMajor(JarFile jf, String entry) throws IOException {
+        try (DataInputStream in = new DataInputStream(jf.getInputStream(jf.getEntry(entry)))) {
+            assertEquals(0xCAFEBABE, in.readInt());
+            in.readUnsignedShort();
+            return in.readUnsignedShort();
+        }
+    }
+
+    @Test
+    void mainClassLoaderUsesTheJarToo() {
+        // This execution runs against the jar (not target/classes): the multi-release entry is used.
+        assertTrue(NativeLoader.class.getProtectionDomain().getCodeSource().getLocation().getPath().endsWith(".jar"));
+        assertEquals("java.lang.ref.Cleaner", NativeCleaner.implementation());
+    }
+
+    @Test
+    void comparatorsLoadedFromTheJarFileAgreeWithTheMainOnes() throws Exception {
+        RowKeySchema schema = TestData.seedSchema();
+        List<byte[]> rows = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            rows.add(schema.encode(TestData.seedRow("u" + i, i % 2 == 0 ? 404 : 200, 20161200 + i % 12, i % 4, i % 3 == 0)));
+        }
+        rows.add(new byte[5]);
+        List<ByteArrayComparable> mains = new ArrayList<>();
+        mains.add(new EqualComparator(schema, TestData.map("code", 404, "free", true)));
+        mains.add(new RangeComparator(schema, "sdate", 20161205));
+        mains.add(RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2).toComparator());
+
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar().toUri().toURL()},
+                new HidingClassLoader(JarLoadingIT.class.getClassLoader(), HIDDEN))) {
+            for (ByteArrayComparable main : mains) {
+                Class<?> type = Class.forName(main.getClass().getName(), true, loader);
+                assertSame(loader, type.getClassLoader());
+                assertNotSame(main.getClass(), type);
+                Method parseFrom = type.getMethod("parseFrom", byte[].class);
+                ByteArrayComparable other = (ByteArrayComparable) parseFrom.invoke(null, (Object) main.toByteArray());
+                assertEquals(Collections.singletonList(type), Collections.singletonList(other.getClass()));
+                assertTrue(java.util.Arrays.equals(main.getValue(), other.getValue()));
+                for (byte[] row : rows) {
+                    assertEquals(main.compareTo(row, 0, row.length), other.compareTo(row, 0, row.length));
+                    ByteBuffer direct = ByteBuffer.allocateDirect(row.length).put(row);
+                    assertEquals(main.compareTo(row, 0, row.length), other.compareTo(direct, 0, row.length));
+                }
+                // Bad bytes: HBase's own DeserializationException, whatever loader we came from.
+                InvocationTargetException e = assertThrows(InvocationTargetException.class,
+                        () -> parseFrom.invoke(null, (Object) new byte[] {1, 2, 3}));
+                assertInstanceOf(DeserializationException.class, e.getCause());
+                ((AutoCloseable) other).close();
+            }
+            Class<?> cleaner = Class.forName("org.rowkey.hbase.NativeCleaner", true, loader);
+            Method impl = cleaner.getDeclaredMethod("implementation");
+            impl.setAccessible(true);
+            assertEquals("java.lang.ref.Cleaner", impl.invoke(null));
+            Class<?> nativeLoader = Class.forName("org.rowkey.hbase.NativeLoader", true, loader);
+            Method from = nativeLoader.getDeclaredMethod("loadedFrom");
+            from.setAccessible(true);
+            String source = (String) from.invoke(null);
+            assertTrue(source.startsWith("jar:file:") && source.endsWith("!/native/linux-x86_64/libhbase_rowkey.so"), source);
+        }
+    }
+
+    /** A parent that hides some packages and resources, so the child loads them from the jar. */
+    static final class HidingClassLoader extends ClassLoader {
+        private final String[] hidden;
+
+        HidingClassLoader(ClassLoader parent, String... hiddenPackages) {
+            super(parent);
+            this.hidden = hiddenPackages;
+        }
+
+        private boolean hides(String name) {
+            String dotted = name.replace('/', '.');
+            for (String h : hidden) {
+                if (dotted.startsWith(h)) {
+                    return true;
+                }
+            }
+            return dotted.startsWith("native.");
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (hides(name)) {
+                throw new ClassNotFoundException(name + " (hidden from the jar's class loader)");
+            }
+            return super.loadClass(name, resolve);
+        }
+
+        @Override
+        public URL getResource(String name) {
+            return hides(name) ? null : super.getResource(name);
+        }
+
+        @Override
+        public Enumeration<URL> getResources(String name) throws IOException {
+            return hides(name) ? Collections.<URL>emptyEnumeration() : super.getResources(name);
+        }
+
+        @Override
+        public InputStream getResourceAsStream(String name) {
+            return hides(name) ? null : super.getResourceAsStream(name);
+        }
+    }
+}
