@@ -51,6 +51,8 @@ public abstract class HBaseMiniClusterBase {
         conf.setInt("hbase.master.info.port", -1);
         conf.setInt("hbase.regionserver.info.port", -1);
         conf.setBoolean("hbase.procedure.store.wal.use.hsync", false);
+        // A RegionServer that reports before the master is ready retries after this many ms (3000).
+        conf.setInt("hbase.regionserver.msginterval", 500);
     }
 
     @BeforeAll
