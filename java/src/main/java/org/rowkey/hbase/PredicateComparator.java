@@ -1,5 +1,7 @@
 package org.rowkey.hbase;
 
+import java.util.Objects;
+
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
@@ -20,7 +22,7 @@ public final class PredicateComparator extends NativeComparator {
 
     /** The comparator of {@code query}; the same as {@link RowKeyQuery#toComparator()}. */
     public PredicateComparator(RowKeyQuery query) {
-        super(compile("PredicateComparator", query.schema(),
+        super(compile("PredicateComparator", Objects.requireNonNull(query, "query").schema(),
                 ComparatorSpec.newBuilder().setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec()))));
     }
 
