@@ -6,6 +6,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Op;
@@ -30,6 +33,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.Value;
 public final class RowKeyQuery {
     private final RowKeySchema schema;
     private final List<Condition> conditions = new ArrayList<>();
+    /** 0: the native default (50,000). */
+    private int maxRanges;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -90,6 +95,44 @@ public final class RowKeyQuery {
     /** The comparator that matches exactly the rows of this query (use with {@code CompareOperator.EQUAL}). */
     public PredicateComparator toComparator() {
         return new PredicateComparator(this);
+    }
+
+    /**
+     * The most key ranges {@link #toScan()} may expand IN-lists and small ranges into (their
+     * cartesian product); above it one covering range is read instead, still exact thanks to
+     * the residual filter. Default 50,000.
+     */
+    public RowKeyQuery maxRanges(int maxRanges) {
+        if (maxRanges < 1) {
+            throw new IllegalArgumentException("maxRanges must be at least 1, got " + maxRanges);
+        }
+        this.maxRanges = maxRanges;
+        return this;
+    }
+
+    /**
+     * A scan that reads only the key ranges that can hold this query's rows and filters the
+     * rest natively: start/stop rows, a {@code MultiRowRangeFilter} when there are several ranges
+     * (the RegionServer seeks between them), and a {@link PredicateComparator} {@code RowFilter}
+     * for the conditions the ranges do not enforce. Returns exactly the rows of the query. Add
+     * columns, caching or a limit as usual; keep the filter.
+     */
+    public Scan toScan() {
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges));
+    }
+
+    /**
+     * The key ranges {@link #toScan()} reads (start inclusive, stop exclusive, an empty stop row
+     * meaning the end of the table), for building your own scan; sorted, disjoint, empty when no
+     * row can match. Rows inside them may still fail conditions: filter with {@link #toComparator()}.
+     */
+    public List<MultiRowRangeFilter.RowRange> toRanges() {
+        return ScanPlanner.ranges(ScanPlanner.plan(this, maxRanges));
+    }
+
+    /** Which key ranges {@link #toScan()} reads and which conditions it filters per row, and why. */
+    public String explain() {
+        return toString() + "\n" + ScanPlanner.plan(this, maxRanges).getExplain();
     }
 
     /** The schema the query is on. */

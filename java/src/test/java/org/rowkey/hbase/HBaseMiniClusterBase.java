@@ -140,6 +140,29 @@ public abstract class HBaseMiniClusterBase {
         return scanRowKeys(table, new Scan().setFilter(filter));
     }
 
+    /** Row keys a scan returned and how many rows the RegionServers read for it. */
+    protected static final class ScanOutcome {
+        public final List<byte[]> keys;
+        public final long rowsRead;
+
+        ScanOutcome(List<byte[]> keys, long rowsRead) {
+            this.keys = keys;
+            this.rowsRead = rowsRead;
+        }
+    }
+
+    /** Runs {@code scan} with scan metrics on: the keys, and the server's count of rows scanned. */
+    protected ScanOutcome scanWithMetrics(TableName table, Scan scan) throws IOException {
+        scan.setScanMetricsEnabled(true);
+        List<byte[]> keys = new ArrayList<>();
+        try (Table t = connection.getTable(table); ResultScanner scanner = t.getScanner(scan)) {
+            for (Result r : scanner) {
+                keys.add(r.getRow());
+            }
+            return new ScanOutcome(keys, scanner.getScanMetrics().countOfRowsScanned.get());
+        }
+    }
+
     /** The row keys {@code scan} returns, in scan order. */
     protected List<byte[]> scanRowKeys(TableName table, Scan scan) throws IOException {
         List<byte[]> keys = new ArrayList<>();

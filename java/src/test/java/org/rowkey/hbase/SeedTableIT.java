@@ -137,10 +137,60 @@ class SeedTableIT extends HBaseMiniClusterBase {
             Filter predicate = new RowFilter(CompareOperator.EQUAL, query.toComparator());
             assertEquals(expected, new TreeSet<>(hexes(scanRowKeys(table, predicate))), "predicate comparator, " + label);
 
+            assertEquals(expected, new TreeSet<>(hexes(scanRowKeys(table, query.toScan()))), "planned scan, " + label);
+
             Filter seedStyle = seedStyleFilter(where, random);
             assertEquals(expected, new TreeSet<>(hexes(scanRowKeys(table, seedStyle))), "seed-style filter list, " + label);
         }
         assertTrue(nonEmpty >= 20, "random queries should often have answers: " + nonEmpty);
+    }
+
+    @Test
+    void plannedScansReadOnlyTheirRanges() throws IOException {
+        Random random = new Random(11);
+        int exactQueries = 0;
+        // HBase reads the first row after each range (to learn it is outside) and may read one
+        // row where each region's scanner starts before the filter's seek hint moves it on.
+        int regions = connection().getRegionLocator(table).getAllRegionLocations().size();
+        for (int q = 0; q < 40; q++) {
+            // Leading-field conditions (what planning is for), then random others.
+            List<Condition> where = new ArrayList<>();
+            Object[] urls = new Object[1 + random.nextInt(q % 3 == 0 ? 5 : 1)];
+            for (int i = 0; i < urls.length; i++) {
+                urls[i] = rows.get(random.nextInt(rows.size())).get("md5url");
+            }
+            where.add(urls.length == 1 ? new Condition("md5url", "=", urls[0]) : new Condition("md5url", "in", urls));
+            boolean exact = q % 2 == 0;
+            if (!exact) {
+                where.addAll(Arrays.asList(randomQuery(random)));
+            }
+            Condition[] conditions = where.toArray(new Condition[0]);
+            RowKeyQuery query = RowKeyQuery.on(schema);
+            for (Condition c : conditions) {
+                c.addTo(query);
+            }
+            TreeSet<String> expected = oracle(conditions);
+            ScanOutcome planned = scanWithMetrics(table, query.toScan());
+            String label = "query " + q + ": " + where + "\n" + query.explain();
+            assertEquals(expected, new TreeSet<>(hexes(planned.keys)), label);
+
+            List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange> ranges = query.toRanges();
+            long insideRanges = 0;
+            for (byte[] key : keys) {
+                for (org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange r : ranges) {
+                    insideRanges += r.contains(key) ? 1 : 0;
+                }
+            }
+            assertTrue(planned.rowsRead <= insideRanges + ranges.size() + regions,
+                    "read " + planned.rowsRead + " rows, " + insideRanges + " inside " + ranges.size() + " ranges; " + label);
+            if (exact) {
+                // Everything enforced by the ranges: nothing read beyond the answer but the rows above.
+                assertTrue(planned.rowsRead <= expected.size() + ranges.size() + regions,
+                        "read " + planned.rowsRead + " for " + expected.size() + " rows in " + ranges.size() + " ranges; " + label);
+                exactQueries++;
+            }
+        }
+        assertEquals(20, exactQueries);
     }
 
     /** The seed's way: equalities in one EqualComparator, each range its own RowFilter, all six operators used. */

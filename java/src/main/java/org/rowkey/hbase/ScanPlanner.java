@@ -1,0 +1,86 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.exceptions.DeserializationException;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.client.Scan;
+
+import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
+
+/**
+ * Turns a query into the key ranges that can hold its rows (planned natively, see
+ * {@code src/planner.rs}) and a {@link Scan} that reads only those: one range as start/stop rows,
+ * several through a {@link MultiRowRangeFilter} that seeks between them, and always the residual
+ * {@link PredicateComparator} for what the ranges do not enforce, so the answer is exact.
+ */
+final class ScanPlanner {
+    private ScanPlanner() {}
+
+    /** A row key no schema's rows can equal: a scan of [{0}, {0, 0}) reads at most that one row. */
+    private static final byte[] NOTHING_START = {0};
+    private static final byte[] NOTHING_STOP = {0, 0};
+
+    static ScanPlan plan(RowKeyQuery query, int maxRanges) {
+        ScanPlanRequest request = ScanPlanRequest.newBuilder()
+                .setQuery(ComparatorSpec.newBuilder()
+                        .setFormatVersion(NativeComparator.FORMAT_VERSION)
+                        .setSchema(query.schema().spec())
+                        .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec())))
+                .setMaxRanges(maxRanges)
+                .build();
+        byte[] plan = RowKeyNative.planScan(request.toByteArray());
+        try {
+            return ScanPlan.parseFrom(plan);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("the native planner returned an unreadable plan", e);
+        }
+    }
+
+    static List<RowRange> ranges(ScanPlan plan) {
+        List<RowRange> ranges = new ArrayList<>(plan.getRangesCount());
+        for (KeyRange r : plan.getRangesList()) {
+            ranges.add(new RowRange(r.getStart().toByteArray(), true, r.getStop().toByteArray(), false));
+        }
+        return ranges;
+    }
+
+    static Scan scan(ScanPlan plan) {
+        Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
+        Scan scan = new Scan();
+        List<KeyRange> ranges = plan.getRangesList();
+        if (ranges.isEmpty()) {
+            // Nothing can match: read (at most) one row, which the residual filter drops.
+            return scan.withStartRow(NOTHING_START, true).withStopRow(NOTHING_STOP, false).setFilter(residual);
+        }
+        scan.withStartRow(ranges.get(0).getStart().toByteArray(), true);
+        byte[] stop = ranges.get(ranges.size() - 1).getStop().toByteArray();
+        if (stop.length > 0) {
+            scan.withStopRow(stop, false);
+        }
+        if (ranges.size() == 1) {
+            return scan.setFilter(residual);
+        }
+        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), residual));
+    }
+
+    private static PredicateComparator residual(ScanPlan plan) {
+        try {
+            return PredicateComparator.parseFrom(plan.getResidual().toByteArray());
+        } catch (DeserializationException e) {
+            throw new IllegalStateException("the native planner returned an unreadable residual predicate", e);
+        }
+    }
+}
