@@ -45,7 +45,17 @@ pub struct Plan {
 /// Plans ranges for a normalized predicate.
 pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
     let max_ranges = max_ranges.clamp(1, MAX_MAX_RANGES);
-    let mut walk = Walk { prefixes: vec![Vec::new()], exact_fields: Vec::new(), capped: false };
+    let salt_check_at = schema.salt().map(|salt| {
+        salt.fields
+            .iter()
+            .map(|&i| match schema.fields()[i].location {
+                Location::Bytes { offset, width } => offset + width,
+                Location::Bit { offset, .. } => offset + 1,
+            })
+            .max()
+            .unwrap_or(0)
+    });
+    let mut walk = Walk { prefixes: vec![Vec::new()], exact_fields: Vec::new(), capped: false, salt_check_at };
     if predicate.is_unsatisfiable() {
         return Plan { ranges: Vec::new(), exact_fields: Vec::new(), capped: false, buckets_read: None };
     }
@@ -75,6 +85,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                     break;
                 }
                 walk.exact_fields.extend(group.iter().filter(|&&i| predicate.constraint(i).is_some()));
+                walk.drop_impossible_salts(schema);
             }
             Location::Bytes { width, .. } => {
                 let Some(constraint) = predicate.constraint(index) else { break };
@@ -83,6 +94,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                     Constraint::Points(points) => {
                         if walk.extend(points, max_ranges) {
                             walk.exact_fields.push(index);
+                            walk.drop_impossible_salts(schema);
                             index += 1;
                             continue;
                         }
@@ -98,6 +110,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                             if let Some(points) = enumerate(low, high, excluded, width, max_ranges / walk.prefixes.len()) {
                                 if walk.extend(&points, max_ranges) {
                                     walk.exact_fields.push(index);
+                                    walk.drop_impossible_salts(schema);
                                     index += 1;
                                     continue;
                                 }
@@ -116,9 +129,26 @@ struct Walk {
     prefixes: Vec<Vec<u8>>,
     exact_fields: Vec<usize>,
     capped: bool,
+    /// Key length a prefix needs to hold every salt field; `None` once checked or unsalted.
+    salt_check_at: Option<usize>,
 }
 
 impl Walk {
+    /// Once prefixes hold every salt field, keeps those whose salt byte is the one `encode`
+    /// would write for them: bucket x value combinations that cannot exist are not read.
+    fn drop_impossible_salts(&mut self, schema: &Schema) {
+        let Some(needed) = self.salt_check_at else { return };
+        if self.prefixes.first().is_none_or(|p| p.len() < needed) {
+            return;
+        }
+        self.salt_check_at = None;
+        let salt = schema.salt().expect("salted schema");
+        self.prefixes.retain(|prefix| {
+            let stored = salt.fields.iter().map(|&i| crate::codec::read_field(&schema.fields()[i], prefix));
+            schema.salt_of(stored) == prefix[0]
+        });
+    }
+
     /// Appends each value to each prefix, if the product stays within the cap.
     fn extend(&mut self, values: &[FieldBytes], max_ranges: usize) -> bool {
         if values.is_empty() || self.prefixes.len().saturating_mul(values.len()) > max_ranges {

@@ -127,6 +127,11 @@ fn salted_schema_reads_one_bucket_when_salt_fields_are_fixed_and_all_otherwise()
     let one = request(&schema, &[Cond { field: 0, op: Op::EQ, values: vec![V::Str("ab".into())] }], 0);
     assert_eq!(one.ranges.len(), 1);
     assert!(one.explain.contains("salt buckets read: 1 of 256"), "{}", one.explain);
+    // Salt fields pinned by an IN list: each value with its own bucket only, never the
+    // bucket x value combinations no encoded key can have (regression: 2 x 2 ranges before).
+    let two = request(&schema, &[Cond { field: 0, op: Op::IN, values: vec![V::Str("ab".into()), V::Str("zz".into())] },
+        Cond { field: 1, op: Op::EQ, values: vec![V::Int(7)] }], 0);
+    assert_eq!(two.ranges.len(), 2, "{}", two.explain);
     // Touching per-bucket ranges merge: with nothing to narrow inside a bucket, one full range.
     let unsalted_condition = request(&schema, &[Cond { field: 1, op: Op::GT, values: vec![V::Int(5)] }], 0);
     assert_eq!(unsalted_condition.ranges.len(), 1);
