@@ -1,0 +1,335 @@
+package org.rowkey.hbase.demo;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.testing.TestingHBaseCluster;
+import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.rowkey.hbase.EqualComparator;
+import org.rowkey.hbase.RangeComparator;
+import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeySchema;
+
+/**
+ * The main job: loads seed 000's URL-scan table into HBase and runs the seed's queries twice,
+ * the seed's way (a full scan with one RowFilter per condition) and planned
+ * ({@link RowKeyQuery#toScan()}), checks both return the same rows and prints what each read.
+ *
+ * <pre>
+ *   --rows N               rows to generate (default 1,000,000)
+ *   --seed S               data generator seed (default 42)
+ *   --zookeeper host:port  use an existing cluster instead of the embedded one
+ *   --keep                 keep (and reuse) the tables on an existing cluster
+ * </pre>
+ */
+public final class Demo {
+    static final byte[] FAMILY = Bytes.toBytes("f");
+    static final byte[] URL = Bytes.toBytes("url");
+
+    /** Seed 000's key: every queried column, fixed width, 37 bytes. */
+    static RowKeySchema.Builder seedSchema() {
+        return RowKeySchema.builder()
+                .md5("md5url", 8).javaHash("sitecode").int32("status").int32("code").int32("sdate")
+                .int32("type").bool("free").bool("close").int32("queue").int32("scantype");
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.parse(args);
+        TestingHBaseCluster embedded = null;
+        Configuration conf;
+        long started = System.nanoTime();
+        if (options.zookeeper == null) {
+            System.out.println("Starting an embedded HBase (in-process minicluster)...");
+            Configuration base = HBaseConfiguration.create();
+            base.setInt("hbase.master.info.port", -1);
+            base.setInt("hbase.regionserver.info.port", -1);
+            embedded = TestingHBaseCluster.create(TestingHBaseClusterOption.builder().conf(base)
+                    .numMasters(1).numRegionServers(1).numDataNodes(1).build());
+            embedded.start();
+            conf = embedded.getConf();
+            System.out.printf(Locale.ROOT, "  HBase %s up in %.1f s%n",
+                    org.apache.hadoop.hbase.util.VersionInfo.getVersion(), seconds(started));
+        } else {
+            conf = HBaseConfiguration.create();
+            String[] hostPort = options.zookeeper.split(":");
+            conf.set(HConstants.ZOOKEEPER_QUORUM, hostPort[0]);
+            if (hostPort.length > 1) {
+                conf.set(HConstants.ZOOKEEPER_CLIENT_PORT, hostPort[1]);
+            }
+        }
+        int exit;
+        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+            exit = new Demo(connection, options).run();
+        } finally {
+            if (embedded != null) {
+                embedded.stop();
+            }
+        }
+        System.out.printf(Locale.ROOT, "Total %.1f s%n", seconds(started));
+        System.exit(exit);
+    }
+
+    private final Connection connection;
+    private final Options options;
+    private final RowKeySchema plain;
+    private final RowKeySchema salted;
+
+    Demo(Connection connection, Options options) {
+        this.connection = connection;
+        this.options = options;
+        this.plain = seedSchema().build();
+        this.salted = seedSchema().salt(16, "md5url").build();
+    }
+
+    int run() throws IOException {
+        DataSet data = new DataSet(options.rows, options.seed);
+        TableName plainTable = TableName.valueOf("urlscan");
+        TableName saltedTable = TableName.valueOf("urlscan_salted");
+        load(plainTable, plain, data);
+        load(saltedTable, salted, data);
+
+        List<DemoQuery> queries = DemoQuery.all(data);
+        System.out.println();
+        System.out.println(Report.header());
+        boolean allMatch = true;
+        StringBuilder plans = new StringBuilder();
+        for (DemoQuery q : queries) {
+            RowKeySchema schema = q.salted ? salted : plain;
+            TableName table = q.salted ? saltedTable : plainTable;
+            Outcome seed = scan(table, seedWayScan(schema, q));
+            RowKeyQuery query = q.build(RowKeyQuery.on(schema));
+            Outcome planned = scan(table, query.toScan());
+            boolean same = seed.rows.equals(planned.rows);
+            allMatch &= same;
+            System.out.println(Report.row(q.name, seed, planned, same));
+            plans.append(q.name).append('\n').append(indent(query.explain())).append('\n');
+        }
+        System.out.println();
+        System.out.println("rows: rows returned; read: rows the RegionServers read (HBase scan metrics); ms: wall time.");
+        if (options.explain) {
+            System.out.println();
+            System.out.println("How each planned scan reads (RowKeyQuery.explain()):");
+            System.out.print(plans);
+        }
+        System.out.println();
+        System.out.println(allMatch ? "All queries: the planned scan returned exactly the seed's rows."
+                : "MISMATCH: some planned scan returned other rows than the seed's full scan.");
+        if (!options.keep && options.zookeeper != null) {
+            dropTable(plainTable);
+            dropTable(saltedTable);
+        }
+        return allMatch ? 0 : 1;
+    }
+
+    /** The seed's way: a full scan, equalities in one EqualComparator, one RowFilter per range. */
+    static Scan seedWayScan(RowKeySchema schema, DemoQuery q) {
+        FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
+        Map<String, Object> equalities = new LinkedHashMap<>();
+        for (DemoQuery.Condition c : q.conditions) {
+            switch (c.op) {
+                case "=": equalities.put(c.field, c.values[0]); break;
+                case "!=": all.addFilter(new RowFilter(CompareOperator.NOT_EQUAL,
+                        new EqualComparator(schema, Map.of(c.field, c.values[0])))); break;
+                case "<": all.addFilter(range(schema, CompareOperator.LESS, c)); break;
+                case "<=": all.addFilter(range(schema, CompareOperator.LESS_OR_EQUAL, c)); break;
+                case ">": all.addFilter(range(schema, CompareOperator.GREATER, c)); break;
+                case ">=": all.addFilter(range(schema, CompareOperator.GREATER_OR_EQUAL, c)); break;
+                case "in": {
+                    FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
+                    for (Object v : c.values) {
+                        any.addFilter(new RowFilter(CompareOperator.EQUAL, new EqualComparator(schema, Map.of(c.field, v))));
+                    }
+                    all.addFilter(any);
+                    break;
+                }
+                default: throw new IllegalArgumentException(c.op);
+            }
+        }
+        if (!equalities.isEmpty()) {
+            all.addFilter(new RowFilter(CompareOperator.EQUAL, new EqualComparator(schema, equalities)));
+        }
+        return new Scan().setFilter(all);
+    }
+
+    private static Filter range(RowKeySchema schema, CompareOperator op, DemoQuery.Condition c) {
+        return new RowFilter(op, new RangeComparator(schema, c.field, c.values[0]));
+    }
+
+    private Outcome scan(TableName name, Scan scan) throws IOException {
+        scan.setScanMetricsEnabled(true);
+        scan.setCaching(1000);
+        long start = System.nanoTime();
+        TreeSet<String> rows = new TreeSet<>();
+        long rowsRead;
+        try (Table table = connection.getTable(name); ResultScanner scanner = table.getScanner(scan)) {
+            for (Result r : scanner) {
+                rows.add(Bytes.toHex(r.getRow()));
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            rowsRead = metrics.countOfRowsScanned.get();
+        }
+        return new Outcome(rows, rowsRead, (System.nanoTime() - start) / 1e6);
+    }
+
+    private void load(TableName name, RowKeySchema schema, DataSet data) throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            if (admin.tableExists(name)) {
+                if (options.keep) {
+                    System.out.println("Reusing table " + name);
+                    return;
+                }
+                dropTable(name);
+            }
+            admin.createTable(TableDescriptorBuilder.newBuilder(name)
+                    .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY)).build(), splits(schema));
+        }
+        long start = System.nanoTime();
+        Progress progress = new Progress("Loading " + name, data.size());
+        BufferedMutatorParams params = new BufferedMutatorParams(name).writeBufferSize(8 << 20);
+        try (BufferedMutator mutator = connection.getBufferedMutator(params)) {
+            for (int i = 0; i < data.size(); i++) {
+                Map<String, Object> row = data.row(i);
+                Put put = new Put(schema.encode(row)).setDurability(Durability.SKIP_WAL);
+                put.addColumn(FAMILY, URL, Bytes.toBytes(data.url(i)));
+                mutator.mutate(put);
+                progress.step();
+            }
+        }
+        progress.done();
+        try (Admin admin = connection.getAdmin()) {
+            admin.flush(name);
+        }
+        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), seconds(start));
+    }
+
+    /** 8 regions: by md5 prefix for the plain table, by salt bucket for the salted one. */
+    private static byte[][] splits(RowKeySchema schema) {
+        byte[][] splits = new byte[7][];
+        for (int i = 1; i < 8; i++) {
+            splits[i - 1] = new byte[] {(byte) (i * (schema.keyLength() == 38 ? 2 : 32))};
+        }
+        return splits;
+    }
+
+    private void dropTable(TableName name) throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            if (admin.tableExists(name)) {
+                admin.disableTable(name);
+                admin.deleteTable(name);
+            }
+        }
+    }
+
+    static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    private static String indent(String text) {
+        return "      " + text.trim().replace("\n", "\n      ");
+    }
+
+    /** Rows returned (by identity), rows the servers read, wall time. */
+    static final class Outcome {
+        final TreeSet<String> rows;
+        final long rowsRead;
+        final double millis;
+
+        Outcome(TreeSet<String> rows, long rowsRead, double millis) {
+            this.rows = rows;
+            this.rowsRead = rowsRead;
+            this.millis = millis;
+        }
+    }
+
+    static final class Options {
+        int rows = 1_000_000;
+        long seed = 42;
+        String zookeeper;
+        boolean keep;
+        boolean explain = true;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            List<String> list = new ArrayList<>(Arrays.asList(args));
+            list.removeIf(String::isEmpty);
+            for (int i = 0; i < list.size(); i++) {
+                String a = list.get(i);
+                switch (a) {
+                    case "--rows": o.rows = Integer.parseInt(list.get(++i).replace("_", "").replace(",", "")); break;
+                    case "--seed": o.seed = Long.parseLong(list.get(++i)); break;
+                    case "--zookeeper": o.zookeeper = list.get(++i); break;
+                    case "--keep": o.keep = true; break;
+                    case "--no-explain": o.explain = false; break;
+                    default:
+                        System.err.println("unknown option " + a
+                                + "; use --rows N, --seed S, --zookeeper host:port, --keep, --no-explain");
+                        System.exit(2);
+                }
+            }
+            if (o.rows < 10) {
+                System.err.println("--rows must be at least 10 (the seed's sample rows)");
+                System.exit(2);
+            }
+            return o;
+        }
+    }
+
+    /** A one-line progress bar on stderr. */
+    static final class Progress {
+        private final String label;
+        private final long total;
+        private long done;
+        private int lastPercent = -1;
+
+        Progress(String label, long total) {
+            this.label = label;
+            this.total = total;
+        }
+
+        void step() {
+            done++;
+            int percent = (int) (done * 100 / total);
+            // In a log (no terminal) a line every 10%, not a hundred carriage returns.
+            int step = System.console() == null ? 10 : 1;
+            if (percent != lastPercent && percent % step == 0) {
+                lastPercent = percent;
+                int bars = percent / 4;
+                System.err.printf(Locale.ROOT, System.console() == null ? "%-24s [%-25s] %3d%%%n" : "\r%-24s [%-25s] %3d%%",
+                        label, "#".repeat(bars), percent);
+            }
+        }
+
+        void done() {
+            System.err.println();
+        }
+    }
+}
