@@ -70,8 +70,7 @@ class VectorsTest {
             for (EncodeError e : suite.getEncodeErrorList()) {
                 Map<String, Object> row = javaRow(suite.getSchema(), e.getRow());
                 IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class, () -> schema.encode(row), e.getName());
-                assertTrue(thrown.getMessage().contains(e.getErrorContains()),
-                        e.getName() + ": '" + thrown.getMessage() + "' lacks '" + e.getErrorContains() + "'");
+                assertMentions(thrown, e.getErrorContains(), e.getName());
             }
         }
         assertTrue(checked >= 20, "only " + checked + " encodings");
@@ -105,8 +104,7 @@ class VectorsTest {
                 byte[] spec = ComparatorSpec.newBuilder(e.getComparator()).setFormatVersion(1).setSchema(suite.getSchema()).build().toByteArray();
                 DeserializationException thrown = assertThrows(DeserializationException.class,
                         () -> parse(e.getComparator().getKindCase(), spec), e.getName());
-                assertTrue(thrown.getMessage().contains(e.getErrorContains()),
-                        e.getName() + ": '" + thrown.getMessage() + "' lacks '" + e.getErrorContains() + "'");
+                assertMentions(thrown, e.getErrorContains(), e.getName());
             }
         }
         assertTrue(checked >= 100, "only " + checked + " expectations");
@@ -152,8 +150,7 @@ class VectorsTest {
         for (SchemaError e : file.getCaseList()) {
             IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
                     () -> RowKeySchema.parseFrom(e.getSchema().toByteArray()), e.getName());
-            assertTrue(thrown.getMessage().contains(e.getErrorContains()),
-                    e.getName() + ": '" + thrown.getMessage() + "' lacks '" + e.getErrorContains() + "'");
+            assertMentions(thrown, e.getErrorContains(), e.getName());
         }
     }
 
@@ -203,6 +200,11 @@ class VectorsTest {
             out.put(nv.getField(), javaValue(schema, nv.getField(), nv.getValue()));
         }
         return out;
+    }
+
+    /** The error names what was wrong: its message contains the vector's fragment. */
+    static void assertMentions(Exception thrown, String fragment, String label) {
+        assertTrue(thrown.getMessage().contains(fragment), label + ": '" + thrown.getMessage() + "' lacks '" + fragment + "'");
     }
 
     static void assertValueEquals(Object expected, Object actual, String label) {
