@@ -14,6 +14,7 @@ pub mod predicate;
 pub mod program;
 pub mod comparator;
 pub mod planner;
+pub mod ffi;
 
 mod jni;
 

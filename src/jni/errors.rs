@@ -10,7 +10,7 @@
 //! | null array / buffer argument                         | `NullPointerException`                |
 //! | bad offset / length given to `schemaDecode`          | `IllegalArgumentException`            |
 //! | direct buffer region outside its capacity            | `IndexOutOfBoundsException`           |
-//! | array region outside the array (`GetByteArrayRegion`)| `ArrayIndexOutOfBoundsException`      |
+//! | array region outside the array (`GetByteArrayRegion`)| `ArrayIndexOutOfBoundsException` (the JVM's, left pending) |
 //! | any other JNI failure without a pending exception    | `IllegalStateException`               |
 //! | a Java exception already pending                     | left pending, nothing new is thrown   |
 //! | a caught panic                                       | `IllegalStateException("panic ...")`  |
@@ -49,9 +49,6 @@ pub(crate) enum BridgeError {
     /// A region outside a direct buffer.
     #[error("{0}")]
     IndexOutOfBounds(String),
-    /// A region outside a Java array.
-    #[error("{0}")]
-    ArrayIndexOutOfBounds(String),
 }
 
 pub(crate) type BridgeResult<T> = std::result::Result<T, BridgeError>;
@@ -81,7 +78,6 @@ impl BridgeError {
             BridgeError::Closed(_) => ILLEGAL_STATE,
             BridgeError::InvalidArgument(_) => ILLEGAL_ARGUMENT,
             BridgeError::IndexOutOfBounds(_) => INDEX_OUT_OF_BOUNDS,
-            BridgeError::ArrayIndexOutOfBounds(_) => ARRAY_INDEX_OUT_OF_BOUNDS,
         }
     }
 }

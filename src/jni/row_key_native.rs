@@ -9,9 +9,12 @@
 //! use, and passes 0 once closed; 0 becomes `IllegalStateException("... already closed")`.
 #![allow(non_snake_case)] // JNI export names
 
-use ::jni::objects::{JByteArray, JByteBuffer, JClass};
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ::jni::objects::{JByteArray, JClass};
 use ::jni::refs::Reference as _;
-use ::jni::sys::{jbyte, jint, jlong};
+use ::jni::sys::{self, jbyte, jint, jlong};
 use ::jni::{Env, EnvUnowned};
 
 use super::errors::{BridgeError, BridgeResult, ThrowJavaException};
@@ -228,31 +231,46 @@ fn intern_comparator_wrong_length_result(comparator: jlong) -> BridgeResult<jint
         .unwrap_or(jint::MIN))
 }
 
-/// The per-row hot path: no heap allocation. The row region is copied with `GetByteArrayRegion`
-/// (`JByteArray::get_region`) into a zeroed stack buffer (see `with_key_buffer`) and compared
-/// there.
+// The per-row exports (`compareArray`, `compareDirect`) do not go through `with_env`: upgrading
+// an `EnvUnowned` costs about 55 ns per call, five times the JNI call itself. They take the raw
+// `JNIEnv` pointer, call the JNI function table directly, catch panics themselves, and build an
+// `Env` only on the rare error path, to throw through the same `ThrowJavaException` mapping as
+// every other export.
+
+/// The per-row hot path: no heap allocation, no `Env`. The row region is copied with
+/// `GetByteArrayRegion` into an uninitialized stack buffer of the key's size and compared there.
+/// (`GetPrimitiveArrayCritical` costs more than the copy of a short key: see DESIGN.md.)
+///
+/// # Safety
+/// Called by the JVM only, as the native method `RowKeyNative.compareArray`: `env` is the
+/// current thread's valid `JNIEnv`, `row` a local reference or null.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareArray<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareArray(
+    env: *mut sys::JNIEnv,
+    _class: sys::jclass,
     comparator: jlong,
-    row: JByteArray<'local>,
+    row: sys::jbyteArray,
     offset: jint,
     length: jint,
 ) -> jint {
-    unowned_env
-        .with_env(|env| intern_compare_array(env, comparator, &row, offset, length))
-        .resolve::<ThrowJavaException>()
+    // SAFETY: `env` and `row` come from the JVM for this call (see above).
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe { raw_compare_array(env, comparator, row, offset, length) }));
+    // SAFETY: as above.
+    unsafe { finish(env, outcome) }
 }
 
 /// `compareTo(row, offset, length)`. The Java caller checks the bounds; this stays defined anyway:
 /// a negative offset or length, or a length above `MAX_KEY_BYTES`, is not read and gives the
 /// comparator's wrong-length result (1 if it has none). A region beyond the end of the array
-/// throws `ArrayIndexOutOfBoundsException` (and returns 0).
-fn intern_compare_array(
-    env: &mut Env<'_>,
+/// leaves the JVM's `ArrayIndexOutOfBoundsException` pending (and returns 0).
+///
+/// # Safety
+/// `env` is the current thread's valid `JNIEnv`; `row` is null or a live `byte[]` reference.
+#[inline(always)]
+unsafe fn raw_compare_array(
+    env: *mut sys::JNIEnv,
     comparator: jlong,
-    row: &JByteArray<'_>,
+    row: sys::jbyteArray,
     offset: jint,
     length: jint,
 ) -> BridgeResult<jint> {
@@ -263,31 +281,45 @@ fn intern_compare_array(
     let Some(length) = readable_key_length(offset, length) else {
         return Ok(out_of_range_result(comparator));
     };
-    with_key_buffer(length, |row_bytes| {
-        row.get_region(env, offset, as_jbytes_mut(row_bytes))
-            .map_err(|e| match e {
-                ::jni::errors::Error::IndexOutOfBounds => BridgeError::ArrayIndexOutOfBounds(
-                    format!("row region [{offset}, {offset} + {length}) is beyond the end of the row array"),
-                ),
-                e => e.into(),
-            })?;
+    let mut buffer = MaybeUninit::<[u8; MAX_KEY_BYTES]>::uninit();
+    let start = buffer.as_mut_ptr().cast::<u8>();
+    // SAFETY: `env` is valid for this thread, so `*env` is the JVM's function table, whose
+    // `GetByteArrayRegion` (JNI 1.1) and `ExceptionCheck` (1.2) entries are always present.
+    // `length <= MAX_KEY_BYTES` (checked above) is the buffer's size and fits a jsize because it
+    // came from one. GetByteArrayRegion either writes exactly `length` bytes at `start` or writes
+    // nothing and leaves an ArrayIndexOutOfBoundsException pending, which ExceptionCheck reports
+    // before a byte is read: so `row_bytes` only ever covers initialized memory, and it does not
+    // outlive `buffer`.
+    unsafe {
+        let functions = *env;
+        ((*functions).v1_1.GetByteArrayRegion)(env, row, offset, length as jint, start.cast::<jbyte>());
+        if ((*functions).v1_2.ExceptionCheck)(env) != sys::JNI_FALSE {
+            return Err(BridgeError::Jni(::jni::errors::Error::JavaException));
+        }
+        let row_bytes = std::slice::from_raw_parts(start.cast_const(), length);
         Ok(comparator.compare(row_bytes))
-    })
+    }
 }
 
-/// The per-row path for off-heap cells: compares in place, no copy.
+/// The per-row path for off-heap cells: compares in place, no copy, no `Env`.
+///
+/// # Safety
+/// Called by the JVM only, as the native method `RowKeyNative.compareDirect`: `env` is the
+/// current thread's valid `JNIEnv`, `direct` a local reference or null.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareDirect<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
+pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareDirect(
+    env: *mut sys::JNIEnv,
+    _class: sys::jclass,
     comparator: jlong,
-    direct: JByteBuffer<'local>,
+    direct: sys::jobject,
     offset: jint,
     length: jint,
 ) -> jint {
-    unowned_env
-        .with_env(|env| intern_compare_direct(env, comparator, &direct, offset, length))
-        .resolve::<ThrowJavaException>()
+    // SAFETY: `env` and `direct` come from the JVM for this call (see above).
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| unsafe { raw_compare_direct(env, comparator, direct, offset, length) }));
+    // SAFETY: as above.
+    unsafe { finish(env, outcome) }
 }
 
 /// `compareTo(buffer, offset, length)` over a direct buffer's absolute `[offset, offset+length)`.
@@ -296,10 +328,14 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareDirect<'local>(
 /// not an option). A heap (non-direct) buffer throws `IllegalArgumentException`. Like
 /// `compareArray`, a length above `MAX_KEY_BYTES` gives the wrong-length result (1 if none), so
 /// both paths answer the same for every row.
-fn intern_compare_direct(
-    env: &mut Env<'_>,
+///
+/// # Safety
+/// `env` is the current thread's valid `JNIEnv`; `direct` is null or a live `ByteBuffer` reference.
+#[inline(always)]
+unsafe fn raw_compare_direct(
+    env: *mut sys::JNIEnv,
     comparator: jlong,
-    direct: &JByteBuffer<'_>,
+    direct: sys::jobject,
     offset: jint,
     length: jint,
 ) -> BridgeResult<jint> {
@@ -307,13 +343,21 @@ fn intern_compare_direct(
     if direct.is_null() {
         return Err(BridgeError::NullArgument("direct buffer"));
     }
-    let address = env.get_direct_buffer_address(direct).map_err(|e| match e {
-        ::jni::errors::Error::NullPtr(_) => {
-            BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())
-        }
-        e => e.into(),
-    })?;
-    let capacity = env.get_direct_buffer_capacity(direct)?;
+    // SAFETY: `env` is valid for this thread, so `*env` is the JVM's function table, whose
+    // `GetDirectBufferAddress` and `GetDirectBufferCapacity` (JNI 1.4) entries are present on
+    // every JVM this jar runs on; `direct` is a live local reference to a ByteBuffer. Neither
+    // function throws: they return null / -1 for a buffer that is not direct.
+    let (address, capacity) = unsafe {
+        let functions = *env;
+        (
+            ((*functions).v1_4.GetDirectBufferAddress)(env, direct).cast::<u8>(),
+            ((*functions).v1_4.GetDirectBufferCapacity)(env, direct),
+        )
+    };
+    let capacity = match usize::try_from(capacity) {
+        Ok(capacity) if !address.is_null() => capacity,
+        _ => return Err(BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())),
+    };
     let (start, length) = checked_region(offset, length, capacity).ok_or_else(|| {
         BridgeError::IndexOutOfBounds(format!(
             "region [{offset}, {offset} + {length}) is outside the direct buffer (capacity {capacity})"
@@ -330,6 +374,52 @@ fn intern_compare_direct(
     // filter reads it. u8 has no alignment or validity requirements.
     let row = unsafe { std::slice::from_raw_parts(address.add(start).cast_const(), length) };
     Ok(comparator.compare(row))
+}
+
+/// The end of a raw per-row export: the answer, or (rarely) an `Env` is built to throw the
+/// error or the caught panic through [`ThrowJavaException`], like every other export.
+///
+/// # Safety
+/// `env` is the current thread's valid `JNIEnv` of the running native method.
+#[cold]
+#[inline(never)]
+unsafe fn throw_from_raw(env: *mut sys::JNIEnv, failure: std::thread::Result<BridgeResult<jint>>) -> jint {
+    // SAFETY: `env` is the valid `JNIEnv` of the native method running on this thread, and the
+    // `EnvUnowned` does not outlive this call (inside that method's JNI frame).
+    let mut unowned_env = unsafe { EnvUnowned::from_raw(env) };
+    unowned_env
+        .with_env(move |_env| match failure {
+            Ok(result) => result,
+            // Re-raised inside `with_env`, which catches it and hands it to
+            // `ThrowJavaException::on_panic`; `resume_unwind` does not run the panic hook again.
+            Err(payload) => std::panic::resume_unwind(payload),
+        })
+        .resolve::<ThrowJavaException>()
+}
+
+/// # Safety
+/// As [`throw_from_raw`].
+#[inline(always)]
+unsafe fn finish(env: *mut sys::JNIEnv, outcome: std::thread::Result<BridgeResult<jint>>) -> jint {
+    match outcome {
+        Ok(Ok(answer)) => answer,
+        // SAFETY: the caller's guarantee.
+        failure => unsafe { throw_from_raw(env, failure) },
+    }
+}
+
+/// The cost floor of a per-row JNI call: the same arguments as `compareArray`, no work.
+/// Benchmarks only; always 0.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_callFloor(
+    _env: *mut sys::JNIEnv,
+    _class: sys::jclass,
+    _comparator: jlong,
+    _row: sys::jbyteArray,
+    _offset: jint,
+    _length: jint,
+) -> jint {
+    0
 }
 
 #[unsafe(no_mangle)]

@@ -26,6 +26,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
  */
 abstract class NativeComparator extends ByteArrayComparable implements AutoCloseable {
     static final int FORMAT_VERSION = 1;
+    /** The per-row call mechanism (JNI, or FFM on Java 22+), chosen once. */
+    private static final RowCalls CALLS = RowCalls.get();
 
     private final NativeHandle handle;
     private final int keyLength;
@@ -53,7 +55,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
             return wrongLengthResult;
         }
         try {
-            return RowKeyNative.compareArray(handle.get(), row, offset, length);
+            return CALLS.compareArray(handle.get(), row, offset, length);
         } finally {
             NativeCleaner.keepAlive(handle);
         }
@@ -73,17 +75,17 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         }
         try {
             if (buf.isDirect()) {
-                return RowKeyNative.compareDirect(handle.get(), buf, offset, length);
+                return CALLS.compareDirect(handle.get(), buf, offset, length);
             }
             if (buf.hasArray()) {
-                return RowKeyNative.compareArray(handle.get(), buf.array(), buf.arrayOffset() + offset, length);
+                return CALLS.compareArray(handle.get(), buf.array(), buf.arrayOffset() + offset, length);
             }
             byte[] copy = new byte[length];
             ByteBuffer view = buf.duplicate();
             view.clear();
             view.position(offset);
             view.get(copy);
-            return RowKeyNative.compareArray(handle.get(), copy, 0, length);
+            return CALLS.compareArray(handle.get(), copy, 0, length);
         } finally {
             NativeCleaner.keepAlive(handle);
         }

@@ -45,6 +45,8 @@ final class RowKeyNative {
     /** compareTo over a direct buffer's [offset, offset+length) (absolute); bounds already checked. */
     static native int compareDirect(long comparator, ByteBuffer direct, int offset, int length);
     static native void comparatorFree(long comparator);
+    /** Benchmarks: an empty native method with compareArray's arguments (the JNI call floor); 0. */
+    static native int callFloor(long comparator, byte[] row, int offset, int length);
 
     // ---- scan planning ----
     /** Plans a serialized {@code ScanPlanRequest}; returns a serialized {@code ScanPlan}. */

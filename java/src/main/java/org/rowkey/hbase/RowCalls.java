@@ -1,0 +1,133 @@
+package org.rowkey.hbase;
+
+import java.lang.reflect.Constructor;
+import java.nio.ByteBuffer;
+
+/**
+ * The per-row seam: how {@code compareTo} reaches the native compare, chosen once when the class
+ * loads. On Java 8–21 it is JNI ({@link JniRowCalls}); on Java 22 and newer it is a foreign-function
+ * downcall with {@code Linker.Option.critical(true)} ({@code FfmRowCalls}, in the multi-release
+ * jar's {@code META-INF/versions/22}), which passes a heap {@code byte[]} without copying it.
+ * Construction, parsing and errors stay on JNI ({@link RowKeyNative}).
+ *
+ * <p>System property {@value #PROPERTY} = {@code jni} or {@code ffm} forces one mechanism
+ * ({@code auto} or unset: FFM where available, else JNI). A forced mechanism that cannot be used
+ * is an error, so a test or benchmark never measures the other one by mistake.
+ *
+ * <p>Implementations: the bounds are already checked by the caller, and the handle is live
+ * (its owner keeps it reachable across the call); every failure becomes the same Java exception
+ * as the JNI path throws.
+ */
+abstract class RowCalls {
+    static final String PROPERTY = "rowkey.native.call";
+    static final String JNI = "jni";
+    static final String FFM = "ffm";
+    /** Where the FFM implementation lives: only in the jar's META-INF/versions/22. */
+    static final String FFM_CLASS = "org.rowkey.hbase.FfmRowCalls";
+
+    private static final RowCalls INSTANCE;
+    /** Why the automatic choice is not FFM, for diagnostics; null when it is. */
+    private static final String FALLBACK_REASON;
+
+    static {
+        RowKeyNative.ensureLoaded();
+        String forced = System.getProperty(PROPERTY, "").trim().toLowerCase(java.util.Locale.ROOT);
+        RowCalls chosen;
+        String reason = null;
+        if (forced.equals(JNI)) {
+            chosen = new JniRowCalls();
+            reason = "forced by -D" + PROPERTY + "=" + JNI;
+        } else if (forced.equals(FFM)) {
+            try {
+                chosen = loadFfm();
+            } catch (Throwable t) {
+                throw new IllegalStateException("-D" + PROPERTY + "=" + FFM + " but the FFM path is unavailable"
+                        + " (Java 22+ and the multi-release jar are needed): " + t, t);
+            }
+        } else if (!forced.isEmpty() && !forced.equals("auto")) {
+            throw new IllegalArgumentException("-D" + PROPERTY + " must be jni, ffm or auto, not " + forced);
+        } else if (javaFeatureVersion() < 22) {
+            chosen = new JniRowCalls();
+            reason = "Java " + javaFeatureVersion() + " has no FFM critical downcalls";
+        } else {
+            RowCalls ffm;
+            try {
+                ffm = loadFfm();
+            } catch (Throwable t) {
+                ffm = null;
+                reason = "FFM unavailable: " + t;
+            }
+            chosen = ffm != null ? ffm : new JniRowCalls();
+        }
+        INSTANCE = chosen;
+        FALLBACK_REASON = reason;
+    }
+
+    /** The mechanism in use. */
+    static RowCalls get() {
+        return INSTANCE;
+    }
+
+    /** "jni" or "ffm". */
+    abstract String mechanism();
+
+    /** compareTo over row[offset, offset+length); bounds checked by the caller. */
+    abstract int compareArray(long comparator, byte[] row, int offset, int length);
+
+    /** compareTo over a direct buffer's absolute [offset, offset+length); bounds checked by the caller. */
+    abstract int compareDirect(long comparator, ByteBuffer direct, int offset, int length);
+
+    /** Benchmarks: an empty native call with compareArray's arguments, through this mechanism. */
+    abstract int callFloor(long comparator, byte[] row, int offset, int length);
+
+    /** The mechanism and, when it is not FFM, why. */
+    static String describe() {
+        return INSTANCE.mechanism() + (FALLBACK_REASON == null ? "" : " (" + FALLBACK_REASON + ")");
+    }
+
+    /** 8 for "1.8", else the leading number of java.specification.version ("17", "25"). */
+    static int javaFeatureVersion() {
+        String v = System.getProperty("java.specification.version", "1.8");
+        if (v.startsWith("1.")) {
+            v = v.substring(2);
+        }
+        int end = 0;
+        while (end < v.length() && Character.isDigit(v.charAt(end))) {
+            end++;
+        }
+        try {
+            return Integer.parseInt(v.substring(0, end));
+        } catch (NumberFormatException e) {
+            return 8;
+        }
+    }
+
+    private static RowCalls loadFfm() throws ReflectiveOperationException {
+        Class<?> type = Class.forName(FFM_CLASS, true, RowCalls.class.getClassLoader());
+        Constructor<?> constructor = type.getDeclaredConstructor();
+        return (RowCalls) constructor.newInstance();
+    }
+
+    /** Java 8 and newer: JNI, the raw exports of the native library. */
+    static final class JniRowCalls extends RowCalls {
+        @Override
+        String mechanism() {
+            return JNI;
+        }
+
+        @Override
+        int compareArray(long comparator, byte[] row, int offset, int length) {
+            return RowKeyNative.compareArray(comparator, row, offset, length);
+        }
+
+        @Override
+        int compareDirect(long comparator, ByteBuffer direct, int offset, int length) {
+            return RowKeyNative.compareDirect(comparator, direct, offset, length);
+        }
+
+        @Override
+        int callFloor(long comparator, byte[] row, int offset, int length) {
+            return RowKeyNative.callFloor(comparator, row, offset, length);
+        }
+    }
+}
