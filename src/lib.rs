@@ -15,6 +15,7 @@ pub mod program;
 pub mod comparator;
 pub mod planner;
 pub mod ffi;
+#[doc(hidden)] pub mod fuzzing;
 
 mod jni;
 
