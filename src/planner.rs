@@ -24,6 +24,17 @@ use crate::schema::{Location, Schema};
 pub const DEFAULT_MAX_RANGES: usize = 50_000;
 /// Hard cap, whatever the request asks.
 pub const MAX_MAX_RANGES: usize = 1_000_000;
+/// Cap on the bytes an expansion may build (prefixes, range keys, salt-field combinations, each
+/// key counted with `KEY_OVERHEAD` more), whatever `max_ranges` allows: with keys of up to 4 KiB,
+/// the `max_ranges` cap alone let a 600 KB request build gigabytes. Beyond it, the expansion is
+/// capped like `max_ranges`: covering ranges are read and the residual filters.
+pub const MAX_PLAN_KEY_BYTES: usize = 8 << 20;
+/// Per-key overhead counted against `MAX_PLAN_KEY_BYTES` (vector header and allocation).
+const KEY_OVERHEAD: usize = 32;
+/// Salt-field combinations hashed to find the buckets to read; beyond, every bucket is read.
+/// Past a few thousand, the combinations hit every one of at most 256 buckets anyway (256 x
+/// e^-16 buckets missed on average at 4096), so hashing more is wasted work.
+const MAX_SALT_COMBINATIONS: usize = 4096;
 
 /// A planned range: start inclusive, stop exclusive, `None` stop = end of table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +118,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                         // A small range on a narrow field followed by more conditions is worth
                         // expanding into points, so the next slot can narrow further.
                         if later_constrained && width <= 8 {
-                            if let Some(points) = enumerate(low, high, excluded, width, max_ranges / walk.prefixes.len()) {
+                            if let Some(points) = enumerate(low, high, excluded, width, walk.room(width, max_ranges)) {
                                 if walk.extend(&points, max_ranges) {
                                     walk.exact_fields.push(index);
                                     walk.drop_impossible_salts(schema);
@@ -149,9 +160,21 @@ impl Walk {
         });
     }
 
-    /// Appends each value to each prefix, if the product stays within the cap.
+    /// How many values of `width` bytes each prefix may be extended by within both caps (the
+    /// prefixes all have the same length).
+    fn room(&self, width: usize, max_ranges: usize) -> usize {
+        let prefixes = self.prefixes.len().max(1);
+        (max_ranges / prefixes).min(MAX_PLAN_KEY_BYTES / self.key_bytes(width) / prefixes)
+    }
+
+    /// Bytes counted for one key of a prefix plus `width` bytes.
+    fn key_bytes(&self, width: usize) -> usize {
+        self.prefixes.first().map_or(0, Vec::len) + width + KEY_OVERHEAD
+    }
+
+    /// Appends each value to each prefix, if the product stays within the caps.
     fn extend(&mut self, values: &[FieldBytes], max_ranges: usize) -> bool {
-        if values.is_empty() || self.prefixes.len().saturating_mul(values.len()) > max_ranges {
+        if values.is_empty() || values.len() > self.room(values[0].len(), max_ranges) {
             return false;
         }
         self.prefixes = self
@@ -170,6 +193,16 @@ impl Walk {
         exact: bool,
         buckets_read: Option<usize>,
     ) -> Plan {
+        // Each prefix becomes a range of two keys one field longer: over the byte cap, read
+        // every key of each prefix instead and leave the field to the residual.
+        let width = match (low, high) {
+            (Bound::Included(b) | Bound::Excluded(b), _) | (_, Bound::Included(b) | Bound::Excluded(b)) => b.len(),
+            _ => 0,
+        };
+        if self.prefixes.len().saturating_mul(2 * self.key_bytes(width)) > MAX_PLAN_KEY_BYTES {
+            self.capped = true;
+            return self.finish(Vec::new(), None, buckets_read);
+        }
         if exact {
             self.exact_fields.push(field);
         }
@@ -215,9 +248,13 @@ fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Ve
     let salt = schema.salt().expect("salted schema");
     let all = || (0..salt.buckets).map(|b| b as u8).collect();
     let mut combos: Vec<Vec<FieldBytes>> = vec![Vec::new()];
+    // Bytes of one combination, counting each value's vector.
+    let mut combo_bytes = KEY_OVERHEAD;
     for &i in &salt.fields {
         let Some(Constraint::Points(points)) = predicate.constraint(i) else { return all() };
-        if combos.len().saturating_mul(points.len()) > max_ranges {
+        let count = combos.len().saturating_mul(points.len());
+        combo_bytes += points.first().map_or(0, Vec::len) + KEY_OVERHEAD;
+        if count > max_ranges.min(MAX_SALT_COMBINATIONS) || count.saturating_mul(combo_bytes) > MAX_PLAN_KEY_BYTES {
             return all();
         }
         combos = combos
