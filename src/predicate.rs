@@ -165,6 +165,23 @@ impl Predicate {
                 limit: limits::MAX_IN_VALUES,
             });
         }
+        // Every value is encoded (a wide string padded to its width) before duplicates are
+        // dropped and the program is compiled: bound that work by the program-size limit up
+        // front, or a 400 KB IN list of a 1 KiB field allocates 100 MB before any check.
+        let encoded_bytes: usize = conditions
+            .iter()
+            .filter_map(|c| {
+                let width = schema.fields()[schema.field_index(&c.field).ok()?].kind.width().max(1);
+                Some(c.values.len().saturating_mul(width + 8))
+            })
+            .fold(0, usize::saturating_add);
+        if encoded_bytes > limits::MAX_PROGRAM_BYTES {
+            return Err(Error::LimitExceeded {
+                what: "compiled program size in bytes",
+                found: encoded_bytes,
+                limit: limits::MAX_PROGRAM_BYTES,
+            });
+        }
         let mut per_field: Vec<Option<Constraint>> = vec![None; schema.fields().len()];
         for condition in conditions {
             let index = schema.field_index(&condition.field)?;

@@ -14,7 +14,7 @@ use hbase_rowkey::proto::rowkey::{
     comparator_spec::Kind, value::Kind as ValueKind, ComparatorSpec, Condition, FieldSpec, FieldType, NamedValue, Op,
     PredicateComparatorSpec, SaltSpec, ScanPlanRequest, SchemaSpec, Value,
 };
-use hbase_rowkey::{Comparator, Schema};
+use hbase_rowkey::{Comparator, Error, Schema};
 use protobuf::{Message, MessageField};
 
 /// Counts the bytes each thread has allocated and not freed, and the peak of that count, so a
@@ -243,5 +243,42 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
             assert!(took <= time_budget(request.len() + plan.len()), "{name}: planning took {took:?}");
             assert_plan_keeps(name, &request, &schema, &rows);
         }
+    }
+}
+
+/// Found by this suite: every value of every condition was encoded (a 1 KiB string field pads
+/// each value to 1 KiB) before the compiled-program limit was checked, so 100,000 IN values of a
+/// 1 KiB field, a 400 KB message, held 116 MB. The limit now bounds the encoded values up front.
+#[test]
+fn regression_wide_in_lists_are_refused_before_encoding_every_value() {
+    let wide = schema_of(vec![field("w", FieldType::FIXED_STRING, 1024), field("i", FieldType::INT32, 0)]);
+    let string = |s: String| value(ValueKind::StringValue(s));
+    for values in [
+        vec![string(String::new()); limits::MAX_IN_VALUES],
+        (0..limits::MAX_IN_VALUES).map(|v| string(v.to_string())).collect(),
+    ] {
+        let spec = predicate_spec(wide.clone(), vec![condition("w", Op::IN, values)]).write_to_bytes().unwrap();
+        let (result, took, memory) = measured(|| Comparator::from_bytes(&spec));
+        println!("{} byte spec: {took:.2?}, {} KiB", spec.len(), memory / 1024);
+        assert_limit(result, limits::MAX_PROGRAM_BYTES, "compiled program size");
+        assert!(memory <= 32 << 20, "parsing held {memory} bytes");
+    }
+    // Narrow fields are unaffected: 100,000 int values still compile.
+    let ints = (0..limits::MAX_IN_VALUES as i64).map(|v| value(ValueKind::IntValue(v))).collect();
+    Comparator::from_spec(&predicate_spec(wide, vec![condition("i", Op::IN, ints)])).unwrap();
+}
+
+fn assert_limit<T>(result: hbase_rowkey::Result<T>, limit: usize, words: &str) {
+    match result {
+        Err(e @ Error::LimitExceeded { .. }) => {
+            let Error::LimitExceeded { what, limit: named, found } = &e else { unreachable!() };
+            assert_eq!(*named, limit, "{e}");
+            assert!(*found > limit, "{e}");
+            assert!(what.contains(words), "the error does not name the limit ({words}): {e}");
+            let text = e.to_string();
+            assert!(text.contains(&limit.to_string()) && text.contains(words), "{text}");
+        }
+        Err(other) => panic!("expected the {words} limit ({limit}) to be refused, got: {other}"),
+        Ok(_) => panic!("expected the {words} limit ({limit}) to be refused, got Ok"),
     }
 }
