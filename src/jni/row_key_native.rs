@@ -408,6 +408,51 @@ unsafe fn finish(env: *mut sys::JNIEnv, outcome: std::thread::Result<BridgeResul
     }
 }
 
+/// The cheapest JNI per-row path: the Java caller has copied the row into a direct scratch buffer
+/// it owns, so this export makes no JNI call at all (a `GetByteArrayRegion` enters the VM and
+/// costs more than the compare). Answers like [`crate::ffi::rowkey_compare`], including
+/// `FFI_ERROR` when it cannot: the caller then repeats the call with `compareArray`, which throws.
+///
+/// # Safety
+/// Called by the JVM only, as `RowKeyNative.compareAddress`, whose caller guarantees that
+/// `comparator` is 0 or a live comparator handle and that `address` is the start of a live direct
+/// buffer holding at least `length` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareAddress(
+    _env: *mut sys::JNIEnv,
+    _class: sys::jclass,
+    comparator: jlong,
+    address: jlong,
+    length: jint,
+) -> jint {
+    // SAFETY: the caller's guarantees above are those of `rowkey_compare` with offset 0; a null
+    // address or negative length is refused there. `rowkey_compare` never unwinds.
+    unsafe { crate::ffi::rowkey_compare(comparator, address as usize as *const u8, 0, i64::from(length)) }
+}
+
+/// The address of a direct buffer (for `compareAddress`); `IllegalArgumentException` for a heap one.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_directAddress<'local>(
+    mut unowned_env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    direct: ::jni::objects::JByteBuffer<'local>,
+) -> jlong {
+    unowned_env
+        .with_env(|env| -> BridgeResult<jlong> {
+            if direct.is_null() {
+                return Err(BridgeError::NullArgument("direct buffer"));
+            }
+            let address = env.get_direct_buffer_address(&direct).map_err(|e| match e {
+                ::jni::errors::Error::NullPtr(_) => {
+                    BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())
+                }
+                e => e.into(),
+            })?;
+            Ok(address as usize as jlong)
+        })
+        .resolve::<ThrowJavaException>()
+}
+
 /// The cost floor of a per-row JNI call: the same arguments as `compareArray`, no work.
 /// Benchmarks only; always 0.
 #[unsafe(no_mangle)]

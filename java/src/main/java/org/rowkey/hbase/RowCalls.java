@@ -108,8 +108,31 @@ abstract class RowCalls {
         return (RowCalls) constructor.newInstance();
     }
 
-    /** Java 8 and newer: JNI, the raw exports of the native library. */
+    /**
+     * Java 8 and newer: JNI. A row of a heap array is first copied (in Java: an intrinsic copy of a
+     * few ns) into this thread's direct scratch buffer, and the native compare reads it there by
+     * address, with no JNI call inside: a JNI {@code GetByteArrayRegion} would cost more than the
+     * whole compare. Rows longer than the scratch buffer, and failures, go through
+     * {@code compareArray}.
+     */
     static final class JniRowCalls extends RowCalls {
+        /** {@code MAX_KEY_BYTES}: longer rows never match and are answered by compareArray. */
+        static final int SCRATCH_BYTES = 4096;
+        static final int FFI_ERROR = Integer.MIN_VALUE;
+
+        private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<Scratch>() {
+            @Override
+            protected Scratch initialValue() {
+                return new Scratch();
+            }
+        };
+
+        /** One thread's copy of the row: a direct buffer and its address. */
+        static final class Scratch {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(SCRATCH_BYTES);
+            final long address = RowKeyNative.directAddress(buffer);
+        }
+
         @Override
         String mechanism() {
             return JNI;
@@ -117,7 +140,19 @@ abstract class RowCalls {
 
         @Override
         int compareArray(long comparator, byte[] row, int offset, int length) {
-            return RowKeyNative.compareArray(comparator, row, offset, length);
+            if (row == null || offset < 0 || length < 0 || length > SCRATCH_BYTES || offset > row.length - length) {
+                return RowKeyNative.compareArray(comparator, row, offset, length);
+            }
+            Scratch scratch = SCRATCH.get();
+            ByteBuffer buffer = scratch.buffer;
+            buffer.clear();
+            buffer.put(row, offset, length);
+            // The scratch buffer stays reachable through the static ThreadLocal: no fence needed.
+            int result = RowKeyNative.compareAddress(comparator, scratch.address, length);
+            if (result == FFI_ERROR) {
+                return RowKeyNative.compareArray(comparator, row, offset, length);
+            }
+            return result;
         }
 
         @Override

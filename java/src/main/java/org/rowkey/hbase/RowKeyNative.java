@@ -45,6 +45,14 @@ final class RowKeyNative {
     /** compareTo over a direct buffer's [offset, offset+length) (absolute); bounds already checked. */
     static native int compareDirect(long comparator, ByteBuffer direct, int offset, int length);
     static native void comparatorFree(long comparator);
+    /**
+     * compareTo over the first {@code length} bytes at {@code address}, the start of a live direct
+     * buffer of at least that many bytes; no JNI call inside. {@code Integer.MIN_VALUE} when it
+     * cannot answer (closed handle...): repeat with compareArray, which throws.
+     */
+    static native int compareAddress(long comparator, long address, int length);
+    /** The address of a direct buffer. */
+    static native long directAddress(ByteBuffer direct);
     /** Benchmarks: an empty native method with compareArray's arguments (the JNI call floor); 0. */
     static native int callFloor(long comparator, byte[] row, int offset, int length);
 
