@@ -5,4 +5,5 @@
 //! (`errors`).
 
 mod errors;
+mod load;
 mod row_key_native;
