@@ -21,8 +21,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
  * {@code LESS} keeps the rows whose result is {@code > 0}. A row whose length is not the
  * schema's key length is answered without a native call when the comparator says how.
  *
- * <p>Thread-safe. {@link #close()} frees the native program at once (no thread may still use
- * the comparator); one never closed, as on a RegionServer, is freed by a cleaner once unreachable.
+ * <p>Thread-safe. After {@link #close()} compares throw {@link IllegalStateException}; the native
+ * program is freed at once if no other thread has used the comparator, else (a compare may still
+ * be running) by a cleaner once the comparator is unreachable, as is one never closed (on a
+ * RegionServer).
  */
 abstract class NativeComparator extends ByteArrayComparable implements AutoCloseable {
     static final int FORMAT_VERSION = 1;
@@ -91,7 +93,11 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         }
     }
 
-    /** Frees the native program now; later compares throw {@link IllegalStateException}. Idempotent. */
+    /**
+     * Later compares throw {@link IllegalStateException}; the native program is freed now, or, if
+     * other threads have used this comparator, once it is unreachable. Idempotent; safe while
+     * other threads compare (they get an answer or the exception).
+     */
     @Override
     public void close() {
         handle.close();

@@ -1,20 +1,34 @@
 package org.rowkey.hbase;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 
 /**
- * Owns one native object: its pointer and the function that frees it. {@link #close()} frees it
- * once (later calls do nothing); a handle that is never closed is freed by {@link NativeCleaner}
- * after it becomes unreachable. Use after close is an {@link IllegalStateException}.
+ * Owns one native object: its pointer and the function that frees it. After {@link #close()},
+ * {@link #get()} is an {@link IllegalStateException}; the object is freed exactly once, by
+ * {@code close()} or by {@link NativeCleaner} after the handle becomes unreachable.
  *
- * <p>Closing while another thread still uses the handle is the caller's bug (as with any
- * resource); the cleaner never frees a handle that is still reachable.
+ * <p>{@code close()} may race calls on other threads (a comparator shared by threads, one of
+ * them closing it): a thread that got the pointer from {@link #get()} may still be inside a
+ * native call with it. So {@code close()} frees at once only when no other thread has ever
+ * used the handle; otherwise it only marks the handle closed and leaves the free to the
+ * cleaner, which runs once the handle is unreachable, i.e. after every caller has passed its
+ * {@link NativeCleaner#keepAlive} fence. Freeing at once in that case was a use-after-free
+ * (wrong answers, or a crash of the JVM). The check costs {@code get()} one volatile read.
  */
 final class NativeHandle implements AutoCloseable {
+    /** {@link #user} once more than one thread has called {@link #get()}. */
+    private static final Object SHARED = new Object();
+
     private final String what;
+    /** The pointer, 0 once closed. */
     private final AtomicLong pointer;
+    /** Runs the free action now (at most once in all, with the cleaner's run). */
     private final Runnable release;
+    /** null before any {@link #get()}, then the one thread that called it, then {@link #SHARED}. */
+    private final AtomicReference<Object> user = new AtomicReference<>();
 
     /**
      * @param what what the object is, for messages ("EqualComparator", "RowKeySchema")
@@ -27,12 +41,22 @@ final class NativeHandle implements AutoCloseable {
         }
         this.what = what;
         this.pointer = new AtomicLong(pointer);
-        // The action holds the pointer cell and the free function, never this handle.
-        this.release = NativeCleaner.register(this, new Free(this.pointer, free));
+        // The action holds the pointer value and the free function, never this handle.
+        this.release = NativeCleaner.register(this, new Free(pointer, free));
     }
 
-    /** The live pointer; {@link IllegalStateException} once closed. */
+    /**
+     * The live pointer; {@link IllegalStateException} once closed. The caller keeps this handle
+     * reachable until its native call returns ({@link NativeCleaner#keepAlive}).
+     */
     long get() {
+        Object u = user.get();
+        if (u != SHARED && u != Thread.currentThread()) {
+            noteUser(u);
+        }
+        // Read after recording the user: close() zeroes the pointer before it reads the user,
+        // so either close() sees this thread and leaves the free to the cleaner, or this read
+        // sees 0 (volatile accesses are sequentially consistent).
         long p = pointer.get();
         if (p == 0) {
             throw new IllegalStateException(what + " is closed");
@@ -40,14 +64,33 @@ final class NativeHandle implements AutoCloseable {
         return p;
     }
 
+    /** The first call from this thread: it becomes the user, or the handle becomes shared. */
+    private void noteUser(Object seen) {
+        if (seen == null && user.compareAndSet(null, Thread.currentThread())) {
+            return;
+        }
+        user.set(SHARED);
+    }
+
     boolean isClosed() {
         return pointer.get() == 0;
     }
 
-    /** Frees the native object now; idempotent. */
+    /**
+     * Closes the handle; idempotent. Frees the native object now when no other thread has used
+     * the handle (none can be inside a native call with it), else once it is unreachable.
+     */
     @Override
     public void close() {
-        release.run();
+        if (pointer.getAndSet(0) == 0) {
+            return;
+        }
+        Object u = user.get();
+        if (u == null || u == Thread.currentThread()) {
+            release.run();
+        }
+        // else: another thread may still be inside a native call with the pointer; the cleaner
+        // frees it once this handle is unreachable.
     }
 
     @Override
@@ -55,21 +98,21 @@ final class NativeHandle implements AutoCloseable {
         return what + (isClosed() ? " (closed)" : "");
     }
 
-    /** The cleaning action: swaps the pointer to 0 so it is freed exactly once. */
+    /** The cleaning action: frees the pointer exactly once. */
     private static final class Free implements Runnable {
-        private final AtomicLong pointer;
+        private final long pointer;
         private final LongConsumer free;
+        private final AtomicBoolean done = new AtomicBoolean();
 
-        Free(AtomicLong pointer, LongConsumer free) {
+        Free(long pointer, LongConsumer free) {
             this.pointer = pointer;
             this.free = free;
         }
 
         @Override
         public void run() {
-            long p = pointer.getAndSet(0);
-            if (p != 0) {
-                free.accept(p);
+            if (done.compareAndSet(false, true)) {
+                free.accept(pointer);
             }
         }
     }
