@@ -82,6 +82,12 @@ impl Comparator {
                 let mut canonical_equal = equal.clone();
                 canonical_equal.equalities = equalities;
                 canonical_equal.special_fields = Default::default();
+                for e in canonical_equal.equalities.iter_mut() {
+                    e.special_fields = Default::default();
+                    if let Some(v) = e.value.as_mut() {
+                        v.special_fields = Default::default();
+                    }
+                }
                 canonical.kind = Some(SpecKind::Equal(canonical_equal));
                 match_evaluator(&schema, &conditions)?
             }
@@ -89,6 +95,13 @@ impl Comparator {
                 let conditions = &predicate.predicate.get_or_default().conditions;
                 let mut canonical_predicate = predicate.clone();
                 canonical_predicate.special_fields = Default::default();
+                if let Some(p) = canonical_predicate.predicate.as_mut() {
+                    p.special_fields = Default::default();
+                    for c in p.conditions.iter_mut() {
+                        c.special_fields = Default::default();
+                        c.values.iter_mut().for_each(|v| v.special_fields = Default::default());
+                    }
+                }
                 canonical.kind = Some(SpecKind::Predicate(canonical_predicate));
                 match_evaluator(&schema, conditions)?
             }
@@ -107,10 +120,15 @@ impl Comparator {
                 };
                 let mut canonical_range = range.clone();
                 canonical_range.special_fields = Default::default();
+                if let Some(v) = canonical_range.value.as_mut() {
+                    v.special_fields = Default::default();
+                }
                 canonical.kind = Some(SpecKind::Range(canonical_range));
                 Evaluator::Range { offset, width, constant, reversed: field.byte_order_reversed() }
             }
         };
+        // No unknown field is kept at any level: rust-protobuf writes them in the order of a
+        // randomly seeded hash map, and canonical bytes must not depend on it.
         let canonical = canonical
             .write_to_bytes()
             .map_err(|e| Error::Internal(format!("serializing a canonical comparator: {e}")))?;
