@@ -46,6 +46,11 @@ public abstract class HBaseMiniClusterBase {
     private Connection connection;
     private long startMillis;
 
+    /** How many RegionServers the minicluster has; override for more. */
+    protected int numRegionServers() {
+        return 1;
+    }
+
     /** Override to change the cluster's configuration before it starts. */
     protected void configure(Configuration conf) {
         // No web UIs: faster start, no port clashes.
@@ -69,7 +74,7 @@ public abstract class HBaseMiniClusterBase {
         cluster = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
                 .conf(conf)
                 .numMasters(1)
-                .numRegionServers(1)
+                .numRegionServers(numRegionServers())
                 .numDataNodes(1)
                 .build());
         cluster.start();
@@ -94,6 +99,11 @@ public abstract class HBaseMiniClusterBase {
     /** How long the minicluster took to start, in milliseconds. */
     protected long clusterStartMillis() {
         return startMillis;
+    }
+
+    /** The running minicluster (to stop or kill servers). */
+    protected TestingHBaseCluster cluster() {
+        return cluster;
     }
 
     protected Connection connection() {
