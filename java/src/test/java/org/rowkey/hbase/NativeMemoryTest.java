@@ -59,6 +59,25 @@ class NativeMemoryTest {
         return live;
     }
 
+    /**
+     * Producers faster than the (single) cleaner thread wait above 400,000 live objects until it
+     * is back under 200,000, so memory stays sane on machines with many cores.
+     */
+    private static void throttle(long baseline) throws InterruptedException {
+        if (RowKeyNative.liveObjects() - baseline <= 400_000) {
+            return;
+        }
+        synchronized (NativeMemoryTest.class) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (int i = 0; RowKeyNative.liveObjects() - baseline > 200_000 && System.nanoTime() < deadline; i++) {
+                if (i % 20 == 0) {
+                    System.gc(); // the producers are waiting: nothing else allocates
+                }
+                Thread.sleep(25);
+            }
+        }
+    }
+
     private NativeComparator make(int i) throws Exception {
         switch (i % 4) {
             case 0: return new EqualComparator(schema, TestData.map("a", i));
@@ -122,20 +141,17 @@ class NativeMemoryTest {
                 if (i % 1000 == 0) {
                     c.compareTo(row);
                 }
-                if (i % 50_000 == 0) {
-                    long live = RowKeyNative.liveObjects() - baseline;
-                    peak.accumulateAndGet(live, Math::max);
-                    if (live > 300_000) {
-                        // The cleaner lags a fast producer only until the next collections.
-                        awaitLiveAtMost(baseline + 50_000, 60);
-                    }
+                if (i % 10_000 == 0) {
+                    peak.accumulateAndGet(RowKeyNative.liveObjects() - baseline, Math::max);
+                    throttle(baseline);
                 }
             }
         });
         long live = awaitLiveAtMost(baseline, 120);
         long forgottenMs = (System.nanoTime() - t1) / 1_000_000;
         assertTrue(live <= baseline, "forgotten comparators never freed: " + (live - baseline) + " of " + N);
-        assertTrue(peak.get() <= 400_000, "live objects peaked at " + peak);
+        // Freed along the way, not only at the end.
+        assertTrue(peak.get() <= 600_000, "live objects peaked at " + peak);
         System.out.printf("%d comparators closed in %d ms; %d forgotten ones freed by the cleaner in %d ms (peak %d alive);"
                 + " live objects back to %d (baseline %d); RSS %d MB -> %d MB%n", N, closedMs, N, forgottenMs, peak.get(),
                 RowKeyNative.liveObjects(), baseline, rss0 / 1024, rssKb() / 1024);
