@@ -185,7 +185,7 @@ impl Schema {
     }
 
     pub fn field_index(&self, name: &str) -> Result<usize> {
-        self.by_name.get(name).copied().ok_or_else(|| Error::UnknownField(name.to_owned()))
+        self.by_name.get(name).copied().ok_or_else(|| Error::UnknownField(shown(name)))
     }
 }
 
@@ -282,7 +282,7 @@ fn resolve_salt(salt: &SaltSpec, by_name: &HashMap<String, usize>, field_count: 
         let mut indexes = Vec::with_capacity(salt.fields.len());
         for name in &salt.fields {
             let index = *by_name.get(name.as_str()).ok_or_else(|| {
-                Error::InvalidSchema(format!("salt field '{name}' is not a field of the schema"))
+                Error::InvalidSchema(format!("salt field '{}' is not a field of the schema", shown(name)))
             })?;
             if indexes.contains(&index) {
                 return Err(Error::InvalidSchema(format!("salt field '{name}' is named twice")));
@@ -292,6 +292,19 @@ fn resolve_salt(salt: &SaltSpec, by_name: &HashMap<String, usize>, field_count: 
         indexes
     };
     Ok(Salt { buckets: salt.buckets, fields })
+}
+
+/// A name from the input as an error shows it: cut to `MAX_NAME_BYTES` (no longer name can be a
+/// field's), so an error, which may end up in a RegionServer's log, never echoes megabytes.
+fn shown(name: &str) -> String {
+    if name.len() <= limits::MAX_NAME_BYTES {
+        return name.to_owned();
+    }
+    let mut end = limits::MAX_NAME_BYTES;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &name[..end], name.len())
 }
 
 pub(crate) fn check_message_size(what: &'static str, bytes: &[u8]) -> Result<()> {

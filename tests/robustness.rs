@@ -161,6 +161,10 @@ fn memory_budget(input_len: usize) -> usize {
     (64 << 20) + 160 * input_len
 }
 
+/// Longest error message allowed: errors become Java exception messages that a RegionServer may
+/// log, so they must not echo megabytes of input (names are cut to `MAX_NAME_BYTES`).
+const MAX_ERROR_MESSAGE: usize = 1024;
+
 /// Inputs each parser must get in `parser_*` tests.
 const INPUTS_PER_PARSER: usize = 200_000;
 
@@ -234,7 +238,18 @@ impl Harness {
                         self.ok += 1;
                         io_bytes += output.output_size();
                     }
-                    Err(e) => self.longest_error = self.longest_error.max(e.to_string().len()),
+                    Err(e) => {
+                        let message = e.to_string();
+                        assert!(
+                            message.len() <= MAX_ERROR_MESSAGE,
+                            "{}: a {} byte error message on {label} input {}: {}...",
+                            self.name,
+                            message.len(),
+                            hex_prefix(input),
+                            message.chars().take(200).collect::<String>()
+                        );
+                        self.longest_error = self.longest_error.max(message.len());
+                    }
                 }
             }
             elapsed = elapsed.min(took);
@@ -769,7 +784,8 @@ fn absurd_schemas() -> Vec<SchemaSpec> {
         s.salt = MessageField::some(salt);
         out.push(s);
     }
-    for names in [vec!["nope"], vec!["i", "i"], vec!["i", "b", "m"], vec![""]] {
+    let long_name = "é".repeat(250_000);
+    for names in [vec!["nope"], vec!["i", "i"], vec!["i", "b", "m"], vec![""], vec![long_name.as_str()]] {
         let mut s = schema_of(all_type_fields());
         let mut salt = SaltSpec::new();
         salt.buckets = 16;
@@ -817,6 +833,7 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
         vec![condition("i", Op::EQ, vec![Value::new()])],
         vec![condition("i", Op::EQ, vec![string("1")])],
         vec![condition("nope", Op::EQ, vec![int(1)])],
+        vec![condition(&"n".repeat(500_000), Op::EQ, vec![int(1)])],
         vec![condition("", Op::EQ, vec![int(1)])],
         // Conditions: at the limit and above it.
         vec![condition("i", Op::NE, vec![int(7)]); limits::MAX_CONDITIONS],
@@ -870,6 +887,7 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
     for equalities in [
         vec![named("i", ValueKind::IntValue(1)), named("i", ValueKind::IntValue(1))],
         vec![named("zz", ValueKind::IntValue(1))],
+        vec![named(&"z".repeat(500_000), ValueKind::IntValue(1))],
         vec![named("i", ValueKind::IntValue(1 << 40))],
         vec![named("i", ValueKind::IntValue(1)); 100_000],
         vec![],
@@ -881,7 +899,9 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
         out.push(c);
     }
     // Range comparators on unordered, unknown and wide fields.
+    let long_name = "r".repeat(500_000);
     for (name, v) in [
+        (long_name.as_str(), int(1)),
         ("b", value(ValueKind::BoolValue(true))),
         ("m", string("x")),
         ("h", string("x")),
@@ -976,6 +996,7 @@ fn absurd_rows(def: &SchemaDef, with_flood: bool) -> Vec<Vec<u8>> {
     out.push(row_bytes(vec![named("no such field", ValueKind::IntValue(1))]));
     if with_flood {
         out.push(row_bytes(vec![named(&first, ValueKind::IntValue(1)); 100_000]));
+        out.push(row_bytes(vec![named(&"x".repeat(500_000), ValueKind::IntValue(1))]));
     }
     out
 }
