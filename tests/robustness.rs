@@ -1512,21 +1512,28 @@ fn fuzz_regressions_replay() {
     println!("replayed {replayed} fuzz regressions");
 }
 
-/// Writes the seed corpus of the libFuzzer targets (fuzz/seeds/<target>/); run with
-/// `cargo test --release --test robustness -- --ignored write_fuzz_seeds`.
+/// The seed corpus of the libFuzzer targets (fuzz/seeds/<target>/) is exactly what the seeded
+/// generators make, so the fuzzers start from messages of the current format. After changing a
+/// generator, rewrite it with `WRITE_FUZZ_SEEDS=1 cargo test --release --test robustness fuzz_seeds`.
 #[test]
-#[ignore]
-fn write_fuzz_seeds() {
+fn fuzz_seeds_are_current() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let write = std::env::var_os("WRITE_FUZZ_SEEDS").is_some();
     let mut rng = Rng::new(0x5eed);
     for (target, seeds) in [
         ("parse_compile_evaluate", comparator_fuzz_seeds(&mut rng, 64)),
         ("encode_decode", schema_fuzz_seeds(&mut rng, 64)),
     ] {
         let dir = root.join(target);
-        std::fs::create_dir_all(&dir).unwrap();
         for (i, seed) in seeds.iter().enumerate() {
-            std::fs::write(dir.join(format!("seed-{i:03}")), seed).unwrap();
+            let path = dir.join(format!("seed-{i:03}"));
+            if write {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, seed).unwrap();
+            } else {
+                let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(&stored, seed, "{} is stale: rewrite with WRITE_FUZZ_SEEDS=1", path.display());
+            }
         }
     }
 }
