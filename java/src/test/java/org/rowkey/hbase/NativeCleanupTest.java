@@ -9,23 +9,10 @@ import org.junit.jupiter.api.Test;
 /** Comparators and schemas that are never closed are freed natively once unreachable. */
 class NativeCleanupTest {
 
-    private static long settle() throws InterruptedException {
-        long live = RowKeyNative.liveObjects();
-        for (int i = 0; i < 50; i++) {
-            System.gc();
-            Thread.sleep(20);
-            long now = RowKeyNative.liveObjects();
-            if (now == live && i >= 3) {
-                break;
-            }
-            live = now;
-        }
-        return live;
-    }
 
     @Test
     void forgottenComparatorsAndSchemasAreFreed() throws Exception {
-        long baseline = settle();
+        long baseline = TestData.settledLiveObjects();
         for (int i = 0; i < 2000; i++) {
             RowKeySchema schema = RowKeySchema.builder().int32("a").int32("b").build();
             new EqualComparator(schema, TestData.map("a", i));

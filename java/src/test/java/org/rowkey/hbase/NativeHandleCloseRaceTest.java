@@ -29,21 +29,6 @@ class NativeHandleCloseRaceTest {
         }
     }
 
-    /** Live native objects once the cleaner has nothing left to free. */
-    static long settledLiveObjects() throws InterruptedException {
-        long live = RowKeyNative.liveObjects();
-        for (int i = 0; i < 100; i++) {
-            System.gc();
-            Thread.sleep(20);
-            long now = RowKeyNative.liveObjects();
-            if (now == live && i >= 3) {
-                break;
-            }
-            live = now;
-        }
-        return live;
-    }
-
     @Test
     void closeDoesNotFreeUnderACallOnAnotherThread() throws Exception {
         ConcurrentLinkedQueue<Long> freed = new ConcurrentLinkedQueue<>();
@@ -116,7 +101,7 @@ class NativeHandleCloseRaceTest {
     void comparatorsClosedWhileSharedAreFreedOnceUnreachable() throws Exception {
         RowKeySchema schema = TestData.seedSchema();
         byte[] row = schema.encode(TestData.seedRow("http://a", 404, 20161209, 1, true));
-        long before = settledLiveObjects();
+        long before = TestData.settledLiveObjects();
         EqualComparator[] shared = {new EqualComparator(schema, TestData.map("code", 404))};
         int[] otherResult = {-2};
         Thread other = new Thread(() -> otherResult[0] = shared[0].compareTo(row));

@@ -32,20 +32,6 @@ class NativeMemoryTest {
     private final byte[] row = schema.encode(TestData.map("a", 7, "b", true));
     private final byte[] parsedSpec = new EqualComparator(schema, TestData.map("b", true)).toByteArray();
 
-    /** Live native objects once the cleaner has nothing left to free. */
-    static long settle() throws InterruptedException {
-        long live = RowKeyNative.liveObjects();
-        for (int i = 0; i < 100; i++) {
-            System.gc();
-            Thread.sleep(20);
-            long now = RowKeyNative.liveObjects();
-            if (now == live && i >= 3) {
-                break;
-            }
-            live = now;
-        }
-        return live;
-    }
 
     /** Polls with System.gc() until at most {@code target} objects are alive or the time is up; returns the count. */
     static long awaitLiveAtMost(long target, long seconds) throws InterruptedException {
@@ -116,7 +102,7 @@ class NativeMemoryTest {
 
     @Test
     void aMillionClosedAndAMillionForgottenReturnToTheBaseline() throws Exception {
-        long baseline = settle();
+        long baseline = TestData.settledLiveObjects();
         long rss0 = rssKb();
         long t0 = System.nanoTime();
         split((from, to) -> {

@@ -27,4 +27,19 @@ final class TestData {
         }
         return m;
     }
+
+    /** Live native objects once the cleaner has nothing left to free (polls with System.gc()). */
+    static long settledLiveObjects() throws InterruptedException {
+        long live = RowKeyNative.liveObjects();
+        for (int i = 0; i < 100; i++) {
+            System.gc();
+            Thread.sleep(20);
+            long now = RowKeyNative.liveObjects();
+            if (now == live && i >= 3) {
+                break;
+            }
+            live = now;
+        }
+        return live;
+    }
 }
