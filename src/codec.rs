@@ -16,12 +16,22 @@ pub type FieldBytes = Vec<u8>;
 pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
     let name = field.name.as_str();
     let mismatch = |expected: &str| {
-        Error::value(name, format!("expected {expected} for a {} field, got {}", field.kind.name(), describe(value)))
+        Error::value(
+            name,
+            format!(
+                "expected {expected} for a {} field, got {}",
+                field.kind.name(),
+                describe(value)
+            ),
+        )
     };
     let mut bytes = match (field.kind, &value.kind) {
         (Kind::Int32, Some(ValueKind::IntValue(v))) => {
             let v = i32::try_from(*v).map_err(|_| {
-                Error::value(name, format!("{v} is out of range for int32 [{}, {}]", i32::MIN, i32::MAX))
+                Error::value(
+                    name,
+                    format!("{v} is out of range for int32 [{}, {}]", i32::MIN, i32::MAX),
+                )
             })?;
             ((v as u32) ^ 0x8000_0000).to_be_bytes().to_vec()
         }
@@ -30,7 +40,10 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
         }
         (Kind::ReversedTimestamp, Some(ValueKind::IntValue(v))) => {
             if *v < 0 {
-                return Err(Error::value(name, format!("a reversed timestamp must be >= 0, got {v}")));
+                return Err(Error::value(
+                    name,
+                    format!("a reversed timestamp must be >= 0, got {v}"),
+                ));
             }
             ((i64::MAX - *v) as u64).to_be_bytes().to_vec()
         }
@@ -43,11 +56,17 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
             if s.len() > width {
                 return Err(Error::value(
                     name,
-                    format!("string of {} UTF-8 bytes is longer than the field's width {width}", s.len()),
+                    format!(
+                        "string of {} UTF-8 bytes is longer than the field's width {width}",
+                        s.len()
+                    ),
                 ));
             }
             if s.contains('\0') {
-                return Err(Error::value(name, "a fixed string may not contain U+0000 (it is the padding byte)"));
+                return Err(Error::value(
+                    name,
+                    "a fixed string may not contain U+0000 (it is the padding byte)",
+                ));
             }
             let mut padded = s.as_bytes().to_vec();
             padded.resize(width, 0);
@@ -55,7 +74,10 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
         }
         (Kind::FixedBytes(width), Some(ValueKind::BytesValue(b))) => {
             if b.len() != width {
-                return Err(Error::value(name, format!("expected exactly {width} bytes, got {}", b.len())));
+                return Err(Error::value(
+                    name,
+                    format!("expected exactly {width} bytes, got {}", b.len()),
+                ));
             }
             b.clone()
         }
@@ -63,13 +85,12 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
         (Kind::JavaHash, Some(ValueKind::StringValue(s))) => java_string_hash(s).to_be_bytes().to_vec(),
         // Bytes of the digest's width are a digest already (what decode gives back), so decoded
         // keys re-encode and queries can use stored digests.
-        (Kind::Md5(_) | Kind::JavaHash, Some(ValueKind::BytesValue(b)))
-            if b.len() == field.kind.width() =>
-        {
-            b.clone()
-        }
+        (Kind::Md5(_) | Kind::JavaHash, Some(ValueKind::BytesValue(b))) if b.len() == field.kind.width() => b.clone(),
         (Kind::Md5(_) | Kind::JavaHash, _) => {
-            return Err(mismatch(&format!("a string (or its {}-byte digest)", field.kind.width())))
+            return Err(mismatch(&format!(
+                "a string (or its {}-byte digest)",
+                field.kind.width()
+            )))
         }
         (Kind::FixedString(_), _) => return Err(mismatch("a string")),
         (Kind::FixedBytes(_), _) => return Err(mismatch("bytes")),
@@ -92,7 +113,10 @@ pub fn decode_value(field: &Field, key: &[u8]) -> Result<Value> {
         Kind::ReversedTimestamp => {
             let stored = be_u64(&bytes);
             if stored > i64::MAX as u64 {
-                return Err(Error::value(&field.name, "stored bytes are not a reversed timestamp (top bit set)"));
+                return Err(Error::value(
+                    &field.name,
+                    "stored bytes are not a reversed timestamp (top bit set)",
+                ));
             }
             ValueKind::IntValue(i64::MAX - stored as i64)
         }
@@ -101,8 +125,7 @@ pub fn decode_value(field: &Field, key: &[u8]) -> Result<Value> {
             let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
             bytes.truncate(end);
             ValueKind::StringValue(
-                String::from_utf8(bytes)
-                    .map_err(|_| Error::value(&field.name, "stored bytes are not valid UTF-8"))?,
+                String::from_utf8(bytes).map_err(|_| Error::value(&field.name, "stored bytes are not valid UTF-8"))?,
             )
         }
         Kind::FixedBytes(_) | Kind::Md5(_) | Kind::JavaHash => ValueKind::BytesValue(bytes),
@@ -146,7 +169,8 @@ fn be_u64(bytes: &[u8]) -> u64 {
 
 /// Java's `String.hashCode()`: over UTF-16 code units, wrapping.
 pub fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16().fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
+    s.encode_utf16()
+        .fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
 }
 
 /// FNV-1a (32 bit) of the salt fields' stored bytes, modulo the bucket count.
@@ -203,7 +227,10 @@ impl Schema {
     /// Decodes a whole key into its field values, in schema order (the salt byte is not a field).
     pub fn decode(&self, key: &[u8]) -> Result<Vec<NamedValue>> {
         if key.len() != self.key_length() {
-            return Err(Error::WrongKeyLength { expected: self.key_length(), found: key.len() });
+            return Err(Error::WrongKeyLength {
+                expected: self.key_length(),
+                found: key.len(),
+            });
         }
         self.fields()
             .iter()
@@ -219,7 +246,10 @@ impl Schema {
     /// `encode` over a serialized `Row`.
     pub fn encode_row_message(&self, row: &[u8]) -> Result<Vec<u8>> {
         check_message_size("row", row)?;
-        let row = Row::parse_from_bytes(row).map_err(|e| Error::Corrupt { what: "row", detail: e.to_string() })?;
+        let row = Row::parse_from_bytes(row).map_err(|e| Error::Corrupt {
+            what: "row",
+            detail: e.to_string(),
+        })?;
         self.encode(&row.values)
     }
 
@@ -227,6 +257,7 @@ impl Schema {
     pub fn decode_to_row_message(&self, key: &[u8]) -> Result<Vec<u8>> {
         let mut row = Row::new();
         row.values = self.decode(key)?;
-        row.write_to_bytes().map_err(|e| Error::Internal(format!("serializing a decoded row: {e}")))
+        row.write_to_bytes()
+            .map_err(|e| Error::Internal(format!("serializing a decoded row: {e}")))
     }
 }

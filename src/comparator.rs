@@ -25,7 +25,12 @@ enum Evaluator {
     /// Equal and predicate comparators: 0 when the row matches, 1 otherwise.
     Match { predicate: Predicate, program: Program },
     /// Range comparator: sign of (constant <=> field) in value order.
-    Range { offset: usize, width: usize, constant: FieldBytes, reversed: bool },
+    Range {
+        offset: usize,
+        width: usize,
+        constant: FieldBytes,
+        reversed: bool,
+    },
 }
 
 /// What a range comparator returns for a row of the wrong length: the row sorts below every
@@ -38,24 +43,29 @@ impl Comparator {
     /// Parses, validates and compiles a serialized `ComparatorSpec`.
     pub fn from_bytes(spec: &[u8]) -> Result<Comparator> {
         check_message_size("comparator", spec)?;
-        let spec = ComparatorSpec::parse_from_bytes(spec)
-            .map_err(|e| Error::Corrupt { what: "comparator", detail: e.to_string() })?;
+        let spec = ComparatorSpec::parse_from_bytes(spec).map_err(|e| Error::Corrupt {
+            what: "comparator",
+            detail: e.to_string(),
+        })?;
         Comparator::from_spec(&spec)
     }
 
     pub fn from_spec(spec: &ComparatorSpec) -> Result<Comparator> {
         check_version("comparator", spec.format_version)?;
-        let schema_spec = spec
-            .schema
-            .as_ref()
-            .ok_or_else(|| Error::Corrupt { what: "comparator", detail: "the schema is missing".into() })?;
+        let schema_spec = spec.schema.as_ref().ok_or_else(|| Error::Corrupt {
+            what: "comparator",
+            detail: "the schema is missing".into(),
+        })?;
         let schema = Schema::from_spec(schema_spec)?;
         let mut canonical = ComparatorSpec::new();
         canonical.format_version = FORMAT_VERSION;
         canonical.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
         let evaluator = match &spec.kind {
             None => {
-                return Err(Error::Corrupt { what: "comparator", detail: "the comparator kind is missing".into() })
+                return Err(Error::Corrupt {
+                    what: "comparator",
+                    detail: "the comparator kind is missing".into(),
+                })
             }
             Some(SpecKind::Equal(equal)) => {
                 let mut equalities = equal.equalities.clone();
@@ -111,7 +121,10 @@ impl Comparator {
                 if !field.kind.is_ordered() {
                     return Err(Error::condition(
                         &field.name,
-                        format!("a range comparator needs an ordered field, but a {} field has no order", field.kind.name()),
+                        format!(
+                            "a range comparator needs an ordered field, but a {} field has no order",
+                            field.kind.name()
+                        ),
                     ));
                 }
                 let constant = encode_value(field, range.value.get_or_default())?;
@@ -124,7 +137,12 @@ impl Comparator {
                     v.special_fields = Default::default();
                 }
                 canonical.kind = Some(SpecKind::Range(canonical_range));
-                Evaluator::Range { offset, width, constant, reversed: field.byte_order_reversed() }
+                Evaluator::Range {
+                    offset,
+                    width,
+                    constant,
+                    reversed: field.byte_order_reversed(),
+                }
             }
         };
         // No unknown field is kept at any level: rust-protobuf writes them in the order of a
@@ -132,7 +150,11 @@ impl Comparator {
         let canonical = canonical
             .write_to_bytes()
             .map_err(|e| Error::Internal(format!("serializing a canonical comparator: {e}")))?;
-        Ok(Comparator { schema, canonical, evaluator })
+        Ok(Comparator {
+            schema,
+            canonical,
+            evaluator,
+        })
     }
 
     pub fn canonical_bytes(&self) -> &[u8] {
@@ -175,11 +197,18 @@ impl Comparator {
                     NO_MATCH
                 }
             }
-            Evaluator::Range { offset, width, constant, reversed } => {
+            Evaluator::Range {
+                offset,
+                width,
+                constant,
+                reversed,
+            } => {
                 if row.len() != self.schema.key_length() {
                     return RANGE_WRONG_LENGTH_RESULT;
                 }
-                let Some(field) = row.get(*offset..*offset + *width) else { return RANGE_WRONG_LENGTH_RESULT };
+                let Some(field) = row.get(*offset..*offset + *width) else {
+                    return RANGE_WRONG_LENGTH_RESULT;
+                };
                 let order = constant.as_slice().cmp(field);
                 match if *reversed { order.reverse() } else { order } {
                     Ordering::Less => -1,

@@ -16,7 +16,11 @@ pub enum Error {
     #[error("corrupt serialized {what}: {detail}")]
     Corrupt { what: &'static str, detail: String },
     #[error("unsupported format version {found} of {what} (this library reads up to {supported})")]
-    UnsupportedVersion { what: &'static str, found: u32, supported: u32 },
+    UnsupportedVersion {
+        what: &'static str,
+        found: u32,
+        supported: u32,
+    },
     #[error("invalid schema: {0}")]
     InvalidSchema(String),
     #[error("unknown field '{0}'")]
@@ -32,7 +36,11 @@ pub enum Error {
     #[error("row key has {found} bytes, the schema's key has {expected}")]
     WrongKeyLength { expected: usize, found: usize },
     #[error("limit exceeded: {what} is {found}, at most {limit} allowed")]
-    LimitExceeded { what: &'static str, found: usize, limit: usize },
+    LimitExceeded {
+        what: &'static str,
+        found: usize,
+        limit: usize,
+    },
     #[error("internal error in hbase-rowkey (please report): {0}")]
     Internal(String),
 }
@@ -46,11 +54,17 @@ impl Error {
     }
 
     pub(crate) fn value(field: &str, detail: impl Into<String>) -> Error {
-        Error::InvalidValue { field: field.to_owned(), detail: detail.into() }
+        Error::InvalidValue {
+            field: field.to_owned(),
+            detail: detail.into(),
+        }
     }
 
     pub(crate) fn condition(field: &str, detail: impl Into<String>) -> Error {
-        Error::InvalidCondition { field: field.to_owned(), detail: detail.into() }
+        Error::InvalidCondition {
+            field: field.to_owned(),
+            detail: detail.into(),
+        }
     }
 }
 
@@ -58,6 +72,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl From<protobuf::Error> for Error {
     fn from(e: protobuf::Error) -> Self {
-        Error::Corrupt { what: "message", detail: e.to_string() }
+        Error::Corrupt {
+            what: "message",
+            detail: e.to_string(),
+        }
     }
 }

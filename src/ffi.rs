@@ -33,15 +33,21 @@ pub const FFI_ERROR: i32 = i32::MIN;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rowkey_compare(comparator: i64, base: *const u8, offset: i64, length: i64) -> i32 {
     // SAFETY: the caller's guarantees about the handle and the region, see above.
-    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe { compare(comparator, base, offset, length) }));
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        compare(comparator, base, offset, length)
+    }));
     outcome.unwrap_or(FFI_ERROR)
 }
 
 #[inline(always)]
 unsafe fn compare(comparator: i64, base: *const u8, offset: i64, length: i64) -> i32 {
     // SAFETY: `comparator` is 0 or a live comparator handle (the caller's guarantee).
-    let Some(comparator) = (unsafe { handle::borrow::<Comparator>(comparator) }) else { return FFI_ERROR };
-    let (Ok(offset), Ok(length)) = (usize::try_from(offset), usize::try_from(length)) else { return FFI_ERROR };
+    let Some(comparator) = (unsafe { handle::borrow::<Comparator>(comparator) }) else {
+        return FFI_ERROR;
+    };
+    let (Ok(offset), Ok(length)) = (usize::try_from(offset), usize::try_from(length)) else {
+        return FFI_ERROR;
+    };
     if base.is_null() {
         return FFI_ERROR;
     }
@@ -64,7 +70,9 @@ pub extern "C" fn rowkey_call_floor(comparator: i64, base: *const u8, offset: i6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::rowkey::{comparator_spec, ComparatorSpec, EqualComparatorSpec, FieldSpec, FieldType, SchemaSpec};
+    use crate::proto::rowkey::{
+        comparator_spec, ComparatorSpec, EqualComparatorSpec, FieldSpec, FieldType, SchemaSpec,
+    };
 
     fn comparator_handle() -> i64 {
         let mut field = FieldSpec::new();

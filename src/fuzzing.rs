@@ -64,10 +64,18 @@ pub fn parse_compile_evaluate(data: &[u8]) {
 
     let again = Comparator::from_bytes(comparator.canonical_bytes())
         .unwrap_or_else(|e| panic!("the canonical bytes of a valid comparator are refused: {e}"));
-    assert_eq!(again.canonical_bytes(), comparator.canonical_bytes(), "canonical form is not stable");
+    assert_eq!(
+        again.canonical_bytes(),
+        comparator.canonical_bytes(),
+        "canonical form is not stable"
+    );
     if let Some(key_length) = nonzero(comparator.key_length()) {
         for row in rows.chunks_exact(key_length).take(64) {
-            assert_eq!(again.compare(row), comparator.compare(row), "canonical comparator answers differently");
+            assert_eq!(
+                again.compare(row),
+                comparator.compare(row),
+                "canonical comparator answers differently"
+            );
         }
     }
 
@@ -85,7 +93,9 @@ fn nonzero(n: usize) -> Option<usize> {
 /// wrong-length result for every other length.
 fn check_compare(comparator: &Comparator, rows: &[u8]) {
     let key_length = comparator.key_length();
-    let wrong = comparator.wrong_length_result().expect("every comparator has a wrong-length result");
+    let wrong = comparator
+        .wrong_length_result()
+        .expect("every comparator has a wrong-length result");
     let predicate = comparator.predicate();
     let allowed: &[i32] = if predicate.is_some() { &[0, 1] } else { &[-1, 0, 1] };
     if let Some(key_length) = nonzero(key_length) {
@@ -105,7 +115,11 @@ fn check_compare(comparator: &Comparator, rows: &[u8]) {
     long.resize(rows.len().max(key_length + 1), 0x5a);
     for length in [0, 1, key_length.saturating_sub(1), key_length + 1, rows.len()] {
         if length != key_length {
-            assert_eq!(comparator.compare(&long[..length]), wrong, "a row of {length} bytes (key length {key_length})");
+            assert_eq!(
+                comparator.compare(&long[..length]),
+                wrong,
+                "a row of {length} bytes (key length {key_length})"
+            );
         }
     }
 }
@@ -120,7 +134,10 @@ fn check_plan(comparator: &Comparator, query: ComparatorSpec, rows: &[u8]) {
     let plan = planner::plan_request(&request).unwrap_or_else(|e| panic!("a valid predicate does not plan: {e}"));
     let plan = ScanPlan::parse_from_bytes(&plan).expect("a plan parses");
     for pair in plan.ranges.windows(2) {
-        assert!(!pair[0].stop.is_empty() && pair[0].stop <= pair[1].start, "ranges overlap or are unsorted");
+        assert!(
+            !pair[0].stop.is_empty() && pair[0].stop <= pair[1].start,
+            "ranges overlap or are unsorted"
+        );
     }
     for range in &plan.ranges {
         assert!(range.stop.is_empty() || range.start < range.stop, "an empty range");
@@ -128,16 +145,25 @@ fn check_plan(comparator: &Comparator, query: ComparatorSpec, rows: &[u8]) {
     let residual = Comparator::from_spec(plan.residual.get_or_default())
         .unwrap_or_else(|e| panic!("the residual of a plan is refused: {e}"));
     let schema = comparator.schema();
-    let Some(key_length) = nonzero(schema.key_length()) else { return };
+    let Some(key_length) = nonzero(schema.key_length()) else {
+        return;
+    };
     for chunk in rows.chunks_exact(key_length).take(64) {
         // Make the chunk well formed: decode it and encode the values again (salt byte, unused
         // bool bits and string padding as `encode` writes them).
         let Ok(decoded) = schema.decode(chunk) else { continue };
         let Ok(key) = schema.encode(&decoded) else { continue };
         if comparator.compare(&key) == 0 {
-            let inside = plan.ranges.iter().any(|r| key >= r.start && (r.stop.is_empty() || key < r.stop));
+            let inside = plan
+                .ranges
+                .iter()
+                .any(|r| key >= r.start && (r.stop.is_empty() || key < r.stop));
             assert!(inside, "a matching key {key:02x?} is outside every planned range");
-            assert_eq!(residual.compare(&key), 0, "a matching key {key:02x?} fails the residual");
+            assert_eq!(
+                residual.compare(&key),
+                0,
+                "a matching key {key:02x?} fails the residual"
+            );
         }
     }
 }

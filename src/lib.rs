@@ -5,17 +5,18 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/proto/mod.rs"));
 }
 
+pub mod codec;
+pub mod comparator;
 pub mod error;
+pub mod ffi;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod handle;
 pub mod limits;
-pub mod schema;
-pub mod codec;
+pub mod planner;
 pub mod predicate;
 pub mod program;
-pub mod comparator;
-pub mod planner;
-pub mod ffi;
-#[doc(hidden)] pub mod fuzzing;
+pub mod schema;
 
 mod jni;
 

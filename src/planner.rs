@@ -66,9 +66,19 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
             .max()
             .unwrap_or(0)
     });
-    let mut walk = Walk { prefixes: vec![Vec::new()], exact_fields: Vec::new(), capped: false, salt_check_at };
+    let mut walk = Walk {
+        prefixes: vec![Vec::new()],
+        exact_fields: Vec::new(),
+        capped: false,
+        salt_check_at,
+    };
     if predicate.is_unsatisfiable() {
-        return Plan { ranges: Vec::new(), exact_fields: Vec::new(), capped: false, buckets_read: None };
+        return Plan {
+            ranges: Vec::new(),
+            exact_fields: Vec::new(),
+            capped: false,
+            buckets_read: None,
+        };
     }
     let mut buckets_read = None;
     if schema.salt().is_some() {
@@ -90,16 +100,21 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                     .take_while(|&i| matches!(fields[i].location, Location::Bit { offset: o, .. } if o == offset))
                     .collect();
                 index += group.len();
-                let Some(bytes) = bit_group_values(schema, predicate, &group) else { break };
+                let Some(bytes) = bit_group_values(schema, predicate, &group) else {
+                    break;
+                };
                 if !walk.extend(&bytes, max_ranges) {
                     walk.capped = true;
                     break;
                 }
-                walk.exact_fields.extend(group.iter().filter(|&&i| predicate.constraint(i).is_some()));
+                walk.exact_fields
+                    .extend(group.iter().filter(|&&i| predicate.constraint(i).is_some()));
                 walk.drop_impossible_salts(schema);
             }
             Location::Bytes { width, .. } => {
-                let Some(constraint) = predicate.constraint(index) else { break };
+                let Some(constraint) = predicate.constraint(index) else {
+                    break;
+                };
                 let later_constrained = predicate.constraints.iter().any(|(i, _)| *i > index);
                 match constraint {
                     Constraint::Points(points) => {
@@ -155,7 +170,10 @@ impl Walk {
         self.salt_check_at = None;
         let salt = schema.salt().expect("salted schema");
         self.prefixes.retain(|prefix| {
-            let stored = salt.fields.iter().map(|&i| crate::codec::read_field(&schema.fields()[i], prefix));
+            let stored = salt
+                .fields
+                .iter()
+                .map(|&i| crate::codec::read_field(&schema.fields()[i], prefix));
             schema.salt_of(stored) == prefix[0]
         });
     }
@@ -206,7 +224,11 @@ impl Walk {
         if exact {
             self.exact_fields.push(field);
         }
-        let ranges = self.prefixes.iter().filter_map(|p| bounded_range(p, low, high)).collect();
+        let ranges = self
+            .prefixes
+            .iter()
+            .filter_map(|p| bounded_range(p, low, high))
+            .collect();
         self.finish(ranges, Some(()), buckets_read)
     }
 
@@ -215,11 +237,23 @@ impl Walk {
     fn finish(self, ranges: Vec<Range>, ended_in_range: Option<()>, buckets_read: Option<usize>) -> Plan {
         let ranges = match ended_in_range {
             Some(()) => ranges,
-            None => self.prefixes.iter().map(|p| Range { start: p.clone(), stop: successor(p) }).collect(),
+            None => self
+                .prefixes
+                .iter()
+                .map(|p| Range {
+                    start: p.clone(),
+                    stop: successor(p),
+                })
+                .collect(),
         };
         let mut exact_fields = self.exact_fields;
         exact_fields.sort_unstable();
-        Plan { ranges: merge(ranges), exact_fields, capped: self.capped, buckets_read }
+        Plan {
+            ranges: merge(ranges),
+            exact_fields,
+            capped: self.capped,
+            buckets_read,
+        }
     }
 }
 
@@ -231,12 +265,17 @@ fn bit_group_values(schema: &Schema, predicate: &Predicate, group: &[usize]) -> 
     }
     let mut bytes: Vec<u8> = vec![0];
     for &i in group {
-        let Location::Bit { mask, .. } = schema.fields()[i].location else { continue };
+        let Location::Bit { mask, .. } = schema.fields()[i].location else {
+            continue;
+        };
         let allowed: Vec<bool> = match predicate.constraint(i) {
             Some(Constraint::Points(points)) => points.iter().map(|p| p[0] != 0).collect(),
             _ => vec![false, true],
         };
-        bytes = bytes.iter().flat_map(|b| allowed.iter().map(move |&bit| if bit { b | mask } else { *b })).collect();
+        bytes = bytes
+            .iter()
+            .flat_map(|b| allowed.iter().map(move |&bit| if bit { b | mask } else { *b }))
+            .collect();
     }
     bytes.sort_unstable();
     Some(bytes.into_iter().map(|b| vec![b]).collect())
@@ -251,7 +290,9 @@ fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Ve
     // Bytes of one combination, counting each value's vector.
     let mut combo_bytes = KEY_OVERHEAD;
     for &i in &salt.fields {
-        let Some(Constraint::Points(points)) = predicate.constraint(i) else { return all() };
+        let Some(Constraint::Points(points)) = predicate.constraint(i) else {
+            return all();
+        };
         let count = combos.len().saturating_mul(points.len());
         combo_bytes += points.first().map_or(0, Vec::len) + KEY_OVERHEAD;
         if count > max_ranges.min(MAX_SALT_COMBINATIONS) || count.saturating_mul(combo_bytes) > MAX_PLAN_KEY_BYTES {
@@ -259,11 +300,17 @@ fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Ve
         }
         combos = combos
             .iter()
-            .flat_map(|c| points.iter().map(move |p| [c.as_slice(), std::slice::from_ref(p)].concat()))
+            .flat_map(|c| {
+                points
+                    .iter()
+                    .map(move |p| [c.as_slice(), std::slice::from_ref(p)].concat())
+            })
             .collect();
     }
-    let mut buckets: Vec<u8> =
-        combos.iter().map(|c| schema.salt_of(c.iter().map(|b| std::borrow::Cow::Borrowed(b.as_slice())))).collect();
+    let mut buckets: Vec<u8> = combos
+        .iter()
+        .map(|c| schema.salt_of(c.iter().map(|b| std::borrow::Cow::Borrowed(b.as_slice()))))
+        .collect();
     buckets.sort_unstable();
     buckets.dedup();
     buckets
@@ -357,14 +404,21 @@ fn merge(mut ranges: Vec<Range>) -> Vec<Range> {
 pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
     use protobuf::Message;
     crate::schema::check_message_size("comparator", request)?;
-    let request = ScanPlanRequest::parse_from_bytes(request)
-        .map_err(|e| Error::Corrupt { what: "scan plan request", detail: e.to_string() })?;
+    let request = ScanPlanRequest::parse_from_bytes(request).map_err(|e| Error::Corrupt {
+        what: "scan plan request",
+        detail: e.to_string(),
+    })?;
     let query = request.query.get_or_default();
     let comparator = Comparator::from_spec(query)?;
     let Some(SpecKind::Predicate(spec)) = &query.kind else {
-        return Err(Error::Corrupt { what: "scan plan request", detail: "the query is not a predicate".into() });
+        return Err(Error::Corrupt {
+            what: "scan plan request",
+            detail: "the query is not a predicate".into(),
+        });
     };
-    let predicate = comparator.predicate().ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
+    let predicate = comparator
+        .predicate()
+        .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
     let schema = comparator.schema();
     let max_ranges = match request.max_ranges as usize {
         0 => DEFAULT_MAX_RANGES,
@@ -374,7 +428,11 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
     let conditions = &spec.predicate.get_or_default().conditions;
     let residual_conditions: Vec<Condition> = conditions
         .iter()
-        .filter(|c| schema.field_index(&c.field).is_ok_and(|i| !plan.exact_fields.contains(&i)))
+        .filter(|c| {
+            schema
+                .field_index(&c.field)
+                .is_ok_and(|i| !plan.exact_fields.contains(&i))
+        })
         .cloned()
         .collect();
 
@@ -398,19 +456,26 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
     out.residual = protobuf::MessageField::some(residual);
     out.capped = plan.capped;
     out.explain = explain(schema, &plan, conditions, &residual_conditions, max_ranges);
-    out.write_to_bytes().map_err(|e| Error::Internal(format!("serializing a scan plan: {e}")))
+    out.write_to_bytes()
+        .map_err(|e| Error::Internal(format!("serializing a scan plan: {e}")))
 }
 
 fn explain(schema: &Schema, plan: &Plan, all: &[Condition], residual: &[Condition], max_ranges: usize) -> String {
     let mut s = String::new();
     let key_len = schema.key_length();
     if plan.ranges.is_empty() {
-        let _ = writeln!(s, "no row can match: the conditions contradict each other; nothing is read");
+        let _ = writeln!(
+            s,
+            "no row can match: the conditions contradict each other; nothing is read"
+        );
         return s;
     }
     let full = plan.ranges.len() == 1 && plan.ranges[0].start.is_empty() && plan.ranges[0].stop.is_none();
     if full {
-        let _ = writeln!(s, "FULL SCAN: no condition on the leading key fields narrows the rows read");
+        let _ = writeln!(
+            s,
+            "FULL SCAN: no condition on the leading key fields narrows the rows read"
+        );
     } else {
         let _ = writeln!(s, "RANGE SCAN over {} key range(s)", plan.ranges.len());
     }
@@ -418,23 +483,51 @@ fn explain(schema: &Schema, plan: &Plan, all: &[Condition], residual: &[Conditio
         let _ = writeln!(s, "  salt buckets read: {read} of {}", salt.buckets);
     }
     if plan.capped {
-        let _ = writeln!(s, "  capped: the expansion would exceed {max_ranges} ranges, a covering range is read instead");
+        let _ = writeln!(
+            s,
+            "  capped: the expansion would exceed {max_ranges} ranges, a covering range is read instead"
+        );
     }
     let shown = 8;
     for r in plan.ranges.iter().take(shown) {
         let stop = r.stop.as_ref().map_or("(end of table)".to_string(), |k| hex(k));
-        let _ = writeln!(s, "  [{}, {})", if r.start.is_empty() { "(start of table)".to_string() } else { hex(&r.start) }, stop);
+        let _ = writeln!(
+            s,
+            "  [{}, {})",
+            if r.start.is_empty() {
+                "(start of table)".to_string()
+            } else {
+                hex(&r.start)
+            },
+            stop
+        );
     }
     if plan.ranges.len() > shown {
         let _ = writeln!(s, "  ... {} more", plan.ranges.len() - shown);
     }
-    let enforced: Vec<String> = all.iter().filter(|c| !residual.contains(c)).map(condition_text).collect();
+    let enforced: Vec<String> = all
+        .iter()
+        .filter(|c| !residual.contains(c))
+        .map(condition_text)
+        .collect();
     let filtered: Vec<String> = residual.iter().map(condition_text).collect();
-    let _ = writeln!(s, "  enforced by the ranges: {}", if enforced.is_empty() { "none".into() } else { enforced.join(" AND ") });
+    let _ = writeln!(
+        s,
+        "  enforced by the ranges: {}",
+        if enforced.is_empty() {
+            "none".into()
+        } else {
+            enforced.join(" AND ")
+        }
+    );
     let _ = writeln!(
         s,
         "  filtered per row (native): {}key length = {key_len}",
-        if filtered.is_empty() { String::new() } else { format!("{} AND ", filtered.join(" AND ")) }
+        if filtered.is_empty() {
+            String::new()
+        } else {
+            format!("{} AND ", filtered.join(" AND "))
+        }
     );
     s
 }
@@ -454,7 +547,12 @@ fn condition_text(c: &Condition) -> String {
         .collect();
     match op {
         "in" => format!("{} IN ({})", c.field, values.join(", ")),
-        "between" => format!("{} BETWEEN {} AND {}", c.field, values[0], values.get(1).map_or("?", |v| v.as_str())),
+        "between" => format!(
+            "{} BETWEEN {} AND {}",
+            c.field,
+            values[0],
+            values.get(1).map_or("?", |v| v.as_str())
+        ),
         _ => format!("{} {op} {}", c.field, values.join(", ")),
     }
 }

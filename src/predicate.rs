@@ -16,12 +16,20 @@ pub enum Constraint {
     /// One of these values (sorted by bytes, no duplicates); empty means nothing matches.
     Points(Vec<FieldBytes>),
     /// Within the bounds and none of `excluded` (sorted, no duplicates).
-    Range { low: Bound<FieldBytes>, high: Bound<FieldBytes>, excluded: Vec<FieldBytes> },
+    Range {
+        low: Bound<FieldBytes>,
+        high: Bound<FieldBytes>,
+        excluded: Vec<FieldBytes>,
+    },
 }
 
 impl Constraint {
     fn any() -> Constraint {
-        Constraint::Range { low: Bound::Unbounded, high: Bound::Unbounded, excluded: Vec::new() }
+        Constraint::Range {
+            low: Bound::Unbounded,
+            high: Bound::Unbounded,
+            excluded: Vec::new(),
+        }
     }
 
     pub fn is_any(&self) -> bool {
@@ -32,7 +40,9 @@ impl Constraint {
         match self {
             Constraint::Points(points) => points.binary_search_by(|p| p.as_slice().cmp(bytes)).is_ok(),
             Constraint::Range { low, high, excluded } => {
-                above(low, bytes) && below(high, bytes) && excluded.binary_search_by(|p| p.as_slice().cmp(bytes)).is_err()
+                above(low, bytes)
+                    && below(high, bytes)
+                    && excluded.binary_search_by(|p| p.as_slice().cmp(bytes)).is_err()
             }
         }
     }
@@ -43,29 +53,47 @@ impl Constraint {
                 Constraint::Points(points.into_iter().filter(|p| other.allows(p)).collect())
             }
             (
-                Constraint::Range { low: l1, high: h1, excluded: mut e1 },
-                Constraint::Range { low: l2, high: h2, excluded: e2 },
+                Constraint::Range {
+                    low: l1,
+                    high: h1,
+                    excluded: mut e1,
+                },
+                Constraint::Range {
+                    low: l2,
+                    high: h2,
+                    excluded: e2,
+                },
             ) => {
                 e1.extend(e2);
                 e1.sort();
                 e1.dedup();
-                Constraint::Range { low: tighter_low(l1, l2), high: tighter_high(h1, h2), excluded: e1 }
+                Constraint::Range {
+                    low: tighter_low(l1, l2),
+                    high: tighter_high(h1, h2),
+                    excluded: e1,
+                }
             }
         }
     }
 
     /// Turns empty and single-point ranges into points, and bool ranges into their points.
     fn simplify(self, is_bit: bool) -> Constraint {
-        let Constraint::Range { low, high, excluded } = self else { return self };
+        let Constraint::Range { low, high, excluded } = self else {
+            return self;
+        };
         if is_bit {
             let allowed = Constraint::Range { low, high, excluded };
-            return Constraint::Points(vec![vec![0], vec![1]].into_iter().filter(|p| allowed.allows(p)).collect());
+            return Constraint::Points(
+                vec![vec![0], vec![1]]
+                    .into_iter()
+                    .filter(|p| allowed.allows(p))
+                    .collect(),
+            );
         }
         let empty = match (&low, &high) {
             (Bound::Included(l), Bound::Included(h)) => l > h,
-            (Bound::Included(l) | Bound::Excluded(l), Bound::Excluded(h)) | (Bound::Excluded(l), Bound::Included(h)) => {
-                l >= h
-            }
+            (Bound::Included(l) | Bound::Excluded(l), Bound::Excluded(h))
+            | (Bound::Excluded(l), Bound::Included(h)) => l >= h,
             _ => false,
         };
         if empty {
@@ -79,7 +107,10 @@ impl Constraint {
             }
         }
         // Exclusions outside the bounds change nothing; drop them.
-        let excluded = excluded.into_iter().filter(|e| above(&low, e) && below(&high, e)).collect();
+        let excluded = excluded
+            .into_iter()
+            .filter(|e| above(&low, e) && below(&high, e))
+            .collect();
         Constraint::Range { low, high, excluded }
     }
 }
@@ -105,7 +136,11 @@ fn tighter_low(a: Bound<FieldBytes>, b: Bound<FieldBytes>) -> Bound<FieldBytes> 
         (Bound::Unbounded, _) => b,
         (_, Bound::Unbounded) => a,
         (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => {
-            if x > y || (x == y && matches!(a, Bound::Excluded(_))) { a } else { b }
+            if x > y || (x == y && matches!(a, Bound::Excluded(_))) {
+                a
+            } else {
+                b
+            }
         }
     }
 }
@@ -115,7 +150,11 @@ fn tighter_high(a: Bound<FieldBytes>, b: Bound<FieldBytes>) -> Bound<FieldBytes>
         (Bound::Unbounded, _) => b,
         (_, Bound::Unbounded) => a,
         (Bound::Included(x) | Bound::Excluded(x), Bound::Included(y) | Bound::Excluded(y)) => {
-            if x < y || (x == y && matches!(a, Bound::Excluded(_))) { a } else { b }
+            if x < y || (x == y && matches!(a, Bound::Excluded(_))) {
+                a
+            } else {
+                b
+            }
         }
     }
 }
@@ -129,7 +168,9 @@ pub struct Predicate {
 impl Predicate {
     /// True when some field allows no value at all, so no row can match.
     pub fn is_unsatisfiable(&self) -> bool {
-        self.constraints.iter().any(|(_, c)| matches!(c, Constraint::Points(p) if p.is_empty()))
+        self.constraints
+            .iter()
+            .any(|(_, c)| matches!(c, Constraint::Points(p) if p.is_empty()))
     }
 
     pub fn constraint(&self, field: usize) -> Option<&Constraint> {
@@ -243,18 +284,34 @@ fn condition_constraint(schema: &Schema, index: usize, condition: &Condition) ->
     // when bytes are reversed.
     let value_bound = |low_end: bool, inclusive: bool, v: &Value| -> Result<Constraint> {
         let bytes = encode(v)?;
-        let bound = if inclusive { Bound::Included(bytes) } else { Bound::Excluded(bytes) };
+        let bound = if inclusive {
+            Bound::Included(bytes)
+        } else {
+            Bound::Excluded(bytes)
+        };
         let byte_low_end = low_end != reversed;
         Ok(if byte_low_end {
-            Constraint::Range { low: bound, high: Bound::Unbounded, excluded: Vec::new() }
+            Constraint::Range {
+                low: bound,
+                high: Bound::Unbounded,
+                excluded: Vec::new(),
+            }
         } else {
-            Constraint::Range { low: Bound::Unbounded, high: bound, excluded: Vec::new() }
+            Constraint::Range {
+                low: Bound::Unbounded,
+                high: bound,
+                excluded: Vec::new(),
+            }
         })
     };
     let values = &condition.values;
     Ok(match op {
         Op::EQ => Constraint::Points(vec![encode(&values[0])?]),
-        Op::NE => Constraint::Range { low: Bound::Unbounded, high: Bound::Unbounded, excluded: vec![encode(&values[0])?] },
+        Op::NE => Constraint::Range {
+            low: Bound::Unbounded,
+            high: Bound::Unbounded,
+            excluded: vec![encode(&values[0])?],
+        },
         Op::LT => value_bound(false, false, &values[0])?,
         Op::LE => value_bound(false, true, &values[0])?,
         Op::GT => value_bound(true, false, &values[0])?,

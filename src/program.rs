@@ -39,23 +39,40 @@ struct MaskedByte {
 #[derive(Debug, Clone)]
 enum FieldCheck {
     /// A field of 1..=8 bytes read as a big-endian unsigned integer (same order as its bytes).
-    Narrow { offset: usize, width: usize, test: NarrowTest },
+    Narrow {
+        offset: usize,
+        width: usize,
+        test: NarrowTest,
+    },
     /// A wider field, compared as bytes.
-    Wide { offset: usize, width: usize, constraint: Constraint },
+    Wide {
+        offset: usize,
+        width: usize,
+        constraint: Constraint,
+    },
 }
 
 #[derive(Debug, Clone)]
 enum NarrowTest {
     In(Vec<u64>),
     /// Inclusive bounds, sorted exclusions.
-    Range { low: u64, high: u64, excluded: Vec<u64> },
+    Range {
+        low: u64,
+        high: u64,
+        excluded: Vec<u64>,
+    },
 }
 
 impl Program {
     pub fn compile(schema: &Schema, predicate: &Predicate) -> Result<Program> {
         let key_length = schema.key_length();
-        let mut program =
-            Program { key_length, never: predicate.is_unsatisfiable(), words: vec![], bytes: vec![], checks: vec![] };
+        let mut program = Program {
+            key_length,
+            never: predicate.is_unsatisfiable(),
+            words: vec![],
+            bytes: vec![],
+            checks: vec![],
+        };
         let mut eq_mask = vec![0u8; key_length];
         let mut eq_value = vec![0u8; key_length];
         let mut program_bytes = 0usize;
@@ -104,7 +121,11 @@ impl Program {
         if len < 8 {
             self.bytes = (0..len)
                 .filter(|&i| mask[i] != 0)
-                .map(|i| MaskedByte { offset: i, mask: mask[i], value: value[i] & mask[i] })
+                .map(|i| MaskedByte {
+                    offset: i,
+                    mask: mask[i],
+                    value: value[i] & mask[i],
+                })
                 .collect();
             return;
         }
@@ -119,7 +140,11 @@ impl Program {
             }
             let mask = u64::from_be_bytes(word_mask);
             if mask != 0 {
-                self.words.push(MaskedWord { offset, mask, value: u64::from_be_bytes(word_value) });
+                self.words.push(MaskedWord {
+                    offset,
+                    mask,
+                    value: u64::from_be_bytes(word_value),
+                });
             }
             start = offset + 8;
         }
@@ -154,17 +179,29 @@ impl FieldCheck {
                     }
                 }
             }
-            FieldCheck::Wide { offset, width, constraint } => constraint.allows(&row[*offset..*offset + *width]),
+            FieldCheck::Wide {
+                offset,
+                width,
+                constraint,
+            } => constraint.allows(&row[*offset..*offset + *width]),
         }
     }
 }
 
 fn field_check(offset: usize, width: usize, constraint: &Constraint) -> FieldCheck {
     if width > 8 {
-        return FieldCheck::Wide { offset, width, constraint: constraint.clone() };
+        return FieldCheck::Wide {
+            offset,
+            width,
+            constraint: constraint.clone(),
+        };
     }
     let to_u64 = |b: &FieldBytes| be_u64(b);
-    let max = if width == 8 { u64::MAX } else { (1u64 << (8 * width)) - 1 };
+    let max = if width == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * width)) - 1
+    };
     let test = match constraint {
         Constraint::Points(points) => NarrowTest::In(points.iter().map(to_u64).collect()),
         Constraint::Range { low, high, excluded } => {
@@ -185,7 +222,11 @@ fn field_check(offset: usize, width: usize, constraint: &Constraint) -> FieldChe
                     },
                 ),
             };
-            NarrowTest::Range { low, high, excluded: excluded.iter().map(to_u64).collect() }
+            NarrowTest::Range {
+                low,
+                high,
+                excluded: excluded.iter().map(to_u64).collect(),
+            }
         }
     };
     FieldCheck::Narrow { offset, width, test }
@@ -205,14 +246,19 @@ fn be_u64(bytes: &[u8]) -> u64 {
 
 #[inline]
 fn load_u64(row: &[u8], offset: usize) -> u64 {
-    row.get(offset..offset + 8).and_then(|s| <[u8; 8]>::try_from(s).ok()).map_or(0, u64::from_be_bytes)
+    row.get(offset..offset + 8)
+        .and_then(|s| <[u8; 8]>::try_from(s).ok())
+        .map_or(0, u64::from_be_bytes)
 }
 
 #[inline]
 fn load_narrow(row: &[u8], offset: usize, width: usize) -> u64 {
     match width {
         8 => load_u64(row, offset),
-        4 => row.get(offset..offset + 4).and_then(|s| <[u8; 4]>::try_from(s).ok()).map_or(0, |b| u64::from(u32::from_be_bytes(b))),
+        4 => row
+            .get(offset..offset + 4)
+            .and_then(|s| <[u8; 4]>::try_from(s).ok())
+            .map_or(0, |b| u64::from(u32::from_be_bytes(b))),
         _ => row.get(offset..offset + width).map_or(0, be_u64),
     }
 }

@@ -59,9 +59,15 @@ impl Kind {
 /// Where a field's encoded value sits in the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Location {
-    Bytes { offset: usize, width: usize },
+    Bytes {
+        offset: usize,
+        width: usize,
+    },
     /// One bit of the byte at `offset`.
-    Bit { offset: usize, mask: u8 },
+    Bit {
+        offset: usize,
+        mask: u8,
+    },
 }
 
 impl Location {
@@ -107,8 +113,10 @@ impl Schema {
     /// Parses and validates a serialized `SchemaSpec`.
     pub fn from_bytes(spec: &[u8]) -> Result<Schema> {
         check_message_size("schema", spec)?;
-        let spec = SchemaSpec::parse_from_bytes(spec)
-            .map_err(|e| Error::Corrupt { what: "schema", detail: e.to_string() })?;
+        let spec = SchemaSpec::parse_from_bytes(spec).map_err(|e| Error::Corrupt {
+            what: "schema",
+            detail: e.to_string(),
+        })?;
         Schema::from_spec(&spec)
     }
 
@@ -125,13 +133,19 @@ impl Schema {
             });
         }
         let salted = spec.salt.is_some();
-        let mut layout = Layout { next_offset: usize::from(salted), open_bool_byte: None };
+        let mut layout = Layout {
+            next_offset: usize::from(salted),
+            open_bool_byte: None,
+        };
         let mut fields = Vec::with_capacity(spec.fields.len());
         let mut by_name = HashMap::with_capacity(spec.fields.len());
         for field_spec in &spec.fields {
             let field = layout.place(field_spec)?;
             if by_name.insert(field.name.clone(), fields.len()).is_some() {
-                return Err(Error::InvalidSchema(format!("field name '{}' is used twice", field.name)));
+                return Err(Error::InvalidSchema(format!(
+                    "field name '{}' is used twice",
+                    field.name
+                )));
             }
             fields.push(field);
         }
@@ -156,7 +170,13 @@ impl Schema {
         if let Some(s) = canonical.salt.as_mut() {
             s.special_fields = Default::default();
         }
-        Ok(Schema { fields, by_name, salt, key_length, canonical })
+        Ok(Schema {
+            fields,
+            by_name,
+            salt,
+            key_length,
+            canonical,
+        })
     }
 
     pub fn canonical_spec(&self) -> &SchemaSpec {
@@ -164,7 +184,9 @@ impl Schema {
     }
 
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        self.canonical.write_to_bytes().expect("serializing a validated schema cannot fail")
+        self.canonical
+            .write_to_bytes()
+            .expect("serializing a validated schema cannot fail")
     }
 
     pub fn key_length(&self) -> usize {
@@ -185,7 +207,10 @@ impl Schema {
     }
 
     pub fn field_index(&self, name: &str) -> Result<usize> {
-        self.by_name.get(name).copied().ok_or_else(|| Error::UnknownField(shown(name)))
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::UnknownField(shown(name)))
     }
 }
 
@@ -225,16 +250,25 @@ impl Layout {
             let offset = self.next_offset;
             // Saturating: an absurd width is caught by the key-length limit, not an overflow.
             self.next_offset = self.next_offset.saturating_add(kind.width());
-            Location::Bytes { offset, width: kind.width() }
+            Location::Bytes {
+                offset,
+                width: kind.width(),
+            }
         };
-        Ok(Field { name, kind, descending: spec.descending, location })
+        Ok(Field {
+            name,
+            kind,
+            descending: spec.descending,
+            location,
+        })
     }
 }
 
 fn kind_of(spec: &FieldSpec) -> Result<Kind> {
-    let field_type = spec.type_.enum_value().map_err(|v| {
-        Error::InvalidSchema(format!("field '{}' has unknown type number {v}", spec.name))
-    })?;
+    let field_type = spec
+        .type_
+        .enum_value()
+        .map_err(|v| Error::InvalidSchema(format!("field '{}' has unknown type number {v}", spec.name)))?;
     let width = spec.width as usize;
     let width_error = |detail: String| Error::InvalidSchema(format!("field '{}': {detail}", spec.name));
     let sized = |make: fn(usize) -> Kind, min: usize, max: usize| -> Result<Kind> {
@@ -250,7 +284,11 @@ fn kind_of(spec: &FieldSpec) -> Result<Kind> {
     };
     let unsized_kind = |kind: Kind| -> Result<Kind> {
         if spec.width != 0 {
-            Err(width_error(format!("a {} field takes no width (got {})", kind.name(), spec.width)))
+            Err(width_error(format!(
+                "a {} field takes no width (got {})",
+                kind.name(),
+                spec.width
+            )))
         } else {
             Ok(kind)
         }
@@ -291,7 +329,10 @@ fn resolve_salt(salt: &SaltSpec, by_name: &HashMap<String, usize>, field_count: 
         }
         indexes
     };
-    Ok(Salt { buckets: salt.buckets, fields })
+    Ok(Salt {
+        buckets: salt.buckets,
+        fields,
+    })
 }
 
 /// A name from the input as an error shows it: cut to `MAX_NAME_BYTES` (no longer name can be a
@@ -325,7 +366,11 @@ pub(crate) fn check_message_size(what: &'static str, bytes: &[u8]) -> Result<()>
 pub(crate) fn check_version(what: &'static str, found: u32) -> Result<()> {
     // 0 is an absent field in proto3: read as version 1.
     if found > FORMAT_VERSION {
-        return Err(Error::UnsupportedVersion { what, found, supported: FORMAT_VERSION });
+        return Err(Error::UnsupportedVersion {
+            what,
+            found,
+            supported: FORMAT_VERSION,
+        });
     }
     Ok(())
 }

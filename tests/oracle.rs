@@ -35,13 +35,20 @@ fn predicate_comparator_equals_the_oracle() {
         let schema = random_schema(&mut rng);
         let compiled = Schema::from_spec(&schema.spec()).unwrap();
         let rows: Vec<Vec<V>> = (0..60).map(|_| random_row(&mut rng, &schema)).collect();
-        let keys: Vec<Vec<u8>> = rows.iter().map(|r| compiled.encode(&schema.named(r)).unwrap()).collect();
+        let keys: Vec<Vec<u8>> = rows
+            .iter()
+            .map(|r| compiled.encode(&schema.named(r)).unwrap())
+            .collect();
         for _ in 0..15 {
             let conds = random_predicate(&mut rng, &schema);
             let cmp = predicate_comparator(&schema, &conds);
             for (row, key) in rows.iter().zip(&keys) {
                 let expected = oracle(&schema, row, &conds);
-                assert_eq!(cmp.compare(key) == 0, expected, "schema {schema:?}\nconds {conds:?}\nrow {row:?}");
+                assert_eq!(
+                    cmp.compare(key) == 0,
+                    expected,
+                    "schema {schema:?}\nconds {conds:?}\nrow {row:?}"
+                );
                 assert!(cmp.compare(key) == 0 || cmp.compare(key) == 1);
                 matched += usize::from(expected);
                 total += 1;
@@ -55,7 +62,10 @@ fn predicate_comparator_equals_the_oracle() {
         }
     }
     // The generator must produce both outcomes in earnest, or the test proves nothing.
-    assert!(matched > total / 20 && matched < total * 19 / 20, "{matched} of {total} matched");
+    assert!(
+        matched > total / 20 && matched < total * 19 / 20,
+        "{matched} of {total} matched"
+    );
 }
 
 #[test]
@@ -67,7 +77,10 @@ fn compiled_program_equals_the_normalized_predicate_on_arbitrary_bytes() {
         let schema = random_schema(&mut rng);
         let compiled = Schema::from_spec(&schema.spec()).unwrap();
         let rows: Vec<Vec<V>> = (0..8).map(|_| random_row(&mut rng, &schema)).collect();
-        let keys: Vec<Vec<u8>> = rows.iter().map(|r| compiled.encode(&schema.named(r)).unwrap()).collect();
+        let keys: Vec<Vec<u8>> = rows
+            .iter()
+            .map(|r| compiled.encode(&schema.named(r)).unwrap())
+            .collect();
         for _ in 0..10 {
             let conds = random_predicate(&mut rng, &schema);
             let cmp = predicate_comparator(&schema, &conds);
@@ -79,7 +92,11 @@ fn compiled_program_equals_the_normalized_predicate_on_arbitrary_bytes() {
                     let i = rng.below(key.len());
                     key[i] = rng.next() as u8;
                 }
-                assert_eq!(cmp.compare(&key) == 0, predicate.matches_key(cmp.schema(), &key), "{conds:?} {key:?}");
+                assert_eq!(
+                    cmp.compare(&key) == 0,
+                    predicate.matches_key(cmp.schema(), &key),
+                    "{conds:?} {key:?}"
+                );
             }
         }
     }
@@ -98,8 +115,16 @@ fn equal_comparator_equals_the_oracle() {
             let mut conds = Vec::new();
             for (i, f) in schema.fields.iter().enumerate() {
                 if rng.chance(40) {
-                    let v = if rng.chance(50) { source[i].clone() } else { random_value(&mut rng, f) };
-                    conds.push(Cond { field: i, op: Op::EQ, values: vec![v] });
+                    let v = if rng.chance(50) {
+                        source[i].clone()
+                    } else {
+                        random_value(&mut rng, f)
+                    };
+                    conds.push(Cond {
+                        field: i,
+                        op: Op::EQ,
+                        values: vec![v],
+                    });
                 }
             }
             let mut spec = EqualComparatorSpec::new();
@@ -115,7 +140,11 @@ fn equal_comparator_equals_the_oracle() {
             let cmp = comparator(&schema, Kind::Equal(spec)).unwrap();
             for row in &rows {
                 let key = compiled.encode(&schema.named(row)).unwrap();
-                assert_eq!(cmp.compare(&key) == 0, oracle(&schema, row, &conds), "{conds:?} {row:?}");
+                assert_eq!(
+                    cmp.compare(&key) == 0,
+                    oracle(&schema, row, &conds),
+                    "{conds:?} {row:?}"
+                );
             }
         }
     }
@@ -159,14 +188,22 @@ fn encode_then_decode_gives_the_values_back() {
     for _ in 0..500 {
         let schema = random_schema(&mut rng);
         let compiled = Schema::from_spec(&schema.spec()).unwrap();
-        assert_eq!(Schema::from_bytes(&compiled.canonical_bytes()).unwrap().canonical_bytes(), compiled.canonical_bytes());
+        assert_eq!(
+            Schema::from_bytes(&compiled.canonical_bytes())
+                .unwrap()
+                .canonical_bytes(),
+            compiled.canonical_bytes()
+        );
         let row = random_row(&mut rng, &schema);
         let key = compiled.encode(&schema.named(&row)).unwrap();
         assert_eq!(key.len(), compiled.key_length());
         let decoded = compiled.decode(&key).unwrap();
         for ((f, v), named) in schema.fields.iter().zip(&row).zip(&decoded) {
             assert_eq!(named.field, f.name);
-            if !matches!(f.ty, hbase_rowkey::proto::rowkey::FieldType::MD5 | hbase_rowkey::proto::rowkey::FieldType::JAVA_HASH) {
+            if !matches!(
+                f.ty,
+                hbase_rowkey::proto::rowkey::FieldType::MD5 | hbase_rowkey::proto::rowkey::FieldType::JAVA_HASH
+            ) {
                 assert_eq!(named.value.get_or_default(), &v.to_proto(), "{f:?}");
             }
         }

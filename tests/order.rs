@@ -32,31 +32,68 @@ fn check(ty: FieldType, width: u32, a: ValueKind, b: ValueKind, value_order: Ord
         let byte_order = encode(&schema, a.clone()).cmp(&encode(&schema, b.clone()));
         let reversed = descending != (ty == FieldType::REVERSED_TIMESTAMP);
         let expected = if reversed { value_order.reverse() } else { value_order };
-        prop_assert_eq!(byte_order, expected, "{:?} {:?} vs {:?} descending={}", ty, a, b, descending);
+        prop_assert_eq!(
+            byte_order,
+            expected,
+            "{:?} {:?} vs {:?} descending={}",
+            ty,
+            a,
+            b,
+            descending
+        );
     }
     Ok(())
 }
 
 fn int32() -> impl Strategy<Value = i32> {
-    prop_oneof![Just(i32::MIN), Just(i32::MIN + 1), Just(-1), Just(0), Just(1), Just(i32::MAX - 1), Just(i32::MAX), any::<i32>()]
+    prop_oneof![
+        Just(i32::MIN),
+        Just(i32::MIN + 1),
+        Just(-1),
+        Just(0),
+        Just(1),
+        Just(i32::MAX - 1),
+        Just(i32::MAX),
+        any::<i32>()
+    ]
 }
 
 fn int64() -> impl Strategy<Value = i64> {
-    prop_oneof![Just(i64::MIN), Just(i64::MIN + 1), Just(-1), Just(0), Just(1), Just(i64::MAX - 1), Just(i64::MAX), any::<i64>()]
+    prop_oneof![
+        Just(i64::MIN),
+        Just(i64::MIN + 1),
+        Just(-1),
+        Just(0),
+        Just(1),
+        Just(i64::MAX - 1),
+        Just(i64::MAX),
+        any::<i64>()
+    ]
 }
 
 fn string(width: usize) -> impl Strategy<Value = String> {
     // Any characters but U+0000 (the padding byte), cut to fit the width in UTF-8 bytes.
-    proptest::collection::vec(prop_oneof![Just('a'), Just('\u{1}'), Just('\u{7f}'), Just('é'), Just('\u{FFFF}'), Just('\u{10FFFF}'), any::<char>()], 0..6)
-        .prop_map(move |chars| {
-            let mut s = String::new();
-            for c in chars.into_iter().filter(|&c| c != '\0') {
-                if s.len() + c.len_utf8() <= width {
-                    s.push(c);
-                }
+    proptest::collection::vec(
+        prop_oneof![
+            Just('a'),
+            Just('\u{1}'),
+            Just('\u{7f}'),
+            Just('é'),
+            Just('\u{FFFF}'),
+            Just('\u{10FFFF}'),
+            any::<char>()
+        ],
+        0..6,
+    )
+    .prop_map(move |chars| {
+        let mut s = String::new();
+        for c in chars.into_iter().filter(|&c| c != '\0') {
+            if s.len() + c.len_utf8() <= width {
+                s.push(c);
             }
-            s
-        })
+        }
+        s
+    })
 }
 
 proptest! {

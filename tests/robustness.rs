@@ -222,15 +222,22 @@ impl Harness {
                 let (outcome, bytes) = measure_memory(|| catch_unwind(AssertUnwindSafe(|| f(input))));
                 (outcome, bytes, start.elapsed())
             };
-            let (outcome, bytes, took) =
-                if attempt > 0 || input.len() >= LARGE_INPUT { alone(run) } else { shared(run) };
+            let (outcome, bytes, took) = if attempt > 0 || input.len() >= LARGE_INPUT {
+                alone(run)
+            } else {
+                shared(run)
+            };
             let outcome = outcome.unwrap_or_else(|payload| {
                 let message = payload
                     .downcast_ref::<String>()
                     .map(String::as_str)
                     .or_else(|| payload.downcast_ref::<&str>().copied())
                     .unwrap_or("?");
-                panic!("{}: PANIC ({message}) on {label} input {}", self.name, hex_prefix(input))
+                panic!(
+                    "{}: PANIC ({message}) on {label} input {}",
+                    self.name,
+                    hex_prefix(input)
+                )
             });
             if elapsed == Duration::MAX {
                 match &outcome {
@@ -295,7 +302,12 @@ impl Harness {
             self.most_memory_input,
             self.longest_error,
         );
-        assert!(self.inputs >= minimum, "{}: only {} inputs, want {minimum}", self.name, self.inputs);
+        assert!(
+            self.inputs >= minimum,
+            "{}: only {} inputs, want {minimum}",
+            self.name,
+            self.inputs
+        );
     }
 }
 
@@ -417,7 +429,15 @@ fn random_bytes(rng: &mut Rng) -> Vec<u8> {
         (0..len).map(|_| rng.next() as u8).collect()
     } else {
         // Protobuf-looking: mostly tags and small numbers.
-        (0..len).map(|_| if rng.chance(60) { *rng.pick(&INTERESTING) } else { rng.next() as u8 }).collect()
+        (0..len)
+            .map(|_| {
+                if rng.chance(60) {
+                    *rng.pick(&INTERESTING)
+                } else {
+                    rng.next() as u8
+                }
+            })
+            .collect()
     }
 }
 
@@ -588,7 +608,9 @@ fn random_comparator_spec(rng: &mut Rng) -> (SchemaDef, ComparatorSpec) {
             spec.kind = Some(Kind::Equal(e));
         }
         _ => {
-            let ordered: Vec<usize> = (0..schema.fields.len()).filter(|&i| schema.fields[i].is_ordered()).collect();
+            let ordered: Vec<usize> = (0..schema.fields.len())
+                .filter(|&i| schema.fields[i].is_ordered())
+                .collect();
             let i = if ordered.is_empty() { 0 } else { *rng.pick(&ordered) };
             let mut r = RangeComparatorSpec::new();
             r.field = schema.fields[i].name.clone();
@@ -639,7 +661,10 @@ fn parser_plan_request() {
     let mut rng = Rng::new(0x91a2_0b03);
     let mut seeds = seeds_of(400, || {
         let schema = random_schema(&mut rng);
-        let conds: Vec<Condition> = random_predicate(&mut rng, &schema).iter().map(|c| c.to_proto(&schema)).collect();
+        let conds: Vec<Condition> = random_predicate(&mut rng, &schema)
+            .iter()
+            .map(|c| c.to_proto(&schema))
+            .collect();
         let max = *rng.pick(&[0u32, 1, 2, 5, 100, 50_000]);
         plan_bytes(predicate_spec(schema.spec(), conds), max)
     });
@@ -698,8 +723,18 @@ fn parser_decode_to_row_message() {
     let mut rng = Rng::new(0xdec0_de05);
     let mut schemas = row_test_schemas(&mut rng);
     // And the widest keys: 4 x 1024-byte fields.
-    let wide = schema_of((0..4).map(|i| field(&format!("w{i}"), FieldType::FIXED_STRING, 1024)).collect());
-    schemas.push((SchemaDef { fields: vec![], salt: None }, Schema::from_spec(&wide).unwrap()));
+    let wide = schema_of(
+        (0..4)
+            .map(|i| field(&format!("w{i}"), FieldType::FIXED_STRING, 1024))
+            .collect(),
+    );
+    schemas.push((
+        SchemaDef {
+            fields: vec![],
+            salt: None,
+        },
+        Schema::from_spec(&wide).unwrap(),
+    ));
     let mut h = Harness::new("Schema::decode_to_row_message");
     let per_schema = INPUTS_PER_PARSER / schemas.len() + 1;
     for (def, schema) in &schemas {
@@ -715,13 +750,21 @@ fn parser_decode_to_row_message() {
         // corruptions of valid keys (other lengths), then random lengths up to 2 x 4096.
         while h.inputs < target - per_schema / 2 {
             let key: Vec<u8> = (0..len)
-                .map(|_| if rng.chance(30) { *rng.pick(&[0u8, 0x7f, 0x80, 0xc3, 0xff]) } else { rng.next() as u8 })
+                .map(|_| {
+                    if rng.chance(30) {
+                        *rng.pick(&[0u8, 0x7f, 0x80, 0xc3, 0xff])
+                    } else {
+                        rng.next() as u8
+                    }
+                })
                 .collect();
             h.check("random key", &key, decode);
         }
         corrupt_and_run(&mut h, &mut rng, &seeds, per_schema * 2 / 5, decode);
         while h.inputs < target {
-            let key: Vec<u8> = (0..rng.below(2 * limits::MAX_KEY_BYTES + 2)).map(|_| rng.next() as u8).collect();
+            let key: Vec<u8> = (0..rng.below(2 * limits::MAX_KEY_BYTES + 2))
+                .map(|_| rng.next() as u8)
+                .collect();
             h.check("random length", &key, decode);
         }
     }
@@ -763,20 +806,47 @@ fn absurd_schemas() -> Vec<SchemaSpec> {
     out.push(schema_of(vec![field("x", FieldType::FIELD_TYPE_UNSPECIFIED, 0)]));
     out.push(schema_of(vec![]));
     out.push(schema_of(vec![field("", FieldType::INT32, 0)]));
-    out.push(schema_of(vec![field("x", FieldType::INT32, 0), field("x", FieldType::INT64, 0)]));
-    out.push(schema_of(vec![field(&"n".repeat(limits::MAX_NAME_BYTES + 1), FieldType::INT32, 0)]));
-    out.push(schema_of(vec![field(&"n".repeat(limits::MAX_NAME_BYTES), FieldType::INT32, 0)]));
+    out.push(schema_of(vec![
+        field("x", FieldType::INT32, 0),
+        field("x", FieldType::INT64, 0),
+    ]));
+    out.push(schema_of(vec![field(
+        &"n".repeat(limits::MAX_NAME_BYTES + 1),
+        FieldType::INT32,
+        0,
+    )]));
+    out.push(schema_of(vec![field(
+        &"n".repeat(limits::MAX_NAME_BYTES),
+        FieldType::INT32,
+        0,
+    )]));
     for version in [0u32, 2, 99, u32::MAX] {
         let mut s = schema_of(all_type_fields());
         s.format_version = version;
         out.push(s);
     }
     // Key length above the limit: 5 x 1024 bytes; and exactly at it.
-    out.push(schema_of((0..5).map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024)).collect()));
-    out.push(schema_of((0..4).map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024)).collect()));
+    out.push(schema_of(
+        (0..5)
+            .map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024))
+            .collect(),
+    ));
+    out.push(schema_of(
+        (0..4)
+            .map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024))
+            .collect(),
+    ));
     // Fields: at the limit, above it.
-    out.push(schema_of((0..limits::MAX_FIELDS).map(|i| field(&format!("f{i}"), FieldType::BOOL, 0)).collect()));
-    out.push(schema_of((0..=limits::MAX_FIELDS).map(|i| field(&format!("f{i}"), FieldType::BOOL, 0)).collect()));
+    out.push(schema_of(
+        (0..limits::MAX_FIELDS)
+            .map(|i| field(&format!("f{i}"), FieldType::BOOL, 0))
+            .collect(),
+    ));
+    out.push(schema_of(
+        (0..=limits::MAX_FIELDS)
+            .map(|i| field(&format!("f{i}"), FieldType::BOOL, 0))
+            .collect(),
+    ));
     for buckets in [0u32, 1, 256, 257, u32::MAX] {
         let mut s = schema_of(all_type_fields());
         let mut salt = SaltSpec::new();
@@ -785,7 +855,13 @@ fn absurd_schemas() -> Vec<SchemaSpec> {
         out.push(s);
     }
     let long_name = "é".repeat(250_000);
-    for names in [vec!["nope"], vec!["i", "i"], vec!["i", "b", "m"], vec![""], vec![long_name.as_str()]] {
+    for names in [
+        vec!["nope"],
+        vec!["i", "i"],
+        vec!["i", "b", "m"],
+        vec![""],
+        vec![long_name.as_str()],
+    ] {
         let mut s = schema_of(all_type_fields());
         let mut salt = SaltSpec::new();
         salt.buckets = 16;
@@ -806,7 +882,12 @@ fn absurd_schemas() -> Vec<SchemaSpec> {
 /// Well-formed `ComparatorSpec`s whose contents are out of range.
 fn absurd_comparators() -> Vec<ComparatorSpec> {
     let schema = || schema_of(all_type_fields());
-    let wide = || schema_of(vec![field("w", FieldType::FIXED_STRING, 1024), field("i", FieldType::INT32, 0)]);
+    let wide = || {
+        schema_of(vec![
+            field("w", FieldType::FIXED_STRING, 1024),
+            field("i", FieldType::INT32, 0),
+        ])
+    };
     let int = |v: i64| value(ValueKind::IntValue(v));
     let string = |s: &str| value(ValueKind::StringValue(s.into()));
     let mut out = Vec::new();
@@ -838,12 +919,30 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
         // Conditions: at the limit and above it.
         vec![condition("i", Op::NE, vec![int(7)]); limits::MAX_CONDITIONS],
         vec![condition("i", Op::NE, vec![int(7)]); limits::MAX_CONDITIONS + 1],
-        (0..limits::MAX_CONDITIONS as i64).map(|v| condition("l", Op::NE, vec![int(v * 7919)])).collect(),
+        (0..limits::MAX_CONDITIONS as i64)
+            .map(|v| condition("l", Op::NE, vec![int(v * 7919)]))
+            .collect(),
         // IN lists: at the limit and above it; 10^6 values.
-        vec![condition("i", Op::IN, (0..limits::MAX_IN_VALUES as i64).map(int).collect())],
-        vec![condition("i", Op::IN, (0..=limits::MAX_IN_VALUES as i64).map(int).collect())],
-        vec![condition("b", Op::IN, vec![value(ValueKind::BoolValue(true)); limits::MAX_IN_VALUES])],
-        vec![condition("m", Op::IN, (0..limits::MAX_IN_VALUES).map(|v| string(&v.to_string())).collect())],
+        vec![condition(
+            "i",
+            Op::IN,
+            (0..limits::MAX_IN_VALUES as i64).map(int).collect(),
+        )],
+        vec![condition(
+            "i",
+            Op::IN,
+            (0..=limits::MAX_IN_VALUES as i64).map(int).collect(),
+        )],
+        vec![condition(
+            "b",
+            Op::IN,
+            vec![value(ValueKind::BoolValue(true)); limits::MAX_IN_VALUES],
+        )],
+        vec![condition(
+            "m",
+            Op::IN,
+            (0..limits::MAX_IN_VALUES).map(|v| string(&v.to_string())).collect(),
+        )],
     ];
     let mut huge_in = condition("i", Op::IN, Vec::new());
     huge_in.values = (0..1_000_000).map(int).collect();
@@ -859,10 +958,20 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
     // Wide fields: 100,000 equal or distinct IN values of 1024 bytes each, 1024 exclusions.
     let wide_conditions: Vec<Vec<Condition>> = vec![
         vec![condition("w", Op::IN, vec![string(""); limits::MAX_IN_VALUES])],
-        vec![condition("w", Op::IN, (0..limits::MAX_IN_VALUES).map(|v| string(&v.to_string())).collect())],
-        (0..limits::MAX_CONDITIONS).map(|v| condition("w", Op::NE, vec![string(&format!("{v:0>1000}"))])).collect(),
-        (0..limits::MAX_CONDITIONS).map(|v| condition("w", Op::NE, vec![string(&format!("{v:>1000}"))])).collect(),
-        (0..limits::MAX_CONDITIONS).map(|v| condition("w", Op::IN, vec![string(&v.to_string()); 97])).collect(),
+        vec![condition(
+            "w",
+            Op::IN,
+            (0..limits::MAX_IN_VALUES).map(|v| string(&v.to_string())).collect(),
+        )],
+        (0..limits::MAX_CONDITIONS)
+            .map(|v| condition("w", Op::NE, vec![string(&format!("{v:0>1000}"))]))
+            .collect(),
+        (0..limits::MAX_CONDITIONS)
+            .map(|v| condition("w", Op::NE, vec![string(&format!("{v:>1000}"))]))
+            .collect(),
+        (0..limits::MAX_CONDITIONS)
+            .map(|v| condition("w", Op::IN, vec![string(&v.to_string()); 97]))
+            .collect(),
     ];
     for c in wide_conditions {
         out.push(predicate_spec(wide(), c));
@@ -931,36 +1040,71 @@ fn absurd_plans() -> Vec<(&'static str, Vec<u8>)> {
     let mut out = Vec::new();
     let all = schema_of(all_type_fields());
     for max in [0u32, 1, 2, u32::MAX] {
-        out.push(("max_ranges", plan_bytes(predicate_spec(all.clone(), vec![condition("i", Op::IN, (0..1000).map(int).collect())]), max)));
+        out.push((
+            "max_ranges",
+            plan_bytes(
+                predicate_spec(all.clone(), vec![condition("i", Op::IN, (0..1000).map(int).collect())]),
+                max,
+            ),
+        ));
     }
     // An IN list of 100,000 ints followed by three 1 KiB fields fixed by equalities: the
     // expanded prefixes are 100,000 x 3 KiB.
     let mut long_key = vec![field("i", FieldType::INT32, 0)];
     long_key.extend((0..3).map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024)));
-    let mut conds = vec![condition("i", Op::IN, (0..limits::MAX_IN_VALUES as i64 - 3).map(int).collect())];
+    let mut conds = vec![condition(
+        "i",
+        Op::IN,
+        (0..limits::MAX_IN_VALUES as i64 - 3).map(int).collect(),
+    )];
     conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k as u8; 1024])])));
     for max in [0u32, u32::MAX] {
-        out.push(("prefix product", plan_bytes(predicate_spec(schema_of(long_key.clone()), conds.clone()), max)));
+        out.push((
+            "prefix product",
+            plan_bytes(predicate_spec(schema_of(long_key.clone()), conds.clone()), max),
+        ));
     }
     // A range on a narrow field enumerated into points, followed by a wide equality.
     let mut conds = vec![condition("i", Op::BETWEEN, vec![int(0), int(999_999)])];
     conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k as u8; 1024])])));
-    out.push(("enumerated range", plan_bytes(predicate_spec(schema_of(long_key.clone()), conds), u32::MAX)));
+    out.push((
+        "enumerated range",
+        plan_bytes(predicate_spec(schema_of(long_key.clone()), conds), u32::MAX),
+    ));
     // Salt fields: three 1 KiB fields with 100 values each, 10^6 combinations.
-    let mut salted = schema_of((0..3).map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024)).collect());
+    let mut salted = schema_of(
+        (0..3)
+            .map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024))
+            .collect(),
+    );
     let mut salt = SaltSpec::new();
     salt.buckets = 256;
     salted.salt = MessageField::some(salt);
     let conds: Vec<Condition> = (0..3)
-        .map(|k| condition(&format!("w{k}"), Op::IN, (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect()))
+        .map(|k| {
+            condition(
+                &format!("w{k}"),
+                Op::IN,
+                (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect(),
+            )
+        })
         .collect();
     for max in [0u32, u32::MAX] {
-        out.push(("salt combinations", plan_bytes(predicate_spec(salted.clone(), conds.clone()), max)));
+        out.push((
+            "salt combinations",
+            plan_bytes(predicate_spec(salted.clone(), conds.clone()), max),
+        ));
     }
     // 256 bools, each IN (true, false) or fixed: 2^k combinations of shared bytes.
     let bools = schema_of((0..256).map(|i| field(&format!("b{i}"), FieldType::BOOL, 0)).collect());
     let conds: Vec<Condition> = (0..256)
-        .map(|i| condition(&format!("b{i}"), Op::IN, vec![value(ValueKind::BoolValue(true)), value(ValueKind::BoolValue(false))]))
+        .map(|i| {
+            condition(
+                &format!("b{i}"),
+                Op::IN,
+                vec![value(ValueKind::BoolValue(true)), value(ValueKind::BoolValue(false))],
+            )
+        })
         .collect();
     out.push(("bool bytes", plan_bytes(predicate_spec(bools, conds), u32::MAX)));
     // Not a predicate comparator; no query at all.
@@ -1004,16 +1148,22 @@ fn absurd_rows(def: &SchemaDef, with_flood: bool) -> Vec<Vec<u8>> {
 /// Repeated-field floods that fill the 1 MiB message limit, and inputs just above it.
 fn flood_inputs() -> Vec<Vec<u8>> {
     let max = limits::MAX_MESSAGE_BYTES;
-    let fill = |unit: &[u8]| -> Vec<u8> { unit.iter().copied().cycle().take(max / unit.len() * unit.len()).collect() };
+    let fill = |unit: &[u8]| -> Vec<u8> {
+        unit.iter()
+            .copied()
+            .cycle()
+            .take(max / unit.len() * unit.len())
+            .collect()
+    };
     vec![
-        fill(&[0x12, 0x00]),             // 2: empty repeated messages (fields, values, ...)
-        fill(&[0x0a, 0x00]),             // 1: empty strings / messages
-        fill(&[0x12, 0x02, 0x1a, 0x00]), // nested empty messages
-        fill(&[0x08, 0x01]),             // a varint field over and over
+        fill(&[0x12, 0x00]),                         // 2: empty repeated messages (fields, values, ...)
+        fill(&[0x0a, 0x00]),                         // 1: empty strings / messages
+        fill(&[0x12, 0x02, 0x1a, 0x00]),             // nested empty messages
+        fill(&[0x08, 0x01]),                         // a varint field over and over
         fill(&[0xf8, 0xff, 0xff, 0xff, 0x0f, 0x01]), // unknown field numbers
-        fill(&[0x0b]),                   // start-group, nested as deep as it goes
-        fill(&[0x0b, 0x0c]),             // empty groups
-        fill(&[0x0a, 0x80]),             // lengths running past the end
+        fill(&[0x0b]),                               // start-group, nested as deep as it goes
+        fill(&[0x0b, 0x0c]),                         // empty groups
+        fill(&[0x0a, 0x80]),                         // lengths running past the end
         vec![0x12; max],
         vec![0x00; max],
         vec![0x00; max + 1],
@@ -1040,7 +1190,9 @@ fn huge_declared_lengths_are_refused_without_allocating_them() {
         }
     }
     // Inside a valid prefix: a comparator whose schema claims gigabytes.
-    let valid = predicate_spec(schema_of(all_type_fields()), vec![]).write_to_bytes().unwrap();
+    let valid = predicate_spec(schema_of(all_type_fields()), vec![])
+        .write_to_bytes()
+        .unwrap();
     for v in huge_varints() {
         let mut d = valid[..1].to_vec();
         d.extend(&v);
@@ -1069,7 +1221,10 @@ fn assert_plan_keeps(name: &str, request: &[u8], schema: &SchemaSpec, rows: &[Ve
     let schema = Schema::from_spec(schema).unwrap();
     for row in rows {
         let key = schema.encode(row).unwrap();
-        let inside = plan.ranges.iter().any(|r| key >= r.start && (r.stop.is_empty() || key < r.stop));
+        let inside = plan
+            .ranges
+            .iter()
+            .any(|r| key >= r.start && (r.stop.is_empty() || key < r.stop));
         assert!(inside, "{name}: a matching key is outside the planned ranges");
         assert_eq!(residual.compare(&key), 0, "{name}: a matching key fails the residual");
     }
@@ -1095,32 +1250,71 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
     };
     let wide_equalities = || (0..3u8).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k; 1024])]));
 
-    let mut in_then_wide = vec![condition("i", Op::IN, (0..limits::MAX_IN_VALUES as i64 - 3).map(int).collect())];
+    let mut in_then_wide = vec![condition(
+        "i",
+        Op::IN,
+        (0..limits::MAX_IN_VALUES as i64 - 3).map(int).collect(),
+    )];
     in_then_wide.extend(wide_equalities());
     let mut range_then_wide = vec![condition("i", Op::BETWEEN, vec![int(0), int(999_999)])];
     range_then_wide.extend(wide_equalities());
 
-    let mut salted = schema_of((0..3).map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024)).collect());
-    salted.salt = MessageField::some(SaltSpec { buckets: 256, ..Default::default() });
+    let mut salted = schema_of(
+        (0..3)
+            .map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024))
+            .collect(),
+    );
+    salted.salt = MessageField::some(SaltSpec {
+        buckets: 256,
+        ..Default::default()
+    });
     let salted_in: Vec<Condition> = (0..3u8)
-        .map(|k| condition(&format!("w{k}"), Op::IN, (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect()))
+        .map(|k| {
+            condition(
+                &format!("w{k}"),
+                Op::IN,
+                (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect(),
+            )
+        })
         .collect();
     let salted_row = |v: u8| -> Vec<NamedValue> {
-        (0..3u8).map(|k| named(&format!("w{k}"), ValueKind::BytesValue(vec![v ^ k; 1024]))).collect()
+        (0..3u8)
+            .map(|k| named(&format!("w{k}"), ValueKind::BytesValue(vec![v ^ k; 1024])))
+            .collect()
     };
 
     // Twenty salted bools, each free: 2^20 combinations of the salt fields.
     let mut bools = schema_of((0..20).map(|i| field(&format!("b{i}"), FieldType::BOOL, 0)).collect());
-    bools.salt = MessageField::some(SaltSpec { buckets: 256, ..Default::default() });
+    bools.salt = MessageField::some(SaltSpec {
+        buckets: 256,
+        ..Default::default()
+    });
     let both = || vec![value(ValueKind::BoolValue(true)), value(ValueKind::BoolValue(false))];
     let bools_in: Vec<Condition> = (0..20).map(|i| condition(&format!("b{i}"), Op::IN, both())).collect();
-    let bools_row: Vec<NamedValue> = (0..20).map(|i| named(&format!("b{i}"), ValueKind::BoolValue(i % 3 == 0))).collect();
+    let bools_row: Vec<NamedValue> = (0..20)
+        .map(|i| named(&format!("b{i}"), ValueKind::BoolValue(i % 3 == 0)))
+        .collect();
 
     type Case<'a> = (&'a str, SchemaSpec, Vec<Condition>, Vec<Vec<NamedValue>>);
     let cases: Vec<Case> = vec![
-        ("IN then wide equalities", long_key.clone(), in_then_wide, vec![fixed_wide(0), fixed_wide(99_996)]),
-        ("enumerated range then wide equalities", long_key, range_then_wide, vec![fixed_wide(0), fixed_wide(999_999)]),
-        ("salt fields with 10^6 combinations", salted, salted_in, vec![salted_row(0), salted_row(99)]),
+        (
+            "IN then wide equalities",
+            long_key.clone(),
+            in_then_wide,
+            vec![fixed_wide(0), fixed_wide(99_996)],
+        ),
+        (
+            "enumerated range then wide equalities",
+            long_key,
+            range_then_wide,
+            vec![fixed_wide(0), fixed_wide(999_999)],
+        ),
+        (
+            "salt fields with 10^6 combinations",
+            salted,
+            salted_in,
+            vec![salted_row(0), salted_row(99)],
+        ),
         ("salt bools with 2^20 combinations", bools, bools_in, vec![bools_row]),
     ];
     for (name, schema, conditions, rows) in cases {
@@ -1128,9 +1322,16 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
             let request = plan_bytes(predicate_spec(schema.clone(), conditions.clone()), max_ranges);
             let (result, took, memory) = measured(|| plan_request(&request));
             let plan = result.unwrap_or_else(|e| panic!("{name}: {e}"));
-            println!("{name}, max_ranges {max_ranges}: {took:.2?}, {} KiB, plan {} bytes", memory / 1024, plan.len());
+            println!(
+                "{name}, max_ranges {max_ranges}: {took:.2?}, {} KiB, plan {} bytes",
+                memory / 1024,
+                plan.len()
+            );
             assert!(memory <= 64 << 20, "{name}: planning held {memory} bytes");
-            assert!(took <= time_budget(request.len() + plan.len()), "{name}: planning took {took:?}");
+            assert!(
+                took <= time_budget(request.len() + plan.len()),
+                "{name}: planning took {took:?}"
+            );
             assert_plan_keeps(name, &request, &schema, &rows);
         }
     }
@@ -1141,20 +1342,27 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
 /// 1 KiB field, a 400 KB message, held 116 MB. The limit now bounds the encoded values up front.
 #[test]
 fn regression_wide_in_lists_are_refused_before_encoding_every_value() {
-    let wide = schema_of(vec![field("w", FieldType::FIXED_STRING, 1024), field("i", FieldType::INT32, 0)]);
+    let wide = schema_of(vec![
+        field("w", FieldType::FIXED_STRING, 1024),
+        field("i", FieldType::INT32, 0),
+    ]);
     let string = |s: String| value(ValueKind::StringValue(s));
     for values in [
         vec![string(String::new()); limits::MAX_IN_VALUES],
         (0..limits::MAX_IN_VALUES).map(|v| string(v.to_string())).collect(),
     ] {
-        let spec = predicate_spec(wide.clone(), vec![condition("w", Op::IN, values)]).write_to_bytes().unwrap();
+        let spec = predicate_spec(wide.clone(), vec![condition("w", Op::IN, values)])
+            .write_to_bytes()
+            .unwrap();
         let (result, took, memory) = measured(|| Comparator::from_bytes(&spec));
         println!("{} byte spec: {took:.2?}, {} KiB", spec.len(), memory / 1024);
         assert_limit(result, limits::MAX_PROGRAM_BYTES, "compiled program size");
         assert!(memory <= 32 << 20, "parsing held {memory} bytes");
     }
     // Narrow fields are unaffected: 100,000 int values still compile.
-    let ints = (0..limits::MAX_IN_VALUES as i64).map(|v| value(ValueKind::IntValue(v))).collect();
+    let ints = (0..limits::MAX_IN_VALUES as i64)
+        .map(|v| value(ValueKind::IntValue(v)))
+        .collect();
     Comparator::from_spec(&predicate_spec(wide, vec![condition("i", Op::IN, ints)])).unwrap();
 }
 
@@ -1180,7 +1388,10 @@ fn regression_canonical_bytes_drop_nested_unknown_fields() {
         let mut c = condition("i", Op::IN, vec![int(1), int(2)]);
         unknown(&mut c.special_fields, on);
         unknown(&mut c.values[1].special_fields, on);
-        let mut predicate = predicate_spec(schema_of(all_type_fields()), vec![c, condition("l", Op::GT, vec![int(5)])]);
+        let mut predicate = predicate_spec(
+            schema_of(all_type_fields()),
+            vec![c, condition("l", Op::GT, vec![int(5)])],
+        );
         if let Some(Kind::Predicate(p)) = predicate.kind.as_mut() {
             unknown(&mut p.special_fields, on);
             unknown(&mut p.predicate.mut_or_insert_default().special_fields, on);
@@ -1205,7 +1416,10 @@ fn regression_canonical_bytes_drop_nested_unknown_fields() {
         let bytes = with.write_to_bytes().unwrap();
         let expected = Comparator::from_spec(&without).unwrap().canonical_bytes().to_vec();
         for _ in 0..20 {
-            assert_eq!(Comparator::from_bytes(&bytes).unwrap().canonical_bytes(), expected.as_slice());
+            assert_eq!(
+                Comparator::from_bytes(&bytes).unwrap().canonical_bytes(),
+                expected.as_slice()
+            );
         }
     }
     // The input libFuzzer found, replayed with its invariant.
@@ -1220,7 +1434,14 @@ fn regression_canonical_bytes_drop_nested_unknown_fields() {
 fn assert_limit<T>(result: hbase_rowkey::Result<T>, limit: usize, words: &str) {
     match result {
         Err(e @ Error::LimitExceeded { .. }) => {
-            let Error::LimitExceeded { what, limit: named, found } = &e else { unreachable!() };
+            let Error::LimitExceeded {
+                what,
+                limit: named,
+                found,
+            } = &e
+            else {
+                unreachable!()
+            };
             assert_eq!(*named, limit, "{e}");
             assert!(*found > limit, "{e}");
             assert!(what.contains(words), "the error does not name the limit ({words}): {e}");
@@ -1235,16 +1456,36 @@ fn assert_limit<T>(result: hbase_rowkey::Result<T>, limit: usize, words: &str) {
 #[test]
 fn limit_max_message_bytes() {
     let too_big = vec![0u8; limits::MAX_MESSAGE_BYTES + 1];
-    assert_limit(Schema::from_bytes(&too_big), limits::MAX_MESSAGE_BYTES, "serialized schema size");
-    assert_limit(Comparator::from_bytes(&too_big), limits::MAX_MESSAGE_BYTES, "serialized comparator size");
+    assert_limit(
+        Schema::from_bytes(&too_big),
+        limits::MAX_MESSAGE_BYTES,
+        "serialized schema size",
+    );
+    assert_limit(
+        Comparator::from_bytes(&too_big),
+        limits::MAX_MESSAGE_BYTES,
+        "serialized comparator size",
+    );
     assert_limit(plan_request(&too_big), limits::MAX_MESSAGE_BYTES, "size in bytes");
     let schema = Schema::from_spec(&schema_of(all_type_fields())).unwrap();
-    assert_limit(schema.encode_row_message(&too_big), limits::MAX_MESSAGE_BYTES, "serialized row size");
+    assert_limit(
+        schema.encode_row_message(&too_big),
+        limits::MAX_MESSAGE_BYTES,
+        "serialized row size",
+    );
     // A real message just above the limit, and a 10 MB field name inside one.
     let mut s = schema_of(vec![field(&"n".repeat(10 << 20), FieldType::INT32, 0)]);
-    assert_limit(Schema::from_bytes(&s.write_to_bytes().unwrap()), limits::MAX_MESSAGE_BYTES, "serialized schema size");
+    assert_limit(
+        Schema::from_bytes(&s.write_to_bytes().unwrap()),
+        limits::MAX_MESSAGE_BYTES,
+        "serialized schema size",
+    );
     s.fields[0].name = "n".repeat(limits::MAX_MESSAGE_BYTES);
-    assert_limit(Schema::from_bytes(&s.write_to_bytes().unwrap()), limits::MAX_MESSAGE_BYTES, "serialized schema size");
+    assert_limit(
+        Schema::from_bytes(&s.write_to_bytes().unwrap()),
+        limits::MAX_MESSAGE_BYTES,
+        "serialized schema size",
+    );
 }
 
 #[test]
@@ -1253,10 +1494,18 @@ fn limit_max_name_bytes() {
         let s = schema_of(vec![field(&"n".repeat(length), FieldType::INT32, 0)]);
         assert_limit(Schema::from_spec(&s), limits::MAX_NAME_BYTES, "field name length");
         if length < limits::MAX_MESSAGE_BYTES {
-            assert_limit(Schema::from_bytes(&s.write_to_bytes().unwrap()), limits::MAX_NAME_BYTES, "field name length");
+            assert_limit(
+                Schema::from_bytes(&s.write_to_bytes().unwrap()),
+                limits::MAX_NAME_BYTES,
+                "field name length",
+            );
         }
     }
-    let s = schema_of(vec![field(&"é".repeat(limits::MAX_NAME_BYTES / 2), FieldType::INT32, 0)]);
+    let s = schema_of(vec![field(
+        &"é".repeat(limits::MAX_NAME_BYTES / 2),
+        FieldType::INT32,
+        0,
+    )]);
     Schema::from_spec(&s).expect("a name of exactly the limit in UTF-8 bytes");
 }
 
@@ -1271,7 +1520,11 @@ fn limit_max_fields() {
         if bytes.len() <= limits::MAX_MESSAGE_BYTES {
             assert_limit(Schema::from_bytes(&bytes), limits::MAX_FIELDS, "number of fields");
         } else {
-            assert_limit(Schema::from_bytes(&bytes), limits::MAX_MESSAGE_BYTES, "serialized schema size");
+            assert_limit(
+                Schema::from_bytes(&bytes),
+                limits::MAX_MESSAGE_BYTES,
+                "serialized schema size",
+            );
         }
     }
 }
@@ -1279,18 +1532,34 @@ fn limit_max_fields() {
 #[test]
 fn limit_max_key_bytes() {
     let wide = |n: usize, last: u32| {
-        let mut f: Vec<FieldSpec> = (0..n).map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024)).collect();
+        let mut f: Vec<FieldSpec> = (0..n)
+            .map(|i| field(&format!("f{i}"), FieldType::FIXED_BYTES, 1024))
+            .collect();
         f.push(field("last", FieldType::FIXED_BYTES, last));
         schema_of(f)
     };
-    assert_eq!(Schema::from_spec(&wide(3, 1024)).unwrap().key_length(), limits::MAX_KEY_BYTES);
+    assert_eq!(
+        Schema::from_spec(&wide(3, 1024)).unwrap().key_length(),
+        limits::MAX_KEY_BYTES
+    );
     assert_limit(Schema::from_spec(&wide(4, 1)), limits::MAX_KEY_BYTES, "row key length");
-    assert_limit(Schema::from_bytes(&wide(4, 1).write_to_bytes().unwrap()), limits::MAX_KEY_BYTES, "row key length");
+    assert_limit(
+        Schema::from_bytes(&wide(4, 1).write_to_bytes().unwrap()),
+        limits::MAX_KEY_BYTES,
+        "row key length",
+    );
     let mut salted = wide(3, 1024);
-    salted.salt = MessageField::some(SaltSpec { buckets: 4, ..Default::default() });
+    salted.salt = MessageField::some(SaltSpec {
+        buckets: 4,
+        ..Default::default()
+    });
     assert_limit(Schema::from_spec(&salted), limits::MAX_KEY_BYTES, "row key length");
     // In a comparator too.
-    assert_limit(Comparator::from_spec(&predicate_spec(wide(4, 1), vec![])), limits::MAX_KEY_BYTES, "row key length");
+    assert_limit(
+        Comparator::from_spec(&predicate_spec(wide(4, 1), vec![])),
+        limits::MAX_KEY_BYTES,
+        "row key length",
+    );
 }
 
 #[test]
@@ -1303,7 +1572,9 @@ fn limit_max_field_width() {
             // The width error is an invalid schema naming the width and the allowed range.
             assert!(matches!(e, Error::InvalidSchema(_)), "{text}");
             assert!(
-                text.contains("width") && text.contains(&width.to_string()) && text.contains(&limits::MAX_FIELD_WIDTH.to_string()),
+                text.contains("width")
+                    && text.contains(&width.to_string())
+                    && text.contains(&limits::MAX_FIELD_WIDTH.to_string()),
                 "the error does not name the width limit: {text}"
             );
         }
@@ -1314,29 +1585,63 @@ fn limit_max_field_width() {
 fn limit_max_conditions() {
     let schema = schema_of(all_type_fields());
     let conditions = |n: usize| vec![condition("i", Op::NE, vec![value(ValueKind::IntValue(3))]); n];
-    Comparator::from_spec(&predicate_spec(schema.clone(), conditions(limits::MAX_CONDITIONS))).expect("exactly the limit");
+    Comparator::from_spec(&predicate_spec(schema.clone(), conditions(limits::MAX_CONDITIONS)))
+        .expect("exactly the limit");
     let too_many = predicate_spec(schema, conditions(limits::MAX_CONDITIONS + 1));
-    assert_limit(Comparator::from_spec(&too_many), limits::MAX_CONDITIONS, "number of conditions");
-    assert_limit(Comparator::from_bytes(&too_many.write_to_bytes().unwrap()), limits::MAX_CONDITIONS, "number of conditions");
-    assert_limit(plan_request(&plan_bytes(too_many, 0)), limits::MAX_CONDITIONS, "number of conditions");
+    assert_limit(
+        Comparator::from_spec(&too_many),
+        limits::MAX_CONDITIONS,
+        "number of conditions",
+    );
+    assert_limit(
+        Comparator::from_bytes(&too_many.write_to_bytes().unwrap()),
+        limits::MAX_CONDITIONS,
+        "number of conditions",
+    );
+    assert_limit(
+        plan_request(&plan_bytes(too_many, 0)),
+        limits::MAX_CONDITIONS,
+        "number of conditions",
+    );
 }
 
 #[test]
 fn limit_max_in_values() {
     let schema = schema_of(all_type_fields());
-    let in_list = |n: usize| condition("i", Op::IN, (0..n as i64).map(|v| value(ValueKind::IntValue(v))).collect());
-    Comparator::from_spec(&predicate_spec(schema.clone(), vec![in_list(limits::MAX_IN_VALUES)])).expect("exactly the limit");
+    let in_list = |n: usize| {
+        condition(
+            "i",
+            Op::IN,
+            (0..n as i64).map(|v| value(ValueKind::IntValue(v))).collect(),
+        )
+    };
+    Comparator::from_spec(&predicate_spec(schema.clone(), vec![in_list(limits::MAX_IN_VALUES)]))
+        .expect("exactly the limit");
     for spec in [
         predicate_spec(schema.clone(), vec![in_list(limits::MAX_IN_VALUES + 1)]),
         // All IN lists of a predicate together.
-        predicate_spec(schema.clone(), vec![in_list(limits::MAX_IN_VALUES / 2 + 1), in_list(limits::MAX_IN_VALUES / 2)]),
+        predicate_spec(
+            schema.clone(),
+            vec![
+                in_list(limits::MAX_IN_VALUES / 2 + 1),
+                in_list(limits::MAX_IN_VALUES / 2),
+            ],
+        ),
         // 10^6 values.
         predicate_spec(schema, vec![in_list(1_000_000)]),
     ] {
-        assert_limit(Comparator::from_spec(&spec), limits::MAX_IN_VALUES, "number of condition values");
+        assert_limit(
+            Comparator::from_spec(&spec),
+            limits::MAX_IN_VALUES,
+            "number of condition values",
+        );
         let bytes = spec.write_to_bytes().unwrap();
         if bytes.len() <= limits::MAX_MESSAGE_BYTES {
-            assert_limit(Comparator::from_bytes(&bytes), limits::MAX_IN_VALUES, "number of condition values");
+            assert_limit(
+                Comparator::from_bytes(&bytes),
+                limits::MAX_IN_VALUES,
+                "number of condition values",
+            );
         }
     }
 }
@@ -1346,11 +1651,25 @@ fn limit_max_program_bytes() {
     // Distinct 1 KiB strings: each point costs 1024 + 8 bytes of program.
     let n = limits::MAX_PROGRAM_BYTES / (1024 + 8) + 1;
     let schema = schema_of(vec![field("w", FieldType::FIXED_STRING, 1024)]);
-    let in_list = |n: usize| condition("w", Op::IN, (0..n).map(|v| value(ValueKind::StringValue(v.to_string()))).collect());
+    let in_list = |n: usize| {
+        condition(
+            "w",
+            Op::IN,
+            (0..n).map(|v| value(ValueKind::StringValue(v.to_string()))).collect(),
+        )
+    };
     Comparator::from_spec(&predicate_spec(schema.clone(), vec![in_list(n - 1)])).expect("just under the limit");
     let spec = predicate_spec(schema, vec![in_list(n)]);
-    assert_limit(Comparator::from_spec(&spec), limits::MAX_PROGRAM_BYTES, "compiled program size");
-    assert_limit(Comparator::from_bytes(&spec.write_to_bytes().unwrap()), limits::MAX_PROGRAM_BYTES, "compiled program size");
+    assert_limit(
+        Comparator::from_spec(&spec),
+        limits::MAX_PROGRAM_BYTES,
+        "compiled program size",
+    );
+    assert_limit(
+        Comparator::from_bytes(&spec.write_to_bytes().unwrap()),
+        limits::MAX_PROGRAM_BYTES,
+        "compiled program size",
+    );
 }
 
 /// The limits tested above are all the limits there are: a new constant in `limits.rs` must get
@@ -1398,7 +1717,10 @@ fn compare_on_arbitrary_rows_returns_the_documented_values() {
             // Half of the rows of the key length are made by encode (random bytes rarely match).
             let encoded;
             let row: &[u8] = if length == key_length && rng.chance(50) {
-                encoded = c.schema().encode(&def.named(&random_row(&mut rng, &def))).unwrap_or_else(|_| vec![0; key_length]);
+                encoded = c
+                    .schema()
+                    .encode(&def.named(&random_row(&mut rng, &def)))
+                    .unwrap_or_else(|_| vec![0; key_length]);
                 &encoded
             } else {
                 let offset = rng.below(buffer.len() - length + 1);
@@ -1410,11 +1732,18 @@ fn compare_on_arbitrary_rows_returns_the_documented_values() {
             if row.len() != key_length {
                 assert_eq!(result, wrong, "a row of {} bytes, key length {key_length}", row.len());
             } else if let Some(p) = predicate {
-                assert_eq!(result == 0, p.matches_key(c.schema(), row), "program and predicate disagree on {row:02x?}");
+                assert_eq!(
+                    result == 0,
+                    p.matches_key(c.schema(), row),
+                    "program and predicate disagree on {row:02x?}"
+                );
             }
         }
     }
-    println!("compare: {comparators} comparators, {calls} rows in {:.2?}", started.elapsed());
+    println!(
+        "compare: {comparators} comparators, {calls} rows in {:.2?}",
+        started.elapsed()
+    );
 }
 
 // ------------------------------------------------------------------ the fuzz bodies, stable
@@ -1444,9 +1773,15 @@ fn schema_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
     let mut seeds = Vec::new();
     while seeds.len() < n {
         let def = random_schema(rng);
-        let Ok(schema) = Schema::from_spec(&def.spec()) else { continue };
+        let Ok(schema) = Schema::from_spec(&def.spec()) else {
+            continue;
+        };
         let named = def.named(&random_row(rng, &def));
-        let rest = if rng.chance(70) { row_bytes(named) } else { schema.encode(&named).unwrap() };
+        let rest = if rng.chance(70) {
+            row_bytes(named)
+        } else {
+            schema.encode(&named).unwrap()
+        };
         seeds.push(fuzzing::frame(&def.spec().write_to_bytes().unwrap(), &rest));
     }
     seeds
@@ -1479,14 +1814,26 @@ fn fuzz_stable(name: &'static str, seeds: &[Vec<u8>], rng: &mut Rng, runs: usize
 fn fuzz_parse_compile_evaluate_stable() {
     let mut rng = Rng::new(0xf022_0007);
     let seeds = comparator_fuzz_seeds(&mut rng, 300);
-    fuzz_stable("fuzzing::parse_compile_evaluate", &seeds, &mut rng, 60_000, fuzzing::parse_compile_evaluate);
+    fuzz_stable(
+        "fuzzing::parse_compile_evaluate",
+        &seeds,
+        &mut rng,
+        60_000,
+        fuzzing::parse_compile_evaluate,
+    );
 }
 
 #[test]
 fn fuzz_encode_decode_stable() {
     let mut rng = Rng::new(0xf022_0008);
     let seeds = schema_fuzz_seeds(&mut rng, 300);
-    fuzz_stable("fuzzing::encode_decode", &seeds, &mut rng, 60_000, fuzzing::encode_decode);
+    fuzz_stable(
+        "fuzzing::encode_decode",
+        &seeds,
+        &mut rng,
+        60_000,
+        fuzzing::encode_decode,
+    );
 }
 
 /// Inputs that crashed or failed an invariant under libFuzzer once (fuzz/regressions/), replayed
@@ -1499,7 +1846,9 @@ fn fuzz_regressions_replay() {
         ("parse_compile_evaluate", fuzzing::parse_compile_evaluate as fn(&[u8])),
         ("encode_decode", fuzzing::encode_decode),
     ] {
-        let Ok(entries) = std::fs::read_dir(dir.join(target)) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir.join(target)) else {
+            continue;
+        };
         for entry in entries {
             let path = entry.unwrap().path();
             let data = std::fs::read(&path).unwrap();
@@ -1532,9 +1881,13 @@ fn fuzz_seeds_are_current() {
                 std::fs::write(&path, seed).unwrap();
             } else {
                 let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                assert_eq!(&stored, seed, "{} is stale: rewrite with WRITE_FUZZ_SEEDS=1", path.display());
+                assert_eq!(
+                    &stored,
+                    seed,
+                    "{} is stale: rewrite with WRITE_FUZZ_SEEDS=1",
+                    path.display()
+                );
             }
         }
     }
 }
-

@@ -17,7 +17,10 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn comparator(suite: &Suite, spec: &ComparatorSpec) -> hbase_rowkey::Result<Comparator> {
@@ -34,13 +37,21 @@ fn encodings_match_the_reference() {
     for suite in &file.suite {
         let schema = Schema::from_spec(&suite.schema).unwrap();
         for case in &suite.encode {
-            let key = schema.encode(&case.row.values).unwrap_or_else(|e| panic!("{}/{}: {e}", suite.name, case.name));
+            let key = schema
+                .encode(&case.row.values)
+                .unwrap_or_else(|e| panic!("{}/{}: {e}", suite.name, case.name));
             assert_eq!(hex(&key), case.key_hex, "{}/{}", suite.name, case.name);
             checked += 1;
         }
         for case in &suite.encode_error {
             let err = schema.encode(&case.row.values).expect_err(&case.name).to_string();
-            assert!(err.contains(&case.error_contains), "{}/{}: '{err}' lacks '{}'", suite.name, case.name, case.error_contains);
+            assert!(
+                err.contains(&case.error_contains),
+                "{}/{}: '{err}' lacks '{}'",
+                suite.name,
+                case.name,
+                case.error_contains
+            );
         }
     }
     assert!(checked >= 20);
@@ -59,7 +70,11 @@ fn decode_inverts_encode_on_the_reference_keys() {
                 let field = &schema.fields()[schema.field_index(&named.field).unwrap()];
                 if field.kind.is_ordered() || field.kind == hbase_rowkey::schema::Kind::Bool {
                     let original = case.row.values.iter().find(|v| v.field == named.field).unwrap();
-                    assert_eq!(named.value, original.value, "{}/{}/{}", suite.name, case.name, named.field);
+                    assert_eq!(
+                        named.value, original.value,
+                        "{}/{}/{}",
+                        suite.name, case.name, named.field
+                    );
                 }
             }
         }
@@ -72,7 +87,8 @@ fn comparators_match_the_reference() {
     let mut checked = 0;
     for suite in &file.suite {
         for case in &suite.compare {
-            let cmp = comparator(suite, &case.comparator).unwrap_or_else(|e| panic!("{}/{}: {e}", suite.name, case.name));
+            let cmp =
+                comparator(suite, &case.comparator).unwrap_or_else(|e| panic!("{}/{}: {e}", suite.name, case.name));
             // The canonical bytes rebuild the same comparator.
             let again = Comparator::from_bytes(cmp.canonical_bytes()).unwrap();
             assert_eq!(again.canonical_bytes(), cmp.canonical_bytes());
@@ -81,14 +97,27 @@ fn comparators_match_the_reference() {
                     Some(h) => unhex(h),
                     None => unhex(&suite.encode.iter().find(|e| e.name == expect.key).unwrap().key_hex),
                 };
-                assert_eq!(cmp.compare(&key), expect.result, "{}/{} on {}", suite.name, case.name, expect.key);
+                assert_eq!(
+                    cmp.compare(&key),
+                    expect.result,
+                    "{}/{} on {}",
+                    suite.name,
+                    case.name,
+                    expect.key
+                );
                 assert_eq!(again.compare(&key), expect.result);
                 checked += 1;
             }
         }
         for case in &suite.compare_error {
             let err = comparator(suite, &case.comparator).expect_err(&case.name).to_string();
-            assert!(err.contains(&case.error_contains), "{}/{}: '{err}' lacks '{}'", suite.name, case.name, case.error_contains);
+            assert!(
+                err.contains(&case.error_contains),
+                "{}/{}: '{err}' lacks '{}'",
+                suite.name,
+                case.name,
+                case.error_contains
+            );
         }
     }
     assert!(checked >= 100, "only {checked} expectations");
@@ -100,6 +129,11 @@ fn bad_schemas_are_refused_by_name() {
     assert!(!file.case.is_empty());
     for case in &file.case {
         let err = Schema::from_spec(&case.schema).expect_err(&case.name).to_string();
-        assert!(err.contains(&case.error_contains), "{}: '{err}' lacks '{}'", case.name, case.error_contains);
+        assert!(
+            err.contains(&case.error_contains),
+            "{}: '{err}' lacks '{}'",
+            case.name,
+            case.error_contains
+        );
     }
 }

@@ -190,10 +190,7 @@ mod tests {
             "native schema already closed"
         );
         assert_eq!(BridgeError::NullArgument("row").java_class(), NULL_POINTER);
-        assert_eq!(
-            BridgeError::NullArgument("row").to_string(),
-            "row must not be null"
-        );
+        assert_eq!(BridgeError::NullArgument("row").to_string(), "row must not be null");
         assert_eq!(
             BridgeError::InvalidArgument(String::new()).java_class(),
             ILLEGAL_ARGUMENT

@@ -60,7 +60,9 @@ pub(crate) fn install_panic_hook() {
 
 /// The line limit for an `HBASE_ROWKEY_MAX_PANIC_LINES` value (default when unset or not a number).
 pub(crate) fn max_panic_lines(setting: Option<&str>) -> u64 {
-    setting.and_then(|s| s.trim().parse().ok()).unwrap_or(DEFAULT_MAX_PANIC_LINES)
+    setting
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(DEFAULT_MAX_PANIC_LINES)
 }
 
 /// Counts panics and says which get a log line.
@@ -70,7 +72,9 @@ pub(crate) struct PanicLog {
 
 impl PanicLog {
     pub(crate) const fn new() -> PanicLog {
-        PanicLog { panics: AtomicU64::new(0) }
+        PanicLog {
+            panics: AtomicU64::new(0),
+        }
     }
 
     /// Counts one panic and returns its log line (ending in a newline): the panic described for
@@ -105,8 +109,14 @@ fn describe(info: &PanicHookInfo<'_>) -> String {
         "(non-string panic payload)"
     };
     let thread = std::thread::current();
-    let location = info.location().map_or_else(|| "an unknown location".to_owned(), |l| l.to_string());
-    format!("thread '{}' panicked at {location}: {}", thread.name().unwrap_or("<unnamed>"), one_line(message))
+    let location = info
+        .location()
+        .map_or_else(|| "an unknown location".to_owned(), |l| l.to_string());
+    format!(
+        "thread '{}' panicked at {location}: {}",
+        thread.name().unwrap_or("<unnamed>"),
+        one_line(message)
+    )
 }
 
 /// The message on one line (line breaks escaped), cut at a character boundary to
@@ -177,7 +187,10 @@ mod tests {
         assert_eq!(one_line("a\nb\r\n"), "a\\nb\\r\\n");
         let long = "é".repeat(MAX_MESSAGE_BYTES);
         let line = one_line(&long);
-        assert!(line.len() < MAX_MESSAGE_BYTES + 40 && line.ends_with(&format!("({} bytes)", long.len())), "{line}");
+        assert!(
+            line.len() < MAX_MESSAGE_BYTES + 40 && line.ends_with(&format!("({} bytes)", long.len())),
+            "{line}"
+        );
     }
 
     /// The hook's own description of a real panic, and the panic still carries its message to
@@ -205,7 +218,11 @@ mod tests {
 
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 2, "{seen:?}");
-        assert!(seen[0].contains("panicked at src/jni/load.rs:") && seen[0].ends_with(": self-test panic 42"), "{}", seen[0]);
+        assert!(
+            seen[0].contains("panicked at src/jni/load.rs:") && seen[0].ends_with(": self-test panic 42"),
+            "{}",
+            seen[0]
+        );
         assert!(seen[1].ends_with("(non-string panic payload)"), "{}", seen[1]);
         let message = super::super::errors::panic_exception_message(&*payload);
         assert!(message.ends_with("self-test panic 42"), "{message}");

@@ -55,10 +55,7 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaCanonical<'local
         .resolve::<ThrowJavaException>()
 }
 
-fn intern_schema_canonical<'local>(
-    env: &mut Env<'local>,
-    schema: jlong,
-) -> BridgeResult<JByteArray<'local>> {
+fn intern_schema_canonical<'local>(env: &mut Env<'local>, schema: jlong) -> BridgeResult<JByteArray<'local>> {
     let bytes = schema_ref(schema)?.canonical_bytes();
     Ok(env.byte_array_from_slice(&bytes)?)
 }
@@ -76,8 +73,7 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local
 
 fn intern_schema_key_length(schema: jlong) -> BridgeResult<jint> {
     let length = schema_ref(schema)?.key_length();
-    jint::try_from(length)
-        .map_err(|_| Error::Internal(format!("key length {length} does not fit in an int")).into())
+    jint::try_from(length).map_err(|_| Error::Internal(format!("key length {length} does not fit in an int")).into())
 }
 
 #[unsafe(no_mangle)]
@@ -129,14 +125,10 @@ fn intern_schema_decode<'local>(
         return Err(BridgeError::NullArgument("key"));
     }
     if offset < 0 {
-        return Err(BridgeError::InvalidArgument(format!(
-            "offset {offset} is negative"
-        )));
+        return Err(BridgeError::InvalidArgument(format!("offset {offset} is negative")));
     }
     if length < 0 {
-        return Err(BridgeError::InvalidArgument(format!(
-            "length {length} is negative"
-        )));
+        return Err(BridgeError::InvalidArgument(format!("length {length} is negative")));
     }
     let array_length = key.len(env)?;
     let (_, length) = checked_region(offset, length, array_length).ok_or_else(|| {
@@ -206,10 +198,7 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorCanonical<'l
         .resolve::<ThrowJavaException>()
 }
 
-fn intern_comparator_canonical<'local>(
-    env: &mut Env<'local>,
-    comparator: jlong,
-) -> BridgeResult<JByteArray<'local>> {
+fn intern_comparator_canonical<'local>(env: &mut Env<'local>, comparator: jlong) -> BridgeResult<JByteArray<'local>> {
     let bytes = comparator_ref(comparator)?.canonical_bytes();
     Ok(env.byte_array_from_slice(bytes)?)
 }
@@ -226,9 +215,7 @@ pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorWrongLengthR
 }
 
 fn intern_comparator_wrong_length_result(comparator: jlong) -> BridgeResult<jint> {
-    Ok(comparator_ref(comparator)?
-        .wrong_length_result()
-        .unwrap_or(jint::MIN))
+    Ok(comparator_ref(comparator)?.wrong_length_result().unwrap_or(jint::MIN))
 }
 
 // The per-row exports (`compareArray`, `compareDirect`) do not go through `with_env`: upgrading
@@ -254,7 +241,9 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareArray(
     length: jint,
 ) -> jint {
     // SAFETY: `env` and `row` come from the JVM for this call (see above).
-    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe { raw_compare_array(env, comparator, row, offset, length) }));
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        raw_compare_array(env, comparator, row, offset, length)
+    }));
     // SAFETY: as above.
     unsafe { finish(env, outcome) }
 }
@@ -316,8 +305,9 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareDirect(
     length: jint,
 ) -> jint {
     // SAFETY: `env` and `direct` come from the JVM for this call (see above).
-    let outcome =
-        catch_unwind(AssertUnwindSafe(|| unsafe { raw_compare_direct(env, comparator, direct, offset, length) }));
+    let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
+        raw_compare_direct(env, comparator, direct, offset, length)
+    }));
     // SAFETY: as above.
     unsafe { finish(env, outcome) }
 }
@@ -356,7 +346,11 @@ unsafe fn raw_compare_direct(
     };
     let capacity = match usize::try_from(capacity) {
         Ok(capacity) if !address.is_null() => capacity,
-        _ => return Err(BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())),
+        _ => {
+            return Err(BridgeError::InvalidArgument(
+                "the buffer is not a direct ByteBuffer".to_owned(),
+            ))
+        }
     };
     let (start, length) = checked_region(offset, length, capacity).ok_or_else(|| {
         BridgeError::IndexOutOfBounds(format!(
@@ -548,11 +542,7 @@ fn comparator_ref<'a>(comparator: jlong) -> BridgeResult<&'a Comparator> {
 
 /// Copies a whole serialized message (spec, row) out of a Java array, refusing oversized ones
 /// before copying them.
-fn read_message(
-    env: &Env<'_>,
-    array: &JByteArray<'_>,
-    name: &'static str,
-) -> BridgeResult<Vec<u8>> {
+fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> BridgeResult<Vec<u8>> {
     if array.is_null() {
         return Err(BridgeError::NullArgument(name));
     }
@@ -629,20 +619,14 @@ mod tests {
             checked_region(jint::MAX, jint::MAX, usize::MAX),
             Some((jint::MAX as usize, jint::MAX as usize))
         );
-        assert_eq!(
-            checked_region(jint::MAX, jint::MAX, jint::MAX as usize),
-            None
-        );
+        assert_eq!(checked_region(jint::MAX, jint::MAX, jint::MAX as usize), None);
     }
 
     #[test]
     fn readable_lengths_fit_the_stack_buffer() {
         assert_eq!(readable_key_length(0, 0), Some(0));
         assert_eq!(readable_key_length(5, 37), Some(37));
-        assert_eq!(
-            readable_key_length(0, MAX_KEY_BYTES as jint),
-            Some(MAX_KEY_BYTES)
-        );
+        assert_eq!(readable_key_length(0, MAX_KEY_BYTES as jint), Some(MAX_KEY_BYTES));
         assert_eq!(readable_key_length(0, MAX_KEY_BYTES as jint + 1), None);
         assert_eq!(readable_key_length(-1, 4), None);
         assert_eq!(readable_key_length(0, -4), None);
@@ -668,9 +652,6 @@ mod tests {
     #[test]
     fn null_handles_are_closed_objects() {
         assert!(matches!(schema_ref(0), Err(BridgeError::Closed("schema"))));
-        assert!(matches!(
-            comparator_ref(0),
-            Err(BridgeError::Closed("comparator"))
-        ));
+        assert!(matches!(comparator_ref(0), Err(BridgeError::Closed("comparator"))));
     }
 }

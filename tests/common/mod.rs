@@ -134,12 +134,21 @@ pub fn random_schema(rng: &mut Rng) -> SchemaDef {
                 FieldType::MD5 => 1 + rng.below(16) as u32,
                 _ => 0,
             };
-            FieldDef { name: format!("f{i}"), ty, width, descending: rng.chance(30) }
+            FieldDef {
+                name: format!("f{i}"),
+                ty,
+                width,
+                descending: rng.chance(30),
+            }
         })
         .collect();
     let salt = rng.chance(25).then(|| {
         let buckets = *rng.pick(&[1u32, 2, 3, 16, 255, 256]);
-        let names = fields.iter().filter(|_| rng.chance(50)).map(|f| f.name.clone()).collect();
+        let names = fields
+            .iter()
+            .filter(|_| rng.chance(50))
+            .map(|f| f.name.clone())
+            .collect();
         (buckets, names)
     });
     SchemaDef { fields, salt }
@@ -148,15 +157,41 @@ pub fn random_schema(rng: &mut Rng) -> SchemaDef {
 /// A small domain per field so predicates and rows collide often, extremes included.
 pub fn random_value(rng: &mut Rng, f: &FieldDef) -> V {
     match f.ty {
-        FieldType::INT32 => V::Int(*rng.pick(&[i32::MIN as i64, -70000, -2, -1, 0, 1, 2, 255, 256, 70000, i32::MAX as i64])),
-        FieldType::INT64 | FieldType::TIMESTAMP => {
-            V::Int(*rng.pick(&[i64::MIN, i64::MIN + 1, -1 << 40, -1, 0, 1, 1 << 32, 1_481_272_834_722, i64::MAX]))
+        FieldType::INT32 => V::Int(*rng.pick(&[
+            i32::MIN as i64,
+            -70000,
+            -2,
+            -1,
+            0,
+            1,
+            2,
+            255,
+            256,
+            70000,
+            i32::MAX as i64,
+        ])),
+        FieldType::INT64 | FieldType::TIMESTAMP => V::Int(*rng.pick(&[
+            i64::MIN,
+            i64::MIN + 1,
+            -1 << 40,
+            -1,
+            0,
+            1,
+            1 << 32,
+            1_481_272_834_722,
+            i64::MAX,
+        ])),
+        FieldType::REVERSED_TIMESTAMP => {
+            V::Int(*rng.pick(&[0, 1, 2, 1000, 1 << 40, 1_481_272_834_722, i64::MAX - 1, i64::MAX]))
         }
-        FieldType::REVERSED_TIMESTAMP => V::Int(*rng.pick(&[0, 1, 2, 1000, 1 << 40, 1_481_272_834_722, i64::MAX - 1, i64::MAX])),
         FieldType::BOOL => V::Bool(rng.chance(50)),
         FieldType::FIXED_STRING => {
             let options = ["", "a", "ab", "b", "abc", "é", "zz", "a b", "\u{7f}", "\u{1F600}"];
-            let fitting: Vec<&str> = options.iter().copied().filter(|s| s.len() <= f.width as usize).collect();
+            let fitting: Vec<&str> = options
+                .iter()
+                .copied()
+                .filter(|s| s.len() <= f.width as usize)
+                .collect();
             V::Str(rng.pick(&fitting).to_string())
         }
         FieldType::FIXED_BYTES => {
@@ -169,7 +204,9 @@ pub fn random_value(rng: &mut Rng, f: &FieldDef) -> V {
             }
             V::Bytes(b)
         }
-        FieldType::MD5 | FieldType::JAVA_HASH => V::Str(rng.pick(&["", "a", "Aa", "BB", "url-1", "url-2", "héllo"]).to_string()),
+        FieldType::MD5 | FieldType::JAVA_HASH => {
+            V::Str(rng.pick(&["", "a", "Aa", "BB", "url-1", "url-2", "héllo"]).to_string())
+        }
         FieldType::FIELD_TYPE_UNSPECIFIED => unreachable!(),
     }
 }
@@ -213,7 +250,11 @@ pub fn random_predicate(rng: &mut Rng, schema: &SchemaDef) -> Vec<Cond> {
                 Op::IN => rng.below(5),
                 _ => 1,
             };
-            Cond { field, op, values: (0..count).map(|_| random_value(rng, f)).collect() }
+            Cond {
+                field,
+                op,
+                values: (0..count).map(|_| random_value(rng, f)).collect(),
+            }
         })
         .collect()
 }
