@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -37,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * {@code parseFrom} by reflection from bytes made in the main class loader, comparing alike.
  */
 class JarLoadingIT {
-    private static final String[] HIDDEN = {"org.rowkey.hbase.", "com.google.protobuf."};
+    /** Our classes, protobuf and the native library resource: the jar must provide them itself. */
+    private static final String[] HIDDEN = {"org.rowkey.hbase.", "com.google.protobuf.", "native."};
 
     private static Path jar() {
         String p = System.getProperty("rowkey.test.jar");
@@ -110,7 +110,7 @@ class JarLoadingIT {
         mains.add(RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2).toComparator());
 
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar().toUri().toURL()},
-                new HidingClassLoader(JarLoadingIT.class.getClassLoader(), HIDDEN))) {
+                new FreshLoaders.Hiding(JarLoadingIT.class.getClassLoader(), HIDDEN))) {
             for (ByteArrayComparable main : mains) {
                 Class<?> type = Class.forName(main.getClass().getName(), true, loader);
                 assertSame(loader, type.getClassLoader());
@@ -139,49 +139,6 @@ class JarLoadingIT {
             from.setAccessible(true);
             String source = (String) from.invoke(null);
             assertTrue(source.startsWith("jar:file:") && source.endsWith("!/native/linux-x86_64/libhbase_rowkey.so"), source);
-        }
-    }
-
-    /** A parent that hides some packages and resources, so the child loads them from the jar. */
-    static final class HidingClassLoader extends ClassLoader {
-        private final String[] hidden;
-
-        HidingClassLoader(ClassLoader parent, String... hiddenPackages) {
-            super(parent);
-            this.hidden = hiddenPackages;
-        }
-
-        private boolean hides(String name) {
-            String dotted = name.replace('/', '.');
-            for (String h : hidden) {
-                if (dotted.startsWith(h)) {
-                    return true;
-                }
-            }
-            return dotted.startsWith("native.");
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (hides(name)) {
-                throw new ClassNotFoundException(name + " (hidden from the jar's class loader)");
-            }
-            return super.loadClass(name, resolve);
-        }
-
-        @Override
-        public URL getResource(String name) {
-            return hides(name) ? null : super.getResource(name);
-        }
-
-        @Override
-        public Enumeration<URL> getResources(String name) throws IOException {
-            return hides(name) ? Collections.<URL>emptyEnumeration() : super.getResources(name);
-        }
-
-        @Override
-        public InputStream getResourceAsStream(String name) {
-            return hides(name) ? null : super.getResourceAsStream(name);
         }
     }
 }
