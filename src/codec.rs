@@ -174,10 +174,10 @@ pub fn java_string_hash(s: &str) -> i32 {
 }
 
 /// FNV-1a (32 bit) of the salt fields' stored bytes, modulo the bucket count.
-pub fn salt_bucket(buckets: u32, stored_fields: &[&[u8]]) -> u8 {
+pub fn salt_bucket<B: AsRef<[u8]>>(buckets: u32, stored_fields: impl IntoIterator<Item = B>) -> u8 {
     let mut hash: u32 = 0x811c_9dc5;
     for bytes in stored_fields {
-        for &b in *bytes {
+        for &b in bytes.as_ref() {
             hash ^= u32::from(b);
             hash = hash.wrapping_mul(0x0100_0193);
         }
@@ -217,11 +217,8 @@ impl Schema {
     }
 
     /// The salt byte for the given stored bytes of the salt fields, in the salt's field order.
-    pub fn salt_of<'a>(&self, stored: impl Iterator<Item = std::borrow::Cow<'a, [u8]>>) -> u8 {
-        let buckets = self.salt().map_or(1, |s| s.buckets);
-        let stored: Vec<_> = stored.collect();
-        let slices: Vec<&[u8]> = stored.iter().map(|c| c.as_ref()).collect();
-        salt_bucket(buckets, &slices)
+    pub fn salt_of<B: AsRef<[u8]>>(&self, stored: impl IntoIterator<Item = B>) -> u8 {
+        salt_bucket(self.salt().map_or(1, |s| s.buckets), stored)
     }
 
     /// Decodes a whole key into its field values, in schema order (the salt byte is not a field).

@@ -307,10 +307,7 @@ fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Ve
             })
             .collect();
     }
-    let mut buckets: Vec<u8> = combos
-        .iter()
-        .map(|c| schema.salt_of(c.iter().map(|b| std::borrow::Cow::Borrowed(b.as_slice()))))
-        .collect();
+    let mut buckets: Vec<u8> = combos.iter().map(|c| schema.salt_of(c)).collect();
     buckets.sort_unstable();
     buckets.dedup();
     buckets
