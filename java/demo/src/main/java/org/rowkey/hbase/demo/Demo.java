@@ -49,11 +49,14 @@ import org.rowkey.hbase.RowKeySchema;
  *   --seed S               data generator seed (default 42)
  *   --zookeeper host:port  use an existing cluster instead of the embedded one
  *   --keep                 keep (and reuse) the tables on an existing cluster
+ *   --no-explain           do not print each planned scan's explain()
  * </pre>
  */
 public final class Demo {
     static final byte[] FAMILY = Bytes.toBytes("f");
     static final byte[] URL = Bytes.toBytes("url");
+    private static final TableName PLAIN_TABLE = TableName.valueOf("urlscan");
+    private static final TableName SALTED_TABLE = TableName.valueOf("urlscan_salted");
 
     /** Seed 000's key: every queried column, fixed width, 37 bytes. */
     static RowKeySchema.Builder seedSchema() {
@@ -63,7 +66,20 @@ public final class Demo {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args);
+        Options options = Options.parse(args, false);
+        System.exit(withCluster(options, connection -> new Demo(connection, options).run()));
+    }
+
+    /** What runs against the cluster; returns the process's exit code. */
+    interface Job {
+        int run(Connection connection) throws Exception;
+    }
+
+    /**
+     * Runs {@code job} on an embedded, in-process HBase (started here and stopped after), or on
+     * the existing cluster of {@code --zookeeper}; prints the total time. Returns the job's exit code.
+     */
+    static int withCluster(Options options, Job job) throws Exception {
         TestingHBaseCluster embedded = null;
         Configuration conf;
         long started = System.nanoTime();
@@ -88,14 +104,14 @@ public final class Demo {
         }
         int exit;
         try (Connection connection = ConnectionFactory.createConnection(conf)) {
-            exit = new Demo(connection, options).run();
+            exit = job.run(connection);
         } finally {
             if (embedded != null) {
                 embedded.stop();
             }
         }
         System.out.printf(Locale.ROOT, "Total %.1f s%n", seconds(started));
-        System.exit(exit);
+        return exit;
     }
 
     private final Connection connection;
@@ -111,27 +127,18 @@ public final class Demo {
     }
 
     int run() throws IOException {
-        DataSet data = new DataSet(options.rows, options.seed);
-        TableName plainTable = TableName.valueOf("urlscan");
-        TableName saltedTable = TableName.valueOf("urlscan_salted");
-        load(plainTable, plain, false, data);
-        load(saltedTable, salted, true, data);
-
-        List<DemoQuery> queries = DemoQuery.all(data);
+        DataSet data = load();
         System.out.println();
         System.out.println(Report.header());
         boolean allMatch = true;
         StringBuilder plans = new StringBuilder();
-        for (DemoQuery q : queries) {
-            RowKeySchema schema = q.salted ? salted : plain;
-            TableName table = q.salted ? saltedTable : plainTable;
-            Outcome seed = scan(table, seedWayScan(schema, q));
-            RowKeyQuery query = q.build(RowKeyQuery.on(schema));
-            Outcome planned = scan(table, query.toScan());
+        for (DemoQuery q : DemoQuery.all(data)) {
+            Outcome seed = runSeedWay(q);
+            Outcome planned = runPlanned(q);
             boolean same = seed.rows.equals(planned.rows);
             allMatch &= same;
             System.out.println(Report.row(q.name, seed, planned, same));
-            plans.append(q.name).append('\n').append(indent(query.explain())).append('\n');
+            plans.append(q.name).append('\n').append(indent(planned(q).explain())).append('\n');
         }
         System.out.println();
         System.out.println("rows: rows returned; read: rows the RegionServers read (HBase scan metrics); ms: wall time.");
@@ -143,11 +150,46 @@ public final class Demo {
         System.out.println();
         System.out.println(allMatch ? "All queries: the planned scan returned exactly the seed's rows."
                 : "MISMATCH: some planned scan returned other rows than the seed's full scan.");
-        if (!options.keep && options.zookeeper != null) {
-            dropTable(plainTable);
-            dropTable(saltedTable);
-        }
+        dropTablesUnlessKept();
         return allMatch ? 0 : 1;
+    }
+
+    /** Generates the rows of {@code --rows} and {@code --seed} and loads them into both tables. */
+    DataSet load() throws IOException {
+        DataSet data = new DataSet(options.rows, options.seed);
+        load(PLAIN_TABLE, plain, false, data);
+        load(SALTED_TABLE, salted, true, data);
+        return data;
+    }
+
+    /** On an existing cluster, the tables go unless {@code --keep}; the embedded one goes anyway. */
+    void dropTablesUnlessKept() throws IOException {
+        if (!options.keep && options.zookeeper != null) {
+            dropTable(PLAIN_TABLE);
+            dropTable(SALTED_TABLE);
+        }
+    }
+
+    /** The query on its table's schema, for {@link RowKeyQuery#toScan()} and explain(). */
+    RowKeyQuery planned(DemoQuery q) {
+        return q.build(RowKeyQuery.on(q.salted ? salted : plain));
+    }
+
+    /** The query the seed's way: a full scan of its table; timed from building the scan to the last row. */
+    Outcome runSeedWay(DemoQuery q) throws IOException {
+        long start = System.nanoTime();
+        return scan(q, seedWayScan(q.salted ? salted : plain, q), start);
+    }
+
+    /** The query planned ({@link RowKeyQuery#toScan()}); timed from building the query to the last row. */
+    Outcome runPlanned(DemoQuery q) throws IOException {
+        long start = System.nanoTime();
+        return scan(q, planned(q).toScan(), start);
+    }
+
+    /** Any scan on the query's table, with scan metrics, timed from {@code startNanos}. */
+    Outcome scan(DemoQuery q, Scan scan, long startNanos) throws IOException {
+        return scan(q.salted ? SALTED_TABLE : PLAIN_TABLE, scan, startNanos);
     }
 
     /** The seed's way: a full scan, equalities in one EqualComparator, one RowFilter per range. */
@@ -184,20 +226,21 @@ public final class Demo {
         return new RowFilter(op, new RangeComparator(schema, c.field, c.values[0]));
     }
 
-    private Outcome scan(TableName name, Scan scan) throws IOException {
+    private Outcome scan(TableName name, Scan scan, long start) throws IOException {
         scan.setScanMetricsEnabled(true);
         scan.setCaching(1000);
-        long start = System.nanoTime();
         TreeSet<String> rows = new TreeSet<>();
         long rowsRead;
+        long regions;
         try (Table table = connection.getTable(name); ResultScanner scanner = table.getScanner(scan)) {
             for (Result r : scanner) {
                 rows.add(Bytes.toHex(r.getRow()));
             }
             ScanMetrics metrics = scanner.getScanMetrics();
             rowsRead = metrics.countOfRowsScanned.get();
+            regions = metrics.countOfRegions.get();
         }
-        return new Outcome(rows, rowsRead, (System.nanoTime() - start) / 1e6);
+        return new Outcome(rows, rowsRead, regions, (System.nanoTime() - start) / 1e6);
     }
 
     private void load(TableName name, RowKeySchema schema, boolean isSalted, DataSet data) throws IOException {
@@ -257,49 +300,76 @@ public final class Demo {
         return "      " + text.trim().replace("\n", "\n      ");
     }
 
-    /** Rows returned (by identity), rows the servers read, wall time. */
+    /** Rows returned (by identity), rows the servers read, regions scanned, wall time. */
     static final class Outcome {
         final TreeSet<String> rows;
         final long rowsRead;
+        final long regions;
         final double millis;
 
-        Outcome(TreeSet<String> rows, long rowsRead, double millis) {
+        Outcome(TreeSet<String> rows, long rowsRead, long regions, double millis) {
             this.rows = rows;
             this.rowsRead = rowsRead;
+            this.regions = regions;
             this.millis = millis;
         }
     }
 
+    /** The command line of the demo and of the end-to-end benchmark ({@link EndToEnd}), which adds two. */
     static final class Options {
         int rows = 1_000_000;
         long seed = 42;
         String zookeeper;
         boolean keep;
         boolean explain = true;
+        /** {@link EndToEnd}: measured runs per query and way, and where the results go. */
+        int runs = 5;
+        String json = "target/bench/end_to_end.json";
 
-        static Options parse(String[] args) {
+        static Options parse(String[] args, boolean bench) {
             Options o = new Options();
+            String usage = "use --rows N, --seed S, --zookeeper host:port, --keep, "
+                    + (bench ? "--runs N, --json FILE" : "--no-explain");
             List<String> list = new ArrayList<>(Arrays.asList(args));
             list.removeIf(String::isEmpty);
             for (int i = 0; i < list.size(); i++) {
                 String a = list.get(i);
+                if (i + 1 == list.size() && Arrays.asList("--rows", "--seed", "--zookeeper", "--runs", "--json").contains(a)) {
+                    fail(a + " needs a value; " + usage);
+                }
                 switch (a) {
                     case "--rows": o.rows = Integer.parseInt(list.get(++i).replace("_", "").replace(",", "")); break;
                     case "--seed": o.seed = Long.parseLong(list.get(++i)); break;
                     case "--zookeeper": o.zookeeper = list.get(++i); break;
                     case "--keep": o.keep = true; break;
                     case "--no-explain": o.explain = false; break;
+                    case "--runs":
+                    case "--json":
+                        if (!bench) {
+                            fail("unknown option " + a + " (an option of the end-to-end benchmark, cargo make bench-e2e); " + usage);
+                        }
+                        if (a.equals("--runs")) {
+                            o.runs = Integer.parseInt(list.get(++i));
+                        } else {
+                            o.json = list.get(++i);
+                        }
+                        break;
                     default:
-                        System.err.println("unknown option " + a
-                                + "; use --rows N, --seed S, --zookeeper host:port, --keep, --no-explain");
-                        System.exit(2);
+                        fail("unknown option " + a + "; " + usage);
                 }
             }
             if (o.rows < 10) {
-                System.err.println("--rows must be at least 10 (the seed's sample rows)");
-                System.exit(2);
+                fail("--rows must be at least 10 (the seed's sample rows)");
+            }
+            if (o.runs < 1) {
+                fail("--runs must be at least 1");
             }
             return o;
+        }
+
+        private static void fail(String message) {
+            System.err.println(message);
+            System.exit(2);
         }
     }
 
