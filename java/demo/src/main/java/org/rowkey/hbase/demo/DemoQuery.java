@@ -33,6 +33,22 @@ final class DemoQuery {
         return this;
     }
 
+    /** The key's leading field (after the salt byte on the salted table). */
+    static final String LEADING_FIELD = "md5url";
+
+    /**
+     * Whether the query fixes the key's leading field (an equality or IN-list on it), so a
+     * planned scan can read a few key ranges instead of the whole table.
+     */
+    boolean onLeadingField() {
+        for (Condition c : conditions) {
+            if (c.field.equals(LEADING_FIELD) && (c.op.equals("=") || c.op.equals("in"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     RowKeyQuery build(RowKeyQuery q) {
         for (Condition c : conditions) {
             switch (c.op) {
