@@ -257,7 +257,8 @@ def end_to_end(lines):
             "Where the planned scan reads more than that, the extra rows lie inside its key ranges: they match the "
             "conditions the ranges enforce (the leading field) and are dropped by the per-row native filter, because "
             "the other conditions are on fields behind an unconstrained one (e.g. `sdate` behind `sitecode`, "
-            "`status`, `code`). Rows read outside the ranges: "
+            "`status`, `code`). Rows read outside the ranges (where a region's scan starts before seeking into its "
+            "range, and the row after a range's end): "
             + ", ".join(f"{q['name']}: {count(q['planned']['median_rows_read'] - q['rows_in_ranges'])}" for q in over)
             + ".",
         ]
