@@ -1,7 +1,12 @@
-//! A predicate compiled to a byte-level program, evaluated per row with no allocation:
-//! all single-value equalities folded into masked 64-bit words (`(row & mask) == value`),
-//! then per-field checks (IN sets, ranges, exclusions) on big-endian integers when the field
-//! fits in 8 bytes, on byte slices otherwise.
+//! A predicate compiled to a byte-level program, evaluated per row with no allocation.
+//!
+//! Per row, first a branch-free pass over the cheap tests: every single-value equality folded
+//! into masked 64-bit words (`(row & mask) == value`), and every plain range on a field of at
+//! most 8 bytes as one unsigned compare (`value - low <= high - low`) on the field read out of an
+//! 8-byte window. Rows fail these tests unpredictably (that is what a filter is for), and a
+//! mispredicted branch costs more than the few tests it would skip, so they are all done and one
+//! branch decides. Then, only for rows that passed, the rest: IN sets (a branch-free binary
+//! search), ranges with exclusions, and fields wider than 8 bytes (compared as bytes).
 
 use std::ops::Bound;
 
@@ -19,7 +24,49 @@ pub struct Program {
     words: Vec<MaskedWord>,
     /// Equalities on keys shorter than one word, byte by byte.
     bytes: Vec<MaskedByte>,
+    /// Plain ranges on fields of at most 8 bytes (keys of 8 bytes or more).
+    ranges: Vec<WindowRange>,
+    /// Everything else, tested only on rows that pass the words, bytes and ranges.
     checks: Vec<FieldCheck>,
+}
+
+/// A field of 1..=8 bytes read from the 8-byte big-endian window at `window` (moved back to end
+/// at the key's end when the field is near it): `(word >> shift) & mask`.
+#[derive(Debug, Clone, Copy)]
+struct WindowRead {
+    window: usize,
+    shift: u32,
+    mask: u64,
+}
+
+impl WindowRead {
+    /// `None` when the key is shorter than one window.
+    fn of(offset: usize, width: usize, key_length: usize) -> Option<WindowRead> {
+        if key_length < 8 || !(1..=8).contains(&width) {
+            return None;
+        }
+        let window = offset.min(key_length - 8);
+        let shift = 8 * (8 - (offset - window) - width) as u32;
+        let mask = if width == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * width)) - 1
+        };
+        Some(WindowRead { window, shift, mask })
+    }
+
+    #[inline(always)]
+    fn read(&self, row: &[u8]) -> u64 {
+        (load_u64(row, self.window) >> self.shift) & self.mask
+    }
+}
+
+/// `low <= field <= low + span`, as `field - low <= span` (wrapping).
+#[derive(Debug, Clone, Copy)]
+struct WindowRange {
+    read: WindowRead,
+    low: u64,
+    span: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -71,6 +118,7 @@ impl Program {
             never: predicate.is_unsatisfiable(),
             words: vec![],
             bytes: vec![],
+            ranges: vec![],
             checks: vec![],
         };
         let mut eq_mask = vec![0u8; key_length];
@@ -103,9 +151,27 @@ impl Program {
                     eq_mask[offset..offset + width].fill(0xff);
                     eq_value[offset..offset + width].copy_from_slice(&points[0]);
                 }
-                (Location::Bytes { offset, width }, constraint) => {
-                    program.checks.push(field_check(offset, width, constraint));
-                }
+                (Location::Bytes { offset, width }, constraint) => match field_check(offset, width, constraint) {
+                    FieldCheck::Narrow {
+                        test:
+                            NarrowTest::Range {
+                                low,
+                                high,
+                                ref excluded,
+                            },
+                        ..
+                    } if excluded.is_empty() && WindowRead::of(offset, width, key_length).is_some() => {
+                        if low > high {
+                            program.never = true;
+                        }
+                        program.ranges.push(WindowRange {
+                            read: WindowRead::of(offset, width, key_length).expect("checked above"),
+                            low,
+                            span: high.wrapping_sub(low),
+                        });
+                    }
+                    check => program.checks.push(check),
+                },
             }
         }
         program.fold_equalities(&eq_mask, &eq_value);
@@ -160,9 +226,19 @@ impl Program {
         if row.len() != self.key_length || self.never {
             return false;
         }
-        self.words.iter().all(|w| load_u64(row, w.offset) & w.mask == w.value)
-            && self.bytes.iter().all(|b| row[b.offset] & b.mask == b.value)
-            && self.checks.iter().all(|c| c.allows(row))
+        // Branch-free: every cheap test is done, and their results combined with `|`.
+        let mut differs = 0u64;
+        for w in &self.words {
+            differs |= (load_u64(row, w.offset) & w.mask) ^ w.value;
+        }
+        for b in &self.bytes {
+            differs |= u64::from((row[b.offset] & b.mask) ^ b.value);
+        }
+        let mut outside = false;
+        for r in &self.ranges {
+            outside |= r.read.read(row).wrapping_sub(r.low) > r.span;
+        }
+        differs == 0 && !outside && self.checks.iter().all(|c| c.allows(row))
     }
 }
 
@@ -173,7 +249,7 @@ impl FieldCheck {
             FieldCheck::Narrow { offset, width, test } => {
                 let v = load_narrow(row, *offset, *width);
                 match test {
-                    NarrowTest::In(set) => set.binary_search(&v).is_ok(),
+                    NarrowTest::In(set) => contains_sorted(set, v),
                     NarrowTest::Range { low, high, excluded } => {
                         *low <= v && v <= *high && (excluded.is_empty() || excluded.binary_search(&v).is_err())
                     }
@@ -232,6 +308,20 @@ fn field_check(offset: usize, width: usize, constraint: &Constraint) -> FieldChe
     FieldCheck::Narrow { offset, width, test }
 }
 
+/// Whether the sorted, non-empty `set` holds `v`: a binary search whose steps depend only on the
+/// set's length, each a conditional move rather than a branch the row decides.
+#[inline]
+fn contains_sorted(set: &[u64], v: u64) -> bool {
+    let mut base = 0usize;
+    let mut size = set.len();
+    while size > 1 {
+        let half = size / 2;
+        base = if set[base + half] <= v { base + half } else { base };
+        size -= half;
+    }
+    set.get(base) == Some(&v)
+}
+
 fn constraint_size(constraint: &Constraint) -> usize {
     let sum = |v: &[FieldBytes]| v.iter().map(|b| b.len() + 8).sum::<usize>();
     match constraint {
@@ -260,5 +350,40 @@ fn load_narrow(row: &[u8], offset: usize, width: usize) -> u64 {
             .and_then(|s| <[u8; 4]>::try_from(s).ok())
             .map_or(0, |b| u64::from(u32::from_be_bytes(b))),
         _ => row.get(offset..offset + width).map_or(0, be_u64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_free_search_finds_exactly_the_members() {
+        for size in 1..40u64 {
+            let set: Vec<u64> = (0..size).map(|i| 3 * i + 1).collect();
+            for v in 0..(3 * size + 3) {
+                assert_eq!(
+                    contains_sorted(&set, v),
+                    set.binary_search(&v).is_ok(),
+                    "size {size}, v {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn window_reads_give_the_field_wherever_it_sits() {
+        let row: Vec<u8> = (1..=13).collect();
+        for width in 1..=8 {
+            for offset in 0..=(row.len() - width) {
+                let read = WindowRead::of(offset, width, row.len()).expect("a key of 8 bytes or more");
+                assert_eq!(
+                    read.read(&row),
+                    be_u64(&row[offset..offset + width]),
+                    "offset {offset}, width {width}"
+                );
+            }
+        }
+        assert!(WindowRead::of(0, 4, 7).is_none(), "a key shorter than a window");
     }
 }

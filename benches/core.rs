@@ -1,0 +1,337 @@
+//! criterion benchmarks of the pure Rust core (`cargo bench`, or `cargo make bench-rust`):
+//! - evaluation per row of the JMH benchmarks' three queries over the same seed-000 key shape,
+//!   beside a hand-written Rust check of each query (the cost of the work itself, no interpreter);
+//! - compile time of those comparators from their serialized spec;
+//! - planning time of three IN-lists of 20 on a salted seed-000 schema.
+//!
+//! The rows follow the demo's generator (`java/demo/.../DataSet.java`): the same field
+//! distributions, so branches are as (un)predictable as in the JMH runs.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use hbase_rowkey::planner::plan_request;
+use hbase_rowkey::proto::rowkey::{
+    comparator_spec::Kind, value, ComparatorSpec, Condition, FieldSpec, FieldType, NamedValue, Op,
+    PredicateComparatorSpec, SaltSpec, ScanPlanRequest, SchemaSpec, Value,
+};
+use hbase_rowkey::schema::FORMAT_VERSION;
+use hbase_rowkey::{Comparator, Schema};
+use protobuf::Message;
+
+const ROWS: usize = 100_000;
+const KEY: usize = 37;
+/// The IN list of the 8-condition query (as in the JMH benchmark's `Queries.CODES_IN`).
+const CODES_IN: [i64; 20] = [
+    404, 503, 200, 301, 500, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612, 613, 614,
+];
+
+fn seed_schema(salt_buckets: u32) -> SchemaSpec {
+    let field = |name: &str, type_: FieldType, width: u32| {
+        let mut f = FieldSpec::new();
+        f.name = name.into();
+        f.type_ = type_.into();
+        f.width = width;
+        f
+    };
+    let mut schema = SchemaSpec::new();
+    schema.format_version = FORMAT_VERSION;
+    schema.fields = vec![
+        field("md5url", FieldType::MD5, 8),
+        field("sitecode", FieldType::JAVA_HASH, 0),
+        field("status", FieldType::INT32, 0),
+        field("code", FieldType::INT32, 0),
+        field("sdate", FieldType::INT32, 0),
+        field("type", FieldType::INT32, 0),
+        field("free", FieldType::BOOL, 0),
+        field("close", FieldType::BOOL, 0),
+        field("queue", FieldType::INT32, 0),
+        field("scantype", FieldType::INT32, 0),
+    ];
+    if salt_buckets > 0 {
+        let mut salt = SaltSpec::new();
+        salt.buckets = salt_buckets;
+        salt.fields = vec!["md5url".into()];
+        schema.salt = protobuf::MessageField::some(salt);
+    }
+    schema
+}
+
+fn int(v: i64) -> Value {
+    let mut x = Value::new();
+    x.kind = Some(value::Kind::IntValue(v));
+    x
+}
+
+fn boolean(v: bool) -> Value {
+    let mut x = Value::new();
+    x.kind = Some(value::Kind::BoolValue(v));
+    x
+}
+
+fn text(v: String) -> Value {
+    let mut x = Value::new();
+    x.kind = Some(value::Kind::StringValue(v));
+    x
+}
+
+fn cond(field: &str, op: Op, values: Vec<Value>) -> Condition {
+    let mut c = Condition::new();
+    c.field = field.into();
+    c.op = op.into();
+    c.values = values;
+    c
+}
+
+/// One generated row's field values, as the demo's generator draws them.
+struct RowValues {
+    status: i64,
+    code: i64,
+    sdate: i64,
+    type_: i64,
+    free: bool,
+    close: bool,
+    queue: i64,
+    scantype: i64,
+}
+
+/// SplitMix64, for reproducible rows.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> i64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n) as i64
+    }
+}
+
+fn generate(rows: usize) -> (Vec<u8>, Vec<RowValues>) {
+    let schema = Schema::from_spec(&seed_schema(0)).expect("seed schema");
+    assert_eq!(schema.key_length(), KEY);
+    let mut rng = Rng(42);
+    let mut keys = Vec::with_capacity(rows * KEY);
+    let mut values = Vec::with_capacity(rows);
+    for i in 0..rows {
+        let u = i / 31;
+        let p = rng.below(100);
+        let c = rng.below(100);
+        let v = RowValues {
+            status: if p < 80 {
+                -1
+            } else if p < 95 {
+                0
+            } else {
+                1
+            },
+            code: if c < 40 {
+                404
+            } else if c < 60 {
+                503
+            } else if c < 90 {
+                200
+            } else if c < 95 {
+                301
+            } else {
+                500
+            },
+            sdate: 20161201 + (i % 31) as i64,
+            type_: 1 + rng.below(4),
+            free: rng.below(10) == 0,
+            close: rng.below(20) == 0,
+            queue: rng.below(4),
+            scantype: rng.below(3),
+        };
+        let named = |field: &str, value: Value| {
+            let mut n = NamedValue::new();
+            n.field = field.into();
+            n.value = protobuf::MessageField::some(value);
+            n
+        };
+        let row = [
+            named(
+                "md5url",
+                text(format!("http://www.site{}.gov.cn/page/{u}.html", u % 2000)),
+            ),
+            named("sitecode", text(format!("{:04}{:06}", (u % 2000) / 100, u % 2000))),
+            named("status", int(v.status)),
+            named("code", int(v.code)),
+            named("sdate", int(v.sdate)),
+            named("type", int(v.type_)),
+            named("free", boolean(v.free)),
+            named("close", boolean(v.close)),
+            named("queue", int(v.queue)),
+            named("scantype", int(v.scantype)),
+        ];
+        keys.extend_from_slice(&schema.encode(&row).expect("row"));
+        values.push(v);
+    }
+    (keys, values)
+}
+
+/// A query: its conditions, and the same query written by hand over the values.
+struct Query {
+    name: &'static str,
+    conditions: Vec<Condition>,
+    oracle: fn(&RowValues) -> bool,
+}
+
+fn queries() -> Vec<Query> {
+    vec![
+        Query {
+            name: "eq2",
+            conditions: vec![
+                cond("code", Op::EQ, vec![int(404)]),
+                cond("sdate", Op::EQ, vec![int(20161209)]),
+            ],
+            oracle: |r| r.code == 404 && r.sdate == 20161209,
+        },
+        Query {
+            name: "p4",
+            conditions: vec![
+                cond("code", Op::EQ, vec![int(404)]),
+                cond("type", Op::EQ, vec![int(2)]),
+                cond("sdate", Op::BETWEEN, vec![int(20161205), int(20161215)]),
+                cond("queue", Op::BETWEEN, vec![int(1), int(2)]),
+            ],
+            oracle: |r| {
+                r.code == 404 && r.type_ == 2 && (20161205..=20161215).contains(&r.sdate) && (1..=2).contains(&r.queue)
+            },
+        },
+        Query {
+            name: "p8",
+            conditions: vec![
+                cond("code", Op::IN, CODES_IN.iter().map(|&c| int(c)).collect()),
+                cond("status", Op::EQ, vec![int(-1)]),
+                cond("type", Op::BETWEEN, vec![int(2), int(3)]),
+                cond("sdate", Op::BETWEEN, vec![int(20161203), int(20161225)]),
+                cond("queue", Op::LE, vec![int(2)]),
+                cond("scantype", Op::EQ, vec![int(0)]),
+                cond("free", Op::EQ, vec![boolean(false)]),
+                cond("close", Op::EQ, vec![boolean(false)]),
+            ],
+            oracle: |r| {
+                CODES_IN.contains(&r.code)
+                    && r.status == -1
+                    && (2..=3).contains(&r.type_)
+                    && (20161203..=20161225).contains(&r.sdate)
+                    && r.queue <= 2
+                    && r.scantype == 0
+                    && !r.free
+                    && !r.close
+            },
+        },
+    ]
+}
+
+fn predicate_spec(schema: SchemaSpec, conditions: Vec<Condition>) -> ComparatorSpec {
+    let mut predicate = PredicateComparatorSpec::new();
+    predicate.predicate.mut_or_insert_default().conditions = conditions;
+    let mut spec = ComparatorSpec::new();
+    spec.format_version = FORMAT_VERSION;
+    spec.schema = protobuf::MessageField::some(schema);
+    spec.kind = Some(Kind::Predicate(predicate));
+    spec
+}
+
+fn be_i32(key: &[u8], offset: usize) -> i32 {
+    (u32::from_be_bytes(key[offset..offset + 4].try_into().unwrap()) ^ 0x8000_0000) as i32
+}
+
+/// The hand-written equivalent of each query: decodes only the fields it needs, straight from
+/// the key bytes (offsets of the seed schema), short-circuiting like a careful programmer would.
+fn hand_written(name: &str) -> fn(&[u8]) -> bool {
+    match name {
+        "eq2" => |k| be_i32(k, 16) == 404 && be_i32(k, 20) == 20161209,
+        "p4" => |k| {
+            be_i32(k, 16) == 404
+                && be_i32(k, 24) == 2
+                && (20161205..=20161215).contains(&be_i32(k, 20))
+                && (1..=2).contains(&be_i32(k, 29))
+        },
+        _ => |k| {
+            CODES_IN.contains(&i64::from(be_i32(k, 16)))
+                && be_i32(k, 12) == -1
+                && (2..=3).contains(&be_i32(k, 24))
+                && (20161203..=20161225).contains(&be_i32(k, 20))
+                && be_i32(k, 29) <= 2
+                && be_i32(k, 33) == 0
+                && k[28] & 0xc0 == 0
+        },
+    }
+}
+
+fn evaluation(c: &mut Criterion) {
+    let (keys, values) = generate(ROWS);
+    let mut group = c.benchmark_group("evaluate_per_row");
+    group.throughput(Throughput::Elements(ROWS as u64));
+    for q in queries() {
+        let comparator = Comparator::from_spec(&predicate_spec(seed_schema(0), q.conditions.clone())).expect("query");
+        let by_hand = hand_written(q.name);
+        // Both must give the oracle's answer on every row before they are timed.
+        for (i, (key, row)) in keys.chunks_exact(KEY).zip(&values).enumerate() {
+            let expected = (q.oracle)(row);
+            assert_eq!(comparator.compare(key) == 0, expected, "{} comparator, row {i}", q.name);
+            assert_eq!(by_hand(key), expected, "{} hand-written, row {i}", q.name);
+        }
+        group.bench_function(format!("{}/comparator", q.name), |b| {
+            b.iter(|| {
+                keys.chunks_exact(KEY)
+                    .filter(|k| comparator.compare(black_box(k)) == 0)
+                    .count()
+            })
+        });
+        group.bench_function(format!("{}/hand_written", q.name), |b| {
+            b.iter(|| keys.chunks_exact(KEY).filter(|k| by_hand(black_box(k))).count())
+        });
+    }
+    group.finish();
+}
+
+fn compilation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile");
+    for q in queries() {
+        let bytes = predicate_spec(seed_schema(0), q.conditions).write_to_bytes().unwrap();
+        group.bench_function(q.name, |b| {
+            b.iter(|| Comparator::from_bytes(black_box(&bytes)).expect("query"))
+        });
+    }
+    group.finish();
+}
+
+fn planning(c: &mut Criterion) {
+    // Three IN-lists of 20 on the salted schema's leading fields: 16 buckets x 20 x 20 x 20 prefixes,
+    // above the default cap of 50,000 ranges, so the plan also shows the capped fallback; with a
+    // cap of 200,000 the full product is planned.
+    let values = |base: i64| (0..20).map(|i| int(base + i)).collect::<Vec<_>>();
+    let mut schema = seed_schema(16);
+    schema.salt.as_mut().unwrap().fields = vec!["status".into()];
+    // The leading fields after the salt byte are status, code, sdate in this variant.
+    schema.fields.rotate_left(2);
+    let conditions = vec![
+        cond("status", Op::IN, values(-10)),
+        cond("code", Op::IN, values(400)),
+        cond("sdate", Op::IN, values(20161201)),
+    ];
+    let mut group = c.benchmark_group("plan_three_in_lists_of_20_salted");
+    group.sample_size(20);
+    for max_ranges in [0u32, 200_000] {
+        let mut request = ScanPlanRequest::new();
+        request.query = protobuf::MessageField::some(predicate_spec(schema.clone(), conditions.clone()));
+        request.max_ranges = max_ranges;
+        let bytes = request.write_to_bytes().unwrap();
+        let label = if max_ranges == 0 { "default_cap" } else { "cap_200000" };
+        group.bench_function(label, |b| {
+            b.iter_batched(
+                || bytes.clone(),
+                |r| plan_request(black_box(&r)).expect("plan"),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, evaluation, compilation, planning);
+criterion_main!(benches);
