@@ -33,12 +33,25 @@ pub const FFI_ERROR: i32 = i32::MIN;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rowkey_compare(comparator: i64, base: *const u8, offset: i64, length: i64) -> i32 {
     // SAFETY: the caller's guarantees about the handle and the region, see above.
+    unsafe { compare_guarded(comparator, base, offset, length) }
+}
+
+/// [`rowkey_compare`] for the other per-row exports of this library (JNI), inlined into them
+/// rather than called through the exported, interposable symbol.
+///
+/// # Safety
+/// As [`rowkey_compare`].
+#[inline(always)]
+pub(crate) unsafe fn compare_guarded(comparator: i64, base: *const u8, offset: i64, length: i64) -> i32 {
+    // SAFETY: the caller's guarantees about the handle and the region, see above.
     let outcome = catch_unwind(AssertUnwindSafe(|| unsafe {
         compare(comparator, base, offset, length)
     }));
     outcome.unwrap_or(FFI_ERROR)
 }
 
+/// # Safety
+/// As [`rowkey_compare`].
 #[inline(always)]
 unsafe fn compare(comparator: i64, base: *const u8, offset: i64, length: i64) -> i32 {
     // SAFETY: `comparator` is 0 or a live comparator handle (the caller's guarantee).

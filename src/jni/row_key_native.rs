@@ -421,7 +421,7 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareAddress(
 ) -> jint {
     // SAFETY: the caller's guarantees above are those of `rowkey_compare` with offset 0; a null
     // address or negative length is refused there. `rowkey_compare` never unwinds.
-    unsafe { crate::ffi::rowkey_compare(comparator, address as usize as *const u8, 0, i64::from(length)) }
+    unsafe { crate::ffi::compare_guarded(comparator, address as usize as *const u8, 0, i64::from(length)) }
 }
 
 /// The address of a direct buffer (for `compareAddress`); `IllegalArgumentException` for a heap one.

@@ -82,7 +82,11 @@ abstract class RowCalls {
 
     /** The mechanism and, when it is not FFM, why. */
     static String describe() {
-        return INSTANCE.mechanism() + (FALLBACK_REASON == null ? "" : " (" + FALLBACK_REASON + ")");
+        String described = INSTANCE.mechanism() + (FALLBACK_REASON == null ? "" : " (" + FALLBACK_REASON + ")");
+        if (INSTANCE instanceof JniRowCalls && !RowMemory.AVAILABLE) {
+            described += "; rows reach native code through JNI copies: " + RowMemory.UNAVAILABLE_REASON;
+        }
+        return described;
     }
 
     /** 8 for "1.8", else the leading number of java.specification.version ("17", "25"). */
@@ -109,11 +113,15 @@ abstract class RowCalls {
     }
 
     /**
-     * Java 8 and newer: JNI. A row of a heap array is first copied (in Java: an intrinsic copy of a
-     * few ns) into this thread's direct scratch buffer, and the native compare reads it there by
-     * address, with no JNI call inside: a JNI {@code GetByteArrayRegion} would cost more than the
-     * whole compare. Rows longer than the scratch buffer, and failures, go through
-     * {@code compareArray}.
+     * Java 8 and newer: JNI, with no JNI call inside the native method on the usual paths. A heap
+     * row is copied in Java into this thread's direct scratch buffer, 8 bytes at a time
+     * ({@link RowMemory}), and compared there by address ({@code compareAddress}); a direct buffer
+     * is compared in place by its address. A JNI {@code GetByteArrayRegion} or
+     * {@code GetDirectBufferAddress} enters the VM and would cost more than the whole compare.
+     * Without {@link RowMemory}, the copy is a {@code ByteBuffer.put} and direct buffers go
+     * through {@code compareDirect}. Rows longer than the scratch buffer and failures (the native
+     * side answers {@code FFI_ERROR}) go through {@code compareArray} / {@code compareDirect},
+     * which answer or throw.
      */
     static final class JniRowCalls extends RowCalls {
         /** {@code MAX_KEY_BYTES}: longer rows never match and are answered by compareArray. */
@@ -144,9 +152,12 @@ abstract class RowCalls {
                 return RowKeyNative.compareArray(comparator, row, offset, length);
             }
             Scratch scratch = SCRATCH.get();
-            ByteBuffer buffer = scratch.buffer;
-            buffer.clear();
-            buffer.put(row, offset, length);
+            if (RowMemory.AVAILABLE) {
+                RowMemory.copy(row, offset, length, scratch.address);
+            } else {
+                scratch.buffer.clear();
+                scratch.buffer.put(row, offset, length);
+            }
             // The scratch buffer stays reachable through the static ThreadLocal: no fence needed.
             int result = RowKeyNative.compareAddress(comparator, scratch.address, length);
             if (result == FFI_ERROR) {
@@ -157,6 +168,19 @@ abstract class RowCalls {
 
         @Override
         int compareDirect(long comparator, ByteBuffer direct, int offset, int length) {
+            if (RowMemory.AVAILABLE && direct != null && direct.isDirect() && offset >= 0 && length >= 0
+                    && offset <= direct.capacity() - length) {
+                int result;
+                try {
+                    result = RowKeyNative.compareAddress(comparator, RowMemory.address(direct) + offset, length);
+                } finally {
+                    // The buffer's memory must outlive the call, which only sees its address.
+                    NativeCleaner.keepAlive(direct);
+                }
+                if (result != FFI_ERROR) {
+                    return result;
+                }
+            }
             return RowKeyNative.compareDirect(comparator, direct, offset, length);
         }
 

@@ -2,6 +2,7 @@ package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -42,6 +43,62 @@ abstract class NativeCallPathChecks {
     void theExpectedMechanismIsActive() {
         assertEquals(expectedMechanism(), RowCalls.get().mechanism(), RowCalls.describe());
         assertEquals(0, RowCalls.get().callFloor(1, new byte[1], 0, 1));
+        if (RowCalls.get().mechanism().equals(RowCalls.JNI) && RowCalls.javaFeatureVersion() < 24) {
+            // Else the JNI fast paths (rows as words, direct buffers by address) would go untested.
+            assertTrue(RowMemory.AVAILABLE, RowCalls.describe());
+        }
+    }
+
+    /**
+     * Every byte of rows of every length up to 80 (and the scratch-copy sizes beyond), at any
+     * offset, reaches the native compare intact on every path: an equality on the whole key
+     * matches the row itself and no row with any one byte changed. (The words path splits a row
+     * into overlapping 8-byte words; the last word's overlap is where a slip would show.)
+     */
+    @Test
+    void everyByteOfEveryRowLengthReachesNativeCode() {
+        java.util.Random random = new java.util.Random(37);
+        int[] lengths = new int[84];
+        for (int i = 0; i < 81; i++) {
+            lengths[i] = i + 1;
+        }
+        lengths[81] = 100;
+        lengths[82] = 1000;
+        lengths[83] = 4096;
+        for (int length : lengths) {
+            // Fixed-bytes fields are at most 1024 bytes wide: longer keys take several.
+            RowKeySchema.Builder builder = RowKeySchema.builder();
+            byte[] key = new byte[length];
+            random.nextBytes(key);
+            java.util.Map<String, Object> whole = new java.util.LinkedHashMap<>();
+            for (int from = 0, field = 0; from < length; from += 1024, field++) {
+                int width = Math.min(1024, length - from);
+                builder.fixedBytes("k" + field, width);
+                whole.put("k" + field, java.util.Arrays.copyOfRange(key, from, from + width));
+            }
+            try (EqualComparator eq = new EqualComparator(builder.build(), whole)) {
+                long h = handleOf(eq);
+                for (int offset = 0; offset < 9; offset++) {
+                    byte[] array = new byte[offset + length + random.nextInt(9)];
+                    random.nextBytes(array);
+                    System.arraycopy(key, 0, array, offset, length);
+                    ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array);
+                    String where = "length " + length + ", offset " + offset;
+                    assertEquals(0, eq.compareTo(array, offset, length), where);
+                    assertEquals(0, eq.compareTo(direct, offset, length), where + ", direct");
+                    for (int at = 0; at < length; at += length > 100 ? 97 : 1) {
+                        array[offset + at] ^= (byte) (1 << random.nextInt(8));
+                        direct.put(offset + at, array[offset + at]);
+                        int expected = RowKeyNative.compareArray(h, array, offset, length);
+                        assertEquals(1, expected, where + ", byte " + at + " changed");
+                        assertEquals(expected, eq.compareTo(array, offset, length), where + ", byte " + at);
+                        assertEquals(expected, eq.compareTo(direct, offset, length), where + ", byte " + at + ", direct");
+                        array[offset + at] = key[at];
+                        direct.put(offset + at, key[at]);
+                    }
+                }
+            }
+        }
     }
 
     @Test
