@@ -1,12 +1,14 @@
 //! A predicate compiled to a byte-level program, evaluated per row with no allocation.
 //!
-//! Per row, first a branch-free pass over the cheap tests: every single-value equality folded
-//! into masked 64-bit words (`(row & mask) == value`), and every plain range on a field of at
-//! most 8 bytes as one unsigned compare (`value - low <= high - low`) on the field read out of an
-//! 8-byte window. Rows fail these tests unpredictably (that is what a filter is for), and a
-//! mispredicted branch costs more than the few tests it would skip, so they are all done and one
-//! branch decides. Then, only for rows that passed, the rest: IN sets (a branch-free binary
-//! search), ranges with exclusions, and fields wider than 8 bytes (compared as bytes).
+//! Per row, first a branch-free pass over the cheap tests, all of one shape: an 8-byte big-endian
+//! window of the row, masked, must lie in `[low, low + span]` (`(word & mask) - low <= span`,
+//! wrapping). A single-value equality is `span = 0`; a plain range on a field of at most 8 bytes
+//! masks the field's bytes and takes with it the equalities on the bytes before the field in its
+//! window (they are its most significant bytes, so prefix and range compare as one number). Rows
+//! fail these tests unpredictably (that is what a filter is for), and a mispredicted branch costs
+//! more than the few tests it would skip, so they are all done and one branch decides. Then, only
+//! for rows that passed, the rest: IN sets (a branch-free binary search), ranges with exclusions,
+//! fields wider than 8 bytes (compared as bytes), and everything on keys shorter than 8 bytes.
 
 use std::ops::Bound;
 
@@ -21,59 +23,36 @@ pub struct Program {
     key_length: usize,
     /// Some field allows no value: nothing matches.
     never: bool,
-    words: Vec<MaskedWord>,
-    /// Equalities on keys shorter than one word, byte by byte.
+    /// Equalities and plain narrow ranges (keys of 8 bytes or more).
+    windows: Vec<WindowTest>,
+    /// Equalities on keys shorter than one window, byte by byte.
     bytes: Vec<MaskedByte>,
-    /// Plain ranges on fields of at most 8 bytes (keys of 8 bytes or more).
-    ranges: Vec<WindowRange>,
-    /// Everything else, tested only on rows that pass the words, bytes and ranges.
+    /// Everything else, tested only on rows that pass the windows and bytes.
     checks: Vec<FieldCheck>,
 }
 
-/// A field of 1..=8 bytes read from the 8-byte big-endian window at `window` (moved back to end
-/// at the key's end when the field is near it): `(word >> shift) & mask`.
-#[derive(Debug, Clone, Copy)]
-struct WindowRead {
-    window: usize,
-    shift: u32,
+/// `low <= (row[offset..offset + 8] as big-endian u64) & mask <= low + span`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WindowTest {
+    offset: usize,
     mask: u64,
-}
-
-impl WindowRead {
-    /// `None` when the key is shorter than one window.
-    fn of(offset: usize, width: usize, key_length: usize) -> Option<WindowRead> {
-        if key_length < 8 || !(1..=8).contains(&width) {
-            return None;
-        }
-        let window = offset.min(key_length - 8);
-        let shift = 8 * (8 - (offset - window) - width) as u32;
-        let mask = if width == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * width)) - 1
-        };
-        Some(WindowRead { window, shift, mask })
-    }
-
-    #[inline(always)]
-    fn read(&self, row: &[u8]) -> u64 {
-        (load_u64(row, self.window) >> self.shift) & self.mask
-    }
-}
-
-/// `low <= field <= low + span`, as `field - low <= span` (wrapping).
-#[derive(Debug, Clone, Copy)]
-struct WindowRange {
-    read: WindowRead,
     low: u64,
     span: u64,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct MaskedWord {
+impl WindowTest {
+    #[inline(always)]
+    fn fails(&self, row: &[u8]) -> bool {
+        (load_u64(row, self.offset) & self.mask).wrapping_sub(self.low) > self.span
+    }
+}
+
+/// A plain range on a field of 1..=8 bytes, as unsigned integers of the field's bytes.
+struct NarrowRange {
     offset: usize,
-    mask: u64,
-    value: u64,
+    width: usize,
+    low: u64,
+    high: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -116,11 +95,11 @@ impl Program {
         let mut program = Program {
             key_length,
             never: predicate.is_unsatisfiable(),
-            words: vec![],
+            windows: vec![],
             bytes: vec![],
-            ranges: vec![],
             checks: vec![],
         };
+        let mut ranges = vec![];
         let mut eq_mask = vec![0u8; key_length];
         let mut eq_value = vec![0u8; key_length];
         let mut program_bytes = 0usize;
@@ -160,19 +139,20 @@ impl Program {
                                 ref excluded,
                             },
                         ..
-                    } if excluded.is_empty() && WindowRead::of(offset, width, key_length).is_some() => {
-                        if low > high {
-                            program.never = true;
-                        }
-                        program.ranges.push(WindowRange {
-                            read: WindowRead::of(offset, width, key_length).expect("checked above"),
-                            low,
-                            span: high.wrapping_sub(low),
-                        });
-                    }
+                    } if excluded.is_empty() && key_length >= 8 => ranges.push(NarrowRange {
+                        offset,
+                        width,
+                        low,
+                        high,
+                    }),
                     check => program.checks.push(check),
                 },
             }
+        }
+        for range in &ranges {
+            program.never |= range.low > range.high;
+            let test = range_window(range, &mut eq_mask, &eq_value);
+            program.windows.push(test);
         }
         program.fold_equalities(&eq_mask, &eq_value);
         // Cheap, selective tests first: narrow before wide.
@@ -206,10 +186,11 @@ impl Program {
             }
             let mask = u64::from_be_bytes(word_mask);
             if mask != 0 {
-                self.words.push(MaskedWord {
+                self.windows.push(WindowTest {
                     offset,
                     mask,
-                    value: u64::from_be_bytes(word_value),
+                    low: u64::from_be_bytes(word_value),
+                    span: 0,
                 });
             }
             start = offset + 8;
@@ -227,18 +208,14 @@ impl Program {
             return false;
         }
         // Branch-free: every cheap test is done, and their results combined with `|`.
-        let mut differs = 0u64;
-        for w in &self.words {
-            differs |= (load_u64(row, w.offset) & w.mask) ^ w.value;
+        let mut fails = false;
+        for w in &self.windows {
+            fails |= w.fails(row);
         }
         for b in &self.bytes {
-            differs |= u64::from((row[b.offset] & b.mask) ^ b.value);
+            fails |= row[b.offset] & b.mask != b.value;
         }
-        let mut outside = false;
-        for r in &self.ranges {
-            outside |= r.read.read(row).wrapping_sub(r.low) > r.span;
-        }
-        differs == 0 && !outside && self.checks.iter().all(|c| c.allows(row))
+        !fails && self.checks.iter().all(|c| c.allows(row))
     }
 }
 
@@ -308,6 +285,35 @@ fn field_check(offset: usize, width: usize, constraint: &Constraint) -> FieldChe
     FieldCheck::Narrow { offset, width, test }
 }
 
+/// The window test of a plain range: the 8-byte window that ends where the field ends (or starts
+/// the key), masked to the field and to the equalities on the bytes before it in the window, which
+/// are taken out of `eq_mask`. With the prefix `P` of those equalities above the field, `P·low` to
+/// `P·high` is one unsigned range (bytes after the field are masked to 0). Needs a key of at least
+/// 8 bytes.
+fn range_window(range: &NarrowRange, eq_mask: &mut [u8], eq_value: &[u8]) -> WindowTest {
+    let end = range.offset + range.width;
+    let offset = end.saturating_sub(8);
+    let shift = 8 * (offset + 8 - end) as u32;
+    let field_mask = if range.width == 8 {
+        u64::MAX
+    } else {
+        ((1u64 << (8 * range.width)) - 1) << shift
+    };
+    let (mut mask, mut prefix) = (field_mask, 0u64);
+    for at in offset..range.offset {
+        let bit = 8 * (7 - (at - offset)) as u32;
+        mask |= u64::from(eq_mask[at]) << bit;
+        prefix |= u64::from(eq_value[at] & eq_mask[at]) << bit;
+        eq_mask[at] = 0;
+    }
+    WindowTest {
+        offset,
+        mask,
+        low: prefix | (range.low << shift),
+        span: range.high.wrapping_sub(range.low) << shift,
+    }
+}
+
 /// Whether the sorted, non-empty `set` holds `v`: a binary search whose steps depend only on the
 /// set's length, each a conditional move rather than a branch the row decides.
 #[inline]
@@ -371,19 +377,58 @@ mod tests {
         }
     }
 
+    /// Every plain range on a field of every width and place in a 13-byte key, with every
+    /// equality prefix before it, against the values directly.
     #[test]
-    fn window_reads_give_the_field_wherever_it_sits() {
-        let row: Vec<u8> = (1..=13).collect();
-        for width in 1..=8 {
-            for offset in 0..=(row.len() - width) {
-                let read = WindowRead::of(offset, width, row.len()).expect("a key of 8 bytes or more");
-                assert_eq!(
-                    read.read(&row),
-                    be_u64(&row[offset..offset + width]),
-                    "offset {offset}, width {width}"
-                );
+    fn range_windows_test_prefix_and_field_exactly() {
+        let key_length = 13;
+        for width in 1..=8usize {
+            for offset in 0..=(key_length - width) {
+                // (An empty range, low > high, makes the whole program `never`.)
+                for (low, high) in [(0u64, 0u64), (1, 2), (0, 5), (3, 3), (0, 7)] {
+                    let range = NarrowRange {
+                        offset,
+                        width,
+                        low,
+                        high,
+                    };
+                    let mut eq_mask = vec![0u8; key_length];
+                    let eq_value: Vec<u8> = (0..key_length as u8).map(|b| b.wrapping_mul(37)).collect();
+                    // Equalities everywhere except on the field: only those before it may be taken.
+                    for (at, m) in eq_mask.iter_mut().enumerate() {
+                        if at < offset || at >= offset + width {
+                            *m = if at % 3 == 0 { 0xf0 } else { 0xff };
+                        }
+                    }
+                    let before = eq_mask.clone();
+                    let test = range_window(&range, &mut eq_mask, &eq_value);
+                    for at in 0..key_length {
+                        let taken = before[at] != eq_mask[at];
+                        assert!(!taken || (at < offset && at + 8 >= offset + width), "byte {at} taken");
+                    }
+                    for field in 0..8u64 {
+                        for prefix_ok in [true, false] {
+                            let mut row = eq_value.clone();
+                            if !prefix_ok {
+                                if let Some(at) = (0..offset).rev().find(|&a| before[a] != eq_mask[a]) {
+                                    row[at] ^= 0x80;
+                                } else {
+                                    continue;
+                                }
+                            }
+                            let bytes = field.to_be_bytes();
+                            row[offset..offset + width].copy_from_slice(&bytes[8 - width..]);
+                            let value = be_u64(&row[offset..offset + width]);
+                            let expected = prefix_ok && low <= value && value <= high;
+                            assert_eq!(
+                                !test.fails(&row),
+                                expected,
+                                "offset {offset} width {width} {low}..={high} field {field} prefix {prefix_ok}"
+                            );
+                        }
+                    }
+                }
             }
         }
-        assert!(WindowRead::of(0, 4, 7).is_none(), "a key shorter than a window");
     }
 }
