@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use hbase_rowkey::planner::plan_request;
 use hbase_rowkey::proto::rowkey::{
     comparator_spec::Kind, value, ComparatorSpec, Condition, FieldSpec, FieldType, NamedValue, Op,
-    PredicateComparatorSpec, SaltSpec, ScanPlanRequest, SchemaSpec, Value,
+    PredicateComparatorSpec, SaltSpec, ScanPlan, ScanPlanRequest, SchemaSpec, Value,
 };
 use hbase_rowkey::schema::FORMAT_VERSION;
 use hbase_rowkey::{Comparator, Schema};
@@ -301,13 +301,12 @@ fn compilation(c: &mut Criterion) {
 }
 
 fn planning(c: &mut Criterion) {
-    // Three IN-lists of 20 on the salted schema's leading fields: 16 buckets x 20 x 20 x 20 prefixes,
-    // above the default cap of 50,000 ranges, so the plan also shows the capped fallback; with a
-    // cap of 200,000 the full product is planned.
+    // Three IN-lists of 20 on the leading fields of a schema salted (16 buckets) on md5url, which
+    // no condition fixes: 16 x 20 x 20 x 20 = 128,000 prefixes. Above the default cap of 50,000
+    // ranges the planner falls back to covering ranges; with a cap of 200,000 it plans them all.
     let values = |base: i64| (0..20).map(|i| int(base + i)).collect::<Vec<_>>();
     let mut schema = seed_schema(16);
-    schema.salt.as_mut().unwrap().fields = vec!["status".into()];
-    // The leading fields after the salt byte are status, code, sdate in this variant.
+    // status, code, sdate first (after the salt byte), md5url and sitecode last.
     schema.fields.rotate_left(2);
     let conditions = vec![
         cond("status", Op::IN, values(-10)),
@@ -321,7 +320,13 @@ fn planning(c: &mut Criterion) {
         request.query = protobuf::MessageField::some(predicate_spec(schema.clone(), conditions.clone()));
         request.max_ranges = max_ranges;
         let bytes = request.write_to_bytes().unwrap();
-        let label = if max_ranges == 0 { "default_cap" } else { "cap_200000" };
+        let plan = ScanPlan::parse_from_bytes(&plan_request(&bytes).expect("plan")).expect("plan bytes");
+        let label = format!(
+            "{}_{}_ranges{}",
+            if max_ranges == 0 { "default_cap" } else { "cap_200000" },
+            plan.ranges.len(),
+            if plan.capped { "_capped" } else { "" }
+        );
         group.bench_function(label, |b| {
             b.iter_batched(
                 || bytes.clone(),
@@ -333,5 +338,38 @@ fn planning(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, evaluation, compilation, planning);
+/// The cost of crossing into the library per row, as a foreign caller does: the eq2 query through
+/// `rowkey_compare` (handle, region checks, quick path) called through a function pointer, beside
+/// the empty `rowkey_call_floor` called the same way (`evaluate_per_row/eq2/comparator` is the
+/// same compare inlined).
+fn call_overhead(c: &mut Criterion) {
+    let (keys, _) = generate(ROWS);
+    let conditions = queries().swap_remove(0).conditions;
+    let comparator = Comparator::from_spec(&predicate_spec(seed_schema(0), conditions)).expect("query");
+    let handle = hbase_rowkey::handle::into_handle(comparator);
+    let compare: unsafe extern "C" fn(i64, *const u8, i64, i64) -> i32 = black_box(hbase_rowkey::ffi::rowkey_compare);
+    let floor: extern "C" fn(i64, *const u8, i64, i64) -> i32 = black_box(hbase_rowkey::ffi::rowkey_call_floor);
+    let mut group = c.benchmark_group("call_per_row");
+    group.throughput(Throughput::Elements(ROWS as u64));
+    group.bench_function("eq2/rowkey_compare", |b| {
+        // SAFETY: `handle` is live until freed below; every region is inside `keys`.
+        b.iter(|| {
+            keys.chunks_exact(KEY)
+                .filter(|k| unsafe { compare(black_box(handle), k.as_ptr(), 0, KEY as i64) } == 0)
+                .count()
+        })
+    });
+    group.bench_function("empty_function", |b| {
+        b.iter(|| {
+            keys.chunks_exact(KEY)
+                .filter(|k| floor(black_box(handle), k.as_ptr(), 0, KEY as i64) == 0)
+                .count()
+        })
+    });
+    group.finish();
+    // SAFETY: made above, freed once, not used after.
+    unsafe { hbase_rowkey::handle::free::<Comparator>(handle) };
+}
+
+criterion_group!(benches, evaluation, compilation, planning, call_overhead);
 criterion_main!(benches);

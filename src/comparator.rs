@@ -197,25 +197,43 @@ impl Comparator {
                     NO_MATCH
                 }
             }
-            Evaluator::Range {
-                offset,
-                width,
-                constant,
-                reversed,
-            } => {
-                if row.len() != self.schema.key_length() {
-                    return RANGE_WRONG_LENGTH_RESULT;
-                }
-                let Some(field) = row.get(*offset..*offset + *width) else {
-                    return RANGE_WRONG_LENGTH_RESULT;
-                };
-                let order = constant.as_slice().cmp(field);
-                match if *reversed { order.reverse() } else { order } {
-                    Ordering::Less => -1,
-                    Ordering::Equal => 0,
-                    Ordering::Greater => 1,
-                }
-            }
+            Evaluator::Range { .. } => self.compare_range(row),
+        }
+    }
+
+    /// `compare(row)` when the cheap tests alone decide it, `None` otherwise. Cannot panic (see
+    /// [`Program::quick_verdict`]), so it needs no panic guard.
+    #[inline]
+    pub fn compare_quickly(&self, row: &[u8]) -> Option<i32> {
+        match &self.evaluator {
+            Evaluator::Match { program, .. } => program.quick_verdict(row).map(|m| if m { 0 } else { NO_MATCH }),
+            Evaluator::Range { .. } => None,
+        }
+    }
+
+    /// Kept out of line: the match evaluator is the per-row hot path, and stays small without it.
+    #[inline(never)]
+    fn compare_range(&self, row: &[u8]) -> i32 {
+        let Evaluator::Range {
+            offset,
+            width,
+            constant,
+            reversed,
+        } = &self.evaluator
+        else {
+            return RANGE_WRONG_LENGTH_RESULT;
+        };
+        if row.len() != self.schema.key_length() {
+            return RANGE_WRONG_LENGTH_RESULT;
+        }
+        let Some(field) = row.get(*offset..*offset + *width) else {
+            return RANGE_WRONG_LENGTH_RESULT;
+        };
+        let order = constant.as_slice().cmp(field);
+        match if *reversed { order.reverse() } else { order } {
+            Ordering::Less => -1,
+            Ordering::Equal => 0,
+            Ordering::Greater => 1,
         }
     }
 }

@@ -42,6 +42,7 @@ struct WindowTest {
 
 impl WindowTest {
     #[inline(always)]
+    #[deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
     fn fails(&self, row: &[u8]) -> bool {
         (load_u64(row, self.offset) & self.mask).wrapping_sub(self.low) > self.span
     }
@@ -204,18 +205,62 @@ impl Program {
     /// Whether `row` (of any length) satisfies the program; a wrong length never does.
     #[inline]
     pub fn matches(&self, row: &[u8]) -> bool {
+        match self.quick_verdict(row) {
+            Some(verdict) => verdict,
+            None => self.other_checks_allow(row),
+        }
+    }
+
+    /// The answer of the cheap tests alone: `Some(false)` when the row fails one (or has the wrong
+    /// length), `Some(true)` when it passes and nothing else is asked, `None` when the other
+    /// checks must decide. Cannot panic (the lints on it reject indexing, arithmetic that can
+    /// overflow, unwrap and panics), so the per-row FFI calls run it without the cost of a panic
+    /// guard.
+    #[inline]
+    #[deny(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable
+    )]
+    pub fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
         if row.len() != self.key_length || self.never {
-            return false;
+            return Some(false);
         }
         // Branch-free: every cheap test is done, and their results combined with `|`.
         let mut fails = false;
         for w in &self.windows {
             fails |= w.fails(row);
         }
-        for b in &self.bytes {
-            fails |= row[b.offset] & b.mask != b.value;
+        if !self.bytes.is_empty() {
+            fails |= self.bytes_fail(row);
         }
-        !fails && self.checks.iter().all(|c| c.allows(row))
+        if fails {
+            Some(false)
+        } else if self.checks.is_empty() {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    /// Out of line (keys shorter than 8 bytes only): keeps registers free in the hot loop above.
+    #[inline(never)]
+    #[deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+    fn bytes_fail(&self, row: &[u8]) -> bool {
+        let mut fails = false;
+        for b in &self.bytes {
+            fails |= row.get(b.offset).is_none_or(|&byte| byte & b.mask != b.value);
+        }
+        fails
+    }
+
+    /// Out of line: most rows never get here, and the hot loop above stays small without it.
+    #[inline(never)]
+    fn other_checks_allow(&self, row: &[u8]) -> bool {
+        self.checks.iter().all(|c| c.allows(row))
     }
 }
 
@@ -340,9 +385,11 @@ fn be_u64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
+/// Big-endian u64 at `offset`; 0 past the end (never happens: windows are inside the key).
 #[inline]
+#[deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 fn load_u64(row: &[u8], offset: usize) -> u64 {
-    row.get(offset..offset + 8)
+    row.get(offset..offset.wrapping_add(8))
         .and_then(|s| <[u8; 8]>::try_from(s).ok())
         .map_or(0, u64::from_be_bytes)
 }
