@@ -25,6 +25,11 @@ public final class BenchAccess {
         return RowCalls.get().callFloor(comparator, row, offset, length);
     }
 
+    /** The per-row seam (JNI or FFM, as chosen at load) without NativeComparator's own checks. */
+    public static int seamCompare(long comparator, byte[] row, int offset, int length) {
+        return RowCalls.get().compareArray(comparator, row, offset, length);
+    }
+
     /** JNI compareArray, whatever the active mechanism. */
     public static int jniCompare(long comparator, byte[] row, int offset, int length) {
         return RowKeyNative.compareArray(comparator, row, offset, length);
