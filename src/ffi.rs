@@ -11,6 +11,9 @@
 //!
 //! The handle is a comparator handle made by `comparatorParse` and kept alive by its Java owner
 //! for the whole call, exactly as for the JNI exports.
+//!
+//! `#[unsafe(no_mangle)]`: sound because every name here has the `rowkey_` prefix, which no other
+//! library the JVM loads defines.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -7,6 +7,9 @@
 //! Handles: a `long` from `schemaParse` / `comparatorParse` is a pointer made by
 //! [`handle::into_handle`]. The Java owner (`NativeHandle`) frees it exactly once, after its last
 //! use, and passes 0 once closed; 0 becomes `IllegalStateException("... already closed")`.
+//!
+//! `#[unsafe(no_mangle)]` on every export: sound because each name is the JNI name of one of
+//! `RowKeyNative`'s methods, which no other library the JVM loads defines.
 #![allow(non_snake_case)] // JNI export names
 
 use std::mem::MaybeUninit;
