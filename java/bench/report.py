@@ -177,12 +177,17 @@ def per_row(lines):
     ax.set_xscale("log")
     ax.set_xlabel("ns per row (log scale, lower is better)")
     ax.set_title(f"Per-row cost, 1,000,000 seed-000 keys — {date}")
+    save(plt, fig, ax, "per_row.png")
+    return True
+
+
+def save(plt, fig, ax, name):
+    """The charts' common legend, grid and file."""
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(DIR, "per_row.png"), dpi=110)
+    fig.savefig(os.path.join(DIR, name), dpi=110)
     plt.close(fig)
-    return True
 
 
 def criterion():
@@ -379,11 +384,7 @@ def end_to_end(lines):
                   "right: speedup; ★ leading field")
     ax.set_title(f"End to end, {count(e2e['rows'])} rows, embedded HBase {e2e['hbase']} — {e2e['date'][:10]}, "
                  f"JDK {version}, {m['cores']} cores", fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
-    ax.grid(axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(DIR, "end_to_end.png"), dpi=110)
-    plt.close(fig)
+    save(plt, fig, ax, "end_to_end.png")
     return True
 
 

@@ -136,6 +136,31 @@ public class PerRowBench {
         return m;
     }
 
+    /** A native call with compareTo's arguments, on the active handle. */
+    interface RowCall {
+        int call(long comparator, byte[] row, int offset, int length);
+    }
+
+    /** The rows of the next batch for which {@code call} answers 0 (a match). One benchmark per JVM fork, so the call site stays monomorphic. */
+    private int matchAll(RowCall call) {
+        int base = nextBatch();
+        int m = 0;
+        for (int i = 0; i < BATCH; i++) {
+            m += call.call(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY) == 0 ? 1 : 0;
+        }
+        return m;
+    }
+
+    /** The sum of {@code call}'s answers over the next batch (for the empty calls, which answer 0). */
+    private int sumAll(RowCall call) {
+        int base = nextBatch();
+        int m = 0;
+        for (int i = 0; i < BATCH; i++) {
+            m += call.call(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY);
+        }
+        return m;
+    }
+
     private int filterAll(Filter f) {
         int base = nextBatch();
         int m = 0;
@@ -177,44 +202,24 @@ public class PerRowBench {
     // ---- 5. floors: empty native calls with compareTo's arguments ----
     @Benchmark @OperationsPerInvocation(BATCH)
     public int floorJni() {
-        int base = nextBatch();
-        int m = 0;
-        for (int i = 0; i < BATCH; i++) {
-            m += BenchAccess.jniFloor(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY);
-        }
-        return m;
+        return sumAll(BenchAccess::jniFloor);
     }
 
     /** On Java 22+ (FFM path) only; the JNI path reports this as the JNI floor again. */
     @Benchmark @OperationsPerInvocation(BATCH)
     public int floorFfm() {
-        int base = nextBatch();
-        int m = 0;
-        for (int i = 0; i < BATCH; i++) {
-            m += BenchAccess.ffmFloor(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY);
-        }
-        return m;
+        return sumAll(BenchAccess::ffmFloor);
     }
 
     /** EqualComparator's work through the per-row seam alone: what NativeComparator's checks add is the difference. */
     @Benchmark @OperationsPerInvocation(BATCH)
     public int eq2Seam() {
-        int base = nextBatch();
-        int m = 0;
-        for (int i = 0; i < BATCH; i++) {
-            m += BenchAccess.seamCompare(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY) == 0 ? 1 : 0;
-        }
-        return m;
+        return matchAll(BenchAccess::seamCompare);
     }
 
     /** JNI compareArray called directly, whatever the active mechanism (the JNI path on Java 22+). */
     @Benchmark @OperationsPerInvocation(BATCH)
     public int eq2Jni() {
-        int base = nextBatch();
-        int m = 0;
-        for (int i = 0; i < BATCH; i++) {
-            m += BenchAccess.jniCompare(floorHandle, keys, base + i * BenchData.KEY, BenchData.KEY) == 0 ? 1 : 0;
-        }
-        return m;
+        return matchAll(BenchAccess::jniCompare);
     }
 }
