@@ -124,6 +124,61 @@ class ConcurrencyTest {
                 THREADS, COMPARES_PER_THREAD, n, (System.nanoTime() - t0) / 1_000_000);
     }
 
+    /**
+     * More threads than the JNI path's slots of recently used scratch buffers (64), in two
+     * rounds of fresh threads, so slots collide and hold buffers of threads that have ended:
+     * every answer is still the single-threaded reference (a row copied into a buffer another
+     * thread writes at the same time would give wrong answers: without the owner check, thousands
+     * of them here).
+     */
+    @Test
+    void moreThreadsThanScratchSlotsGiveTheReferenceAnswers() throws Exception {
+        // Half the rows are the comparator's key, half differ from it in one byte: a row read from
+        // a buffer another thread has just overwritten flips the answer.
+        Random random = new Random(130);
+        byte[] key = new byte[37];
+        random.nextBytes(key);
+        byte[][] rows = new byte[ROWS][];
+        for (int i = 0; i < ROWS; i++) {
+            rows[i] = key.clone();
+            if (i % 2 == 1) {
+                rows[i][random.nextInt(key.length)] ^= 1;
+            }
+        }
+        java.util.concurrent.atomic.AtomicLong mismatches = new java.util.concurrent.atomic.AtomicLong();
+        try (EqualComparator eq = new EqualComparator(RowKeySchema.builder().fixedBytes("k", key.length).build(),
+                TestData.map("k", key))) {
+            for (int round = 0; round < 2; round++) {
+                CyclicBarrier start = new CyclicBarrier(130);
+                List<Thread> threads = new ArrayList<>();
+                for (int t = 0; t < 130; t++) {
+                    final int seed = 1000 * round + t;
+                    Thread thread = new Thread(() -> {
+                        Random r = new Random(seed);
+                        try {
+                            start.await(60, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        for (int i = 0; i < 400_000; i++) {
+                            int row = r.nextInt(ROWS);
+                            if (eq.compareTo(rows[row], 0, rows[row].length) != row % 2) {
+                                mismatches.incrementAndGet();
+                            }
+                        }
+                    });
+                    threads.add(thread);
+                    thread.start();
+                }
+                for (Thread thread : threads) {
+                    thread.join(TimeUnit.SECONDS.toMillis(120));
+                    assertTrue(!thread.isAlive(), "worker thread ended");
+                }
+            }
+        }
+        assertEquals(0, mismatches.get(), "answers differing from the single-threaded reference");
+    }
+
     @Test
     void sixteenThreadsParsingTheSameBytes() throws Exception {
         Random random = new Random(17);
