@@ -139,26 +139,26 @@ abstract class RowCalls {
          * The scratch buffers last used, by thread id modulo the size: found here, a thread's
          * buffer costs a few loads instead of a {@code ThreadLocal} lookup (about 3 ns, as much as
          * the compare). A slot may hold another thread's buffer (same slot, or a race on the plain
-         * array): the owner's id says so, and the thread then takes its own from the ThreadLocal.
-         * Live threads never share an id, so they never share a buffer. Holds at most this many
-         * 4 KB buffers, and no Thread.
+         * array): its owner says so, and the thread then takes its own from the ThreadLocal. A hit
+         * is always the thread's own buffer, which its ThreadLocal keeps reachable during the call.
+         * Holds at most this many 4 KB buffers (and their threads, until the slot is reused).
          */
         private static final Scratch[] RECENT = new Scratch[64];
 
-        /** One thread's copy of the row: a direct buffer, its address, and its thread's id. */
+        /** One thread's copy of the row: a direct buffer, its address, and its thread. */
         static final class Scratch {
             final ByteBuffer buffer = ByteBuffer.allocateDirect(SCRATCH_BYTES);
             final long address = RowKeyNative.directAddress(buffer);
             /** Final, so a thread that reads this object from {@link #RECENT} sees its fields set. */
-            final long ownerId = Thread.currentThread().getId();
+            final Thread owner = Thread.currentThread();
         }
 
         @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
         private static Scratch scratch() {
-            long id = Thread.currentThread().getId();
-            int slot = (int) id & (RECENT.length - 1);
+            Thread current = Thread.currentThread();
+            int slot = (int) current.getId() & (RECENT.length - 1);
             Scratch recent = RECENT[slot];
-            if (recent != null && recent.ownerId == id) {
+            if (recent != null && recent.owner == current) {
                 return recent;
             }
             Scratch own = SCRATCH.get();
