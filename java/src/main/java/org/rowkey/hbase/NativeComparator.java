@@ -103,6 +103,11 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         handle.close();
     }
 
+    /** The live native pointer (tests and benchmarks call the per-row natives with it). */
+    long nativeHandle() {
+        return handle.get();
+    }
+
     /** Row key length of the comparator's schema. */
     int keyLength() {
         return keyLength;

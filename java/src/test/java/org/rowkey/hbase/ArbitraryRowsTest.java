@@ -170,7 +170,7 @@ class ArbitraryRowsTest {
         int exceptions = 0;
         int answers = 0;
         for (Case c : cases) {
-            long handle = handleOf(c.comparator);
+            long handle = c.comparator.nativeHandle();
             for (int i = 0; i < 2_000; i++) {
                 int size = random.nextInt(5000);
                 byte[] array = RobustnessFixtures.randomBytes(random, size);
@@ -201,7 +201,7 @@ class ArbitraryRowsTest {
         }
         assertTrue(exceptions > 1000 && answers > 1000, exceptions + " exceptions, " + answers + " answers");
         // a heap buffer given to the direct-buffer native is refused, not read
-        long handle = handleOf(cases.get(0).comparator);
+        long handle = cases.get(0).comparator.nativeHandle();
         assertThrows(IllegalArgumentException.class, () -> RowKeyNative.compareDirect(handle, ByteBuffer.allocate(37), 0, 37));
         assertThrows(NullPointerException.class, () -> RowKeyNative.compareArray(handle, null, 0, 37));
         assertThrows(NullPointerException.class, () -> RowKeyNative.compareDirect(handle, null, 0, 37));
@@ -224,14 +224,4 @@ class ArbitraryRowsTest {
         }
     }
 
-    /** The live native pointer of a comparator (package-private access to its handle). */
-    static long handleOf(NativeComparator c) {
-        try {
-            java.lang.reflect.Field f = NativeComparator.class.getDeclaredField("handle");
-            f.setAccessible(true);
-            return ((NativeHandle) f.get(c)).get();
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
-    }
 }

@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.hadoop.hbase.filter.ByteArrayComparable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,7 +76,7 @@ abstract class NativeCallPathChecks {
                 whole.put("k" + field, java.util.Arrays.copyOfRange(key, from, from + width));
             }
             try (EqualComparator eq = new EqualComparator(builder.build(), whole)) {
-                long h = handleOf(eq);
+                long h = eq.nativeHandle();
                 for (int offset = 0; offset < 9; offset++) {
                     byte[] array = new byte[offset + length + random.nextInt(9)];
                     random.nextBytes(array);
@@ -114,7 +113,7 @@ abstract class NativeCallPathChecks {
         comparators.add(RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2).toComparator());
         try {
             for (NativeComparator c : comparators) {
-                long h = handleOf(c);
+                long h = c.nativeHandle();
                 for (byte[] row : rows) {
                     int expected = RowKeyNative.compareArray(h, row, 0, row.length);
                     assertEquals(expected, c.compareTo(row, 0, row.length), c.toString());
@@ -148,7 +147,7 @@ abstract class NativeCallPathChecks {
     void failuresAreTheJniExceptions() {
         RowKeySchema schema = TestData.seedSchema();
         EqualComparator eq = new EqualComparator(schema, TestData.map("sdate", 20161201));
-        long h = handleOf(eq);
+        long h = eq.nativeHandle();
         byte[] row = new byte[37];
         RowCalls calls = RowCalls.get();
         // Arguments only a buggy caller passes: the seam stays defined and throws like JNI.
@@ -164,14 +163,4 @@ abstract class NativeCallPathChecks {
         assertThrows(IllegalStateException.class, () -> eq.compareTo(ByteBuffer.allocateDirect(37), 0, 37));
     }
 
-    /** The live native handle of a comparator (test access to a private field). */
-    static long handleOf(ByteArrayComparable comparator) {
-        try {
-            java.lang.reflect.Field f = NativeComparator.class.getDeclaredField("handle");
-            f.setAccessible(true);
-            return ((NativeHandle) f.get(comparator)).get();
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
-    }
 }

@@ -37,12 +37,6 @@ public final class BenchAccess {
 
     /** The native handle of one of our comparators. */
     public static long handle(ByteArrayComparable comparator) {
-        try {
-            java.lang.reflect.Field f = NativeComparator.class.getDeclaredField("handle");
-            f.setAccessible(true);
-            return ((NativeHandle) f.get(comparator)).get();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
+        return ((NativeComparator) comparator).nativeHandle();
     }
 }
