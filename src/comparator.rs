@@ -197,7 +197,12 @@ impl Comparator {
                     NO_MATCH
                 }
             }
-            Evaluator::Range { .. } => self.compare_range(row),
+            Evaluator::Range {
+                offset,
+                width,
+                constant,
+                reversed,
+            } => self.compare_range(row, *offset, *width, constant, *reversed),
         }
     }
 
@@ -213,24 +218,15 @@ impl Comparator {
 
     /// Kept out of line: the match evaluator is the per-row hot path, and stays small without it.
     #[inline(never)]
-    fn compare_range(&self, row: &[u8]) -> i32 {
-        let Evaluator::Range {
-            offset,
-            width,
-            constant,
-            reversed,
-        } = &self.evaluator
-        else {
-            return RANGE_WRONG_LENGTH_RESULT;
-        };
+    fn compare_range(&self, row: &[u8], offset: usize, width: usize, constant: &[u8], reversed: bool) -> i32 {
         if row.len() != self.schema.key_length() {
             return RANGE_WRONG_LENGTH_RESULT;
         }
-        let Some(field) = row.get(*offset..*offset + *width) else {
+        let Some(field) = row.get(offset..offset + width) else {
             return RANGE_WRONG_LENGTH_RESULT;
         };
-        let order = constant.as_slice().cmp(field);
-        match if *reversed { order.reverse() } else { order } {
+        let order = constant.cmp(field);
+        match if reversed { order.reverse() } else { order } {
             Ordering::Less => -1,
             Ordering::Equal => 0,
             Ordering::Greater => 1,
