@@ -209,8 +209,8 @@ def criterion():
 CRITERION_ROWS = 100_000
 
 
-def per_row_native(name):
-    v = criterion().get(name)
+def per_row_native(crit, name):
+    v = crit.get(name)
     return v / CRITERION_ROWS if v is not None else float("nan")
 
 
@@ -219,8 +219,8 @@ def cost_breakdown(jni, ffm):
     crit = criterion()
     if not crit:
         return []
-    call = per_row_native("call_per_row/eq2/rowkey_compare") - per_row_native("call_per_row/empty_function") \
-        - per_row_native("evaluate_per_row/eq2/comparator")
+    call = per_row_native(crit, "call_per_row/eq2/rowkey_compare") - per_row_native(crit, "call_per_row/empty_function") \
+        - per_row_native(crit, "evaluate_per_row/eq2/comparator")
     lines = [
         "",
         "### What the per-row cost is made of",
@@ -244,7 +244,7 @@ def cost_breakdown(jni, ffm):
             if key not in results:
                 continue
             total = results[key][0]
-            native = per_row_native(f"evaluate_per_row/{query}/comparator")
+            native = per_row_native(crit, f"evaluate_per_row/{query}/comparator")
             rest = total - floor - native - call
             lines.append(f"| {path} | {query} | {fmt(total)} | {fmt(floor)} | {fmt(native)} | {fmt(call)} | {fmt(rest)} |")
     return lines
