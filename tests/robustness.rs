@@ -556,6 +556,34 @@ fn schema_of(fields: Vec<FieldSpec>) -> SchemaSpec {
     s
 }
 
+fn bytes_value(b: Vec<u8>) -> Value {
+    value(ValueKind::BytesValue(b))
+}
+
+/// Three 1 KiB fields, all salt fields of 256 buckets, each IN 100 values (`v ^ k` repeated):
+/// 10^6 salt-field combinations.
+fn salted_wide_in_lists() -> (SchemaSpec, Vec<Condition>) {
+    let mut salted = schema_of(
+        (0..3)
+            .map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024))
+            .collect(),
+    );
+    salted.salt = MessageField::some(SaltSpec {
+        buckets: 256,
+        ..Default::default()
+    });
+    let conds = (0..3u8)
+        .map(|k| {
+            condition(
+                &format!("w{k}"),
+                Op::IN,
+                (0..100u8).map(|v| bytes_value(vec![v ^ k; 1024])).collect(),
+            )
+        })
+        .collect();
+    (salted, conds)
+}
+
 fn condition(field: &str, op: Op, values: Vec<Value>) -> Condition {
     let mut c = Condition::new();
     c.field = field.into();
@@ -1036,7 +1064,6 @@ fn absurd_comparators() -> Vec<ComparatorSpec> {
 /// lists over long keys, salt fields fixed to many combinations.
 fn absurd_plans() -> Vec<(&'static str, Vec<u8>)> {
     let int = |v: i64| value(ValueKind::IntValue(v));
-    let bytes = |b: Vec<u8>| value(ValueKind::BytesValue(b));
     let mut out = Vec::new();
     let all = schema_of(all_type_fields());
     for max in [0u32, 1, 2, u32::MAX] {
@@ -1057,7 +1084,7 @@ fn absurd_plans() -> Vec<(&'static str, Vec<u8>)> {
         Op::IN,
         (0..limits::MAX_IN_VALUES as i64 - 3).map(int).collect(),
     )];
-    conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k as u8; 1024])])));
+    conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes_value(vec![k as u8; 1024])])));
     for max in [0u32, u32::MAX] {
         out.push((
             "prefix product",
@@ -1066,29 +1093,13 @@ fn absurd_plans() -> Vec<(&'static str, Vec<u8>)> {
     }
     // A range on a narrow field enumerated into points, followed by a wide equality.
     let mut conds = vec![condition("i", Op::BETWEEN, vec![int(0), int(999_999)])];
-    conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k as u8; 1024])])));
+    conds.extend((0..3).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes_value(vec![k as u8; 1024])])));
     out.push((
         "enumerated range",
         plan_bytes(predicate_spec(schema_of(long_key.clone()), conds), u32::MAX),
     ));
     // Salt fields: three 1 KiB fields with 100 values each, 10^6 combinations.
-    let mut salted = schema_of(
-        (0..3)
-            .map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024))
-            .collect(),
-    );
-    let mut salt = SaltSpec::new();
-    salt.buckets = 256;
-    salted.salt = MessageField::some(salt);
-    let conds: Vec<Condition> = (0..3)
-        .map(|k| {
-            condition(
-                &format!("w{k}"),
-                Op::IN,
-                (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect(),
-            )
-        })
-        .collect();
+    let (salted, conds) = salted_wide_in_lists();
     for max in [0u32, u32::MAX] {
         out.push((
             "salt combinations",
@@ -1239,7 +1250,6 @@ fn assert_plan_keeps(name: &str, request: &[u8], schema: &SchemaSpec, rows: &[Ve
 #[test]
 fn regression_plan_expansion_is_bounded_in_bytes() {
     let int = |v: i64| value(ValueKind::IntValue(v));
-    let bytes = |b: Vec<u8>| value(ValueKind::BytesValue(b));
     let mut long_key = vec![field("i", FieldType::INT32, 0)];
     long_key.extend((0..3).map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024)));
     let long_key = schema_of(long_key);
@@ -1248,7 +1258,7 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
         row.extend((0..3u8).map(|k| named(&format!("w{k}"), ValueKind::BytesValue(vec![k; 1024]))));
         row
     };
-    let wide_equalities = || (0..3u8).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes(vec![k; 1024])]));
+    let wide_equalities = || (0..3u8).map(|k| condition(&format!("w{k}"), Op::EQ, vec![bytes_value(vec![k; 1024])]));
 
     let mut in_then_wide = vec![condition(
         "i",
@@ -1259,24 +1269,7 @@ fn regression_plan_expansion_is_bounded_in_bytes() {
     let mut range_then_wide = vec![condition("i", Op::BETWEEN, vec![int(0), int(999_999)])];
     range_then_wide.extend(wide_equalities());
 
-    let mut salted = schema_of(
-        (0..3)
-            .map(|k| field(&format!("w{k}"), FieldType::FIXED_BYTES, 1024))
-            .collect(),
-    );
-    salted.salt = MessageField::some(SaltSpec {
-        buckets: 256,
-        ..Default::default()
-    });
-    let salted_in: Vec<Condition> = (0..3u8)
-        .map(|k| {
-            condition(
-                &format!("w{k}"),
-                Op::IN,
-                (0..100u8).map(|v| bytes(vec![v ^ k; 1024])).collect(),
-            )
-        })
-        .collect();
+    let (salted, salted_in) = salted_wide_in_lists();
     let salted_row = |v: u8| -> Vec<NamedValue> {
         (0..3u8)
             .map(|k| named(&format!("w{k}"), ValueKind::BytesValue(vec![v ^ k; 1024])))
