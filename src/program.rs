@@ -32,7 +32,7 @@ pub struct Program {
 }
 
 /// `low <= (row[offset..offset + 8] as big-endian u64) & mask <= low + span`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 struct WindowTest {
     offset: usize,
     mask: u64,
