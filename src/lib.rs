@@ -8,6 +8,7 @@ pub mod proto {
 pub mod codec;
 pub mod comparator;
 pub mod error;
+pub mod explain;
 pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -17,6 +18,7 @@ pub mod planner;
 pub mod predicate;
 pub mod program;
 pub mod schema;
+pub mod wire;
 
 mod jni;
 
