@@ -143,7 +143,8 @@ pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> std::borrow::Cow<'k, [u8]
     }
 }
 
-fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
+/// Writes a field's stored bytes (for a bool: one byte, 0 or 1) into `key`.
+pub(crate) fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
     match field.location {
         Location::Bytes { offset, width } => key[offset..offset + width].copy_from_slice(bytes),
         Location::Bit { offset, mask } => {

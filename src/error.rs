@@ -33,6 +33,8 @@ pub enum Error {
     InvalidValue { field: String, detail: String },
     #[error("field '{field}': {detail}")]
     InvalidCondition { field: String, detail: String },
+    #[error("invalid index '{index}': {detail}")]
+    InvalidIndex { index: String, detail: String },
     #[error("row key has {found} bytes, the schema's key has {expected}")]
     WrongKeyLength { expected: usize, found: usize },
     #[error("limit exceeded: serialized {what} is {found} bytes, at most {limit} allowed")]

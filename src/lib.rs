@@ -13,6 +13,7 @@ pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod handle;
+pub mod index;
 pub mod limits;
 pub mod planner;
 pub mod predicate;

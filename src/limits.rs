@@ -21,6 +21,13 @@ pub const MAX_NAME_BYTES: usize = 256;
 /// Salt buckets of a salted key (the salt is one byte).
 pub const MAX_SALT_BUCKETS: u32 = 256;
 
+/// Indexes of one table.
+pub const MAX_INDEXES: usize = 32;
+/// Covered columns of one index.
+pub const MAX_INCLUDED_COLUMNS: usize = 1024;
+/// Bytes of a covered column's family or qualifier.
+pub const MAX_COLUMN_NAME_BYTES: usize = 1024;
+
 /// Default cap on the ranges a scan plan expands into (Phoenix caps its IN-list products at
 /// 50,000 too); a request may ask for another.
 pub const DEFAULT_MAX_RANGES: usize = 50_000;
@@ -41,6 +48,8 @@ pub fn repeated_field_cap(full_name: &str) -> usize {
     match full_name {
         "rowkey.PredicateSpec.conditions" => MAX_CONDITIONS,
         "rowkey.Condition.values" => MAX_IN_VALUES,
+        "rowkey.TableCatalog.indexes" => MAX_INDEXES,
+        "rowkey.IndexSpec.include" => MAX_INCLUDED_COLUMNS,
         _ => MAX_FIELDS,
     }
 }
@@ -54,6 +63,9 @@ pub fn repeated_field_what(full_name: &str) -> &'static str {
         "rowkey.EqualComparatorSpec.equalities" => "number of equalities",
         "rowkey.PredicateSpec.conditions" => "number of conditions",
         "rowkey.Condition.values" => "number of condition values",
+        "rowkey.TableCatalog.indexes" => "number of indexes",
+        "rowkey.IndexSpec.fields" => "number of index fields",
+        "rowkey.IndexSpec.include" => "number of covered columns",
         _ => "number of repeated elements",
     }
 }

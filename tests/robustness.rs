@@ -1802,6 +1802,79 @@ fn limit_max_salt_combinations() {
     assert_eq!(buckets_read(side, side + 1), Some(256));
 }
 
+/// A catalog of an (a, b) schema with these indexes.
+fn catalog_with(indexes: Vec<hbase_rowkey::proto::rowkey::IndexSpec>) -> hbase_rowkey::proto::rowkey::TableCatalog {
+    let mut catalog = hbase_rowkey::proto::rowkey::TableCatalog::new();
+    catalog.schema = MessageField::some(schema_of(vec![
+        field("a", FieldType::INT32, 0),
+        field("b", FieldType::INT32, 0),
+    ]));
+    catalog.indexes = indexes;
+    catalog
+}
+
+fn index_on_b(name: &str) -> hbase_rowkey::proto::rowkey::IndexSpec {
+    let mut index = hbase_rowkey::proto::rowkey::IndexSpec::new();
+    index.name = name.into();
+    index.fields = vec!["b".into()];
+    index.state = hbase_rowkey::proto::rowkey::IndexState::ACTIVE.into();
+    index
+}
+
+fn column(family: usize, qualifier: usize) -> hbase_rowkey::proto::rowkey::Column {
+    let mut c = hbase_rowkey::proto::rowkey::Column::new();
+    c.family = vec![b'f'; family];
+    c.qualifier = vec![b'q'; qualifier];
+    c
+}
+
+#[test]
+fn limit_max_indexes() {
+    use hbase_rowkey::index::Catalog;
+    let indexes = |n: usize| (0..n).map(|i| index_on_b(&format!("ix{i}"))).collect();
+    Catalog::from_spec(&catalog_with(indexes(limits::MAX_INDEXES))).expect("exactly the limit");
+    assert_limit(
+        Catalog::from_spec(&catalog_with(indexes(limits::MAX_INDEXES + 1))),
+        limits::MAX_INDEXES,
+        "number of indexes",
+    );
+}
+
+#[test]
+fn limit_max_included_columns() {
+    use hbase_rowkey::index::Catalog;
+    let with_columns = |n: usize| {
+        let mut index = index_on_b("ix");
+        index.include = (0..n).map(|q| column(1, q + 1)).collect();
+        catalog_with(vec![index])
+    };
+    Catalog::from_spec(&with_columns(limits::MAX_INCLUDED_COLUMNS)).expect("exactly the limit");
+    assert_limit(
+        Catalog::from_spec(&with_columns(limits::MAX_INCLUDED_COLUMNS + 1)),
+        limits::MAX_INCLUDED_COLUMNS,
+        "number of covered columns",
+    );
+}
+
+#[test]
+fn limit_max_column_name_bytes() {
+    use hbase_rowkey::index::Catalog;
+    let with_column = |family: usize, qualifier: usize| {
+        let mut index = index_on_b("ix");
+        index.include = vec![column(family, qualifier)];
+        catalog_with(vec![index])
+    };
+    let max = limits::MAX_COLUMN_NAME_BYTES;
+    Catalog::from_spec(&with_column(max, max)).expect("exactly the limit");
+    for (family, qualifier) in [(max + 1, 1), (1, max + 1)] {
+        assert_limit(
+            Catalog::from_spec(&with_column(family, qualifier)),
+            max,
+            "covered column family or qualifier length",
+        );
+    }
+}
+
 /// `from_spec` of a spec goes through its bytes, so a spec over the message size is refused by
 /// that limit first.
 fn assert_limit_of_spec<T>(result: hbase_rowkey::Result<T>, spec_bytes: usize, limit: usize, words: &str) {
@@ -1823,7 +1896,7 @@ fn every_limit_has_a_test() {
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
         .collect();
-    assert_eq!(names.len(), 13, "{names:?}");
+    assert_eq!(names.len(), 16, "{names:?}");
     for name in names {
         let test = format!("fn limit_{}()", name.to_lowercase());
         assert!(this.contains(&test), "no test `{test}` for limits::{name}");
