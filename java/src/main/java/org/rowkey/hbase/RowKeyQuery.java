@@ -8,6 +8,9 @@ import java.util.Objects;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 
+import com.google.protobuf.ByteString;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
@@ -37,6 +40,10 @@ public final class RowKeyQuery {
     private int maxRanges;
     /** {@link RowKeyTable#scan}: null to choose, "" for no index, else the index to read. */
     private String indexHint;
+    /** {@link RowKeyTable#scan}: the columns returned; empty for every column. */
+    private final List<Column> columns = new ArrayList<>();
+    /** {@link RowKeyTable#scan}: row keys only, no cells. */
+    private boolean keysOnly;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -128,6 +135,34 @@ public final class RowKeyQuery {
     public RowKeyQuery noIndex() {
         this.indexHint = "";
         return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} returns only these columns of each row (else every column): a query
+     * whose columns an index covers is answered from the index alone.
+     */
+    public RowKeyQuery select(byte[] family, byte[]... qualifiers) {
+        Objects.requireNonNull(family, "family");
+        for (byte[] q : Objects.requireNonNull(qualifiers, "qualifiers")) {
+            columns.add(Column.newBuilder().setFamily(ByteString.copyFrom(family))
+                    .setQualifier(ByteString.copyFrom(Objects.requireNonNull(q, "qualifier"))).build());
+        }
+        return this;
+    }
+
+    /** {@link RowKeyTable#scan} returns the row keys only (each Result has its row and one cell or none), from an index alone where one is read. */
+    public RowKeyQuery keysOnly() {
+        this.keysOnly = true;
+        return this;
+    }
+
+    /** The selected columns; empty for every column. */
+    List<Column> columns() {
+        return columns;
+    }
+
+    boolean isKeysOnly() {
+        return keysOnly;
     }
 
     /** The index hint: null (choose), "" (no index) or an index name. */

@@ -11,15 +11,21 @@ import java.util.function.DoubleConsumer;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
@@ -52,11 +58,17 @@ public final class RowKeyTable {
     private final TableName name;
     /** Replaced by {@link #addIndex} and {@link #dropIndex}. */
     private volatile Catalog catalog;
+    /**
+     * Whether an index row alone may answer (covered and key-only queries): not when a data family
+     * has a TTL, since an index row may outlive the cells it stands for.
+     */
+    private final boolean indexAloneAnswers;
 
-    private RowKeyTable(Connection connection, TableName name, Catalog catalog) {
+    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers) {
         this.connection = connection;
         this.name = name;
         this.catalog = catalog;
+        this.indexAloneAnswers = indexAloneAnswers;
     }
 
     /** The table of index {@code index} of data table {@code table}. */
@@ -134,8 +146,12 @@ public final class RowKeyTable {
             throw new IllegalArgumentException("table " + name + " has no hbase-rowkey catalog ("
                     + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
         }
+        boolean noTtl = true;
+        for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+            noTtl &= family.getTimeToLive() == HConstants.FOREVER;
+        }
         try {
-            return new RowKeyTable(connection, name, Catalog.parse(bytes));
+            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
                     + e.getMessage(), e);
@@ -243,27 +259,39 @@ public final class RowKeyTable {
     }
 
     /**
-     * The data rows of {@code query} (every cell of each, as a plain scan of the data table gives
-     * them), read through the plan that reads the fewest rows: the data table's key ranges, or an
-     * index's key ranges and the data rows they point to. Rows come in data-key order when the data
+     * The data rows of {@code query} (every cell of each as a plain scan of the data table gives
+     * them, or the columns of {@link RowKeyQuery#select}, or keys only), read through the plan that
+     * reads the fewest rows: the data table's key ranges, or an index's key ranges and the data
+     * rows they point to, or the index rows alone when the index covers the selected columns (or
+     * keys only are asked) and no data family has a TTL. Rows come in data-key order when the data
      * table is read, and in index-key order through an index.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
-        TablePlan plan = plan(query);
+        Catalog current = catalog;
+        TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
+            Scan scan = ScanPlanner.scan(plan.getPlan());
+            for (Column c : query.columns()) {
+                scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+            }
+            if (query.isKeysOnly()) {
+                scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
+                        new KeyOnlyFilter()));
+            }
             Table data = connection.getTable(name);
-            return new IndexResultScanner.Closing(data.getScanner(ScanPlanner.scan(plan.getPlan())), data);
+            return new IndexResultScanner.Closing(data.getScanner(scan), data);
         }
-        int index = catalog.indexNumber(plan.getIndex());
-        return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), catalog, index, plan);
+        int index = current.indexNumber(plan.getIndex());
+        return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
+                query.columns(), query.isKeysOnly());
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
-        return query + "\n" + plan(query).getExplain();
+        return query + "\n" + plan(query, catalog).getExplain();
     }
 
-    private TablePlan plan(RowKeyQuery query) {
+    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
         Objects.requireNonNull(query, "query");
         if (!query.schema().equals(catalog.schema())) {
             throw new IllegalArgumentException("the query is on " + query.schema() + ", table " + name + " has "
@@ -273,6 +301,9 @@ public final class RowKeyTable {
                 .setCatalog(catalog.spec())
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges());
+        if (indexAloneAnswers) {
+            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly());
+        }
         if (query.indexHint() != null) {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
                     .setHintIndex(query.indexHint());

@@ -149,6 +149,37 @@ class IndexedTableIT extends HBaseMiniClusterBase {
         }
     }
 
+    /** Row key -> value of f:q (or "" for keys only), as {@link RowKeyTable#scan} returns them. */
+    private Map<String, String> cells(RowKeyQuery query) throws IOException {
+        Map<String, String> out = new java.util.TreeMap<>();
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r : scanner) {
+                byte[] v = r.getValue(FAMILY_F, QUAL_Q);
+                out.put(Bytes.toHex(r.getRow()), v == null ? "" : Bytes.toHex(v));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void coveredAndKeyOnlyQueriesAreAnsweredFromTheIndexAloneAndEqualTheDataTable() throws IOException {
+        Random random = new Random(9);
+        for (int q = 0; q < 20; q++) {
+            Condition[] where = {new Condition("sdate", "=", 20161201 + random.nextInt(31)),
+                    new Condition("code", "in", 404, 503)};
+            RowKeyQuery covered = query(where).select(FAMILY_F, QUAL_Q);
+            assertTrue(table.explain(covered).contains("covered: the index rows answer alone"), table.explain(covered));
+            assertEquals(cells(query(where).select(FAMILY_F, QUAL_Q).noIndex()), cells(covered), "covered " + q);
+            RowKeyQuery keys = query(where).keysOnly();
+            assertTrue(table.explain(keys).contains("covered"), table.explain(keys));
+            assertEquals(oracle(where), new TreeSet<>(cells(keys).keySet()), "keys only " + q);
+            assertEquals(oracle(where), new TreeSet<>(cells(query(where).keysOnly().noIndex()).keySet()), "keys only, no index");
+            // f:r is not covered: read from the data rows.
+            RowKeyQuery other = query(where).select(FAMILY_F, QUAL_R);
+            assertTrue(!table.explain(other).contains("answer alone"), table.explain(other));
+        }
+    }
+
     @Test
     void indexRowsFollowTheDataRows() throws IOException {
         // One index row per live data row: deleted rows (whole or emptied) left no index row.
