@@ -9,8 +9,6 @@ pub mod codec;
 pub mod comparator;
 pub mod error;
 pub mod ffi;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod handle;
 pub mod limits;
 pub mod planner;
