@@ -91,13 +91,18 @@ pub fn condition(field: &str, op: Op, values: Vec<Value>) -> Condition {
     c
 }
 
-pub fn predicate_spec(schema: SchemaSpec, conditions: Vec<Condition>) -> ComparatorSpec {
+/// The kind of a predicate comparator of `conditions`.
+pub fn predicate_kind(conditions: Vec<Condition>) -> Kind {
     let mut p = PredicateComparatorSpec::new();
     p.predicate.mut_or_insert_default().conditions = conditions;
+    Kind::Predicate(p)
+}
+
+pub fn predicate_spec(schema: SchemaSpec, conditions: Vec<Condition>) -> ComparatorSpec {
     let mut spec = ComparatorSpec::new();
     spec.format_version = FORMAT_VERSION;
     spec.schema = MessageField::some(schema);
-    spec.kind = Some(Kind::Predicate(p));
+    spec.kind = Some(predicate_kind(conditions));
     spec
 }
 
@@ -124,9 +129,7 @@ pub fn random_comparator_spec(rng: &mut Rng) -> (SchemaDef, ComparatorSpec) {
     match rng.below(3) {
         0 => {
             let conds = random_predicate(rng, &schema);
-            let mut p = PredicateComparatorSpec::new();
-            p.predicate.mut_or_insert_default().conditions = conds.iter().map(|c| c.to_proto(&schema)).collect();
-            spec.kind = Some(Kind::Predicate(p));
+            spec.kind = Some(predicate_kind(conds.iter().map(|c| c.to_proto(&schema)).collect()));
         }
         1 => {
             let row = random_row(rng, &schema);
