@@ -8,13 +8,16 @@ pub mod proto {
 pub mod codec;
 pub mod comparator;
 pub mod error;
+pub mod explain;
 pub mod ffi;
 pub mod handle;
+pub mod index;
 pub mod limits;
 pub mod planner;
 pub mod predicate;
 pub mod program;
 pub mod schema;
+pub mod wire;
 
 mod jni;
 

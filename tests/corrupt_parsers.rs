@@ -12,7 +12,7 @@ use common::absurd::{absurd_comparators, absurd_plans, absurd_rows, absurd_schem
 use common::messages::{
     all_type_fields, field, plan_bytes, predicate_spec, random_comparator_spec, row_bytes, schema_of,
 };
-use common::wire::{huge_varints, seeds_of, varint};
+use common::mutation::{huge_varints, seeds_of, varint};
 use common::*;
 use hbase_rowkey::limits;
 use hbase_rowkey::planner::plan_request;

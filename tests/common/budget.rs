@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use hbase_rowkey::{Comparator, Schema};
 
-use crate::common::wire::{huge_varints, mutate, random_bytes, rng_pick};
+use crate::common::mutation::{huge_varints, mutate, random_bytes, rng_pick};
 use crate::common::Rng;
 
 // ------------------------------------------------------------------ memory accounting

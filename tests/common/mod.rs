@@ -3,7 +3,7 @@
 //! predicates on the *values* (not bytes), written independently of the crate's codec.
 //!
 //! Submodules: [`messages`] (valid message builders), [`absurd`] (valid messages with absurd
-//! contents), [`wire`] (protobuf-aware corruption), [`fuzz_bodies`] (the libFuzzer bodies, also
+//! contents), [`mutation`] (protobuf-aware corruption), [`fuzz_bodies`] (the libFuzzer bodies, also
 //! compiled into `fuzz/`). The time and memory budgets are in `budget.rs`, which a test binary
 //! includes on its own because it installs a global allocator.
 #![allow(dead_code)]
@@ -11,7 +11,7 @@
 pub mod absurd;
 pub mod fuzz_bodies;
 pub mod messages;
-pub mod wire;
+pub mod mutation;
 
 use std::cmp::Ordering;
 
