@@ -1,4 +1,4 @@
-//! Values to bytes and back, per field type (DESIGN.md section 3), and whole row keys.
+//! Values to bytes and back, per field type (docs/design.md, section 2), and whole row keys.
 //!
 //! A field's encoded value (`FieldBytes`) is its `width` bytes for byte fields, or one byte
 //! holding 0 or 1 for a bool (the stored bit, descending already applied).

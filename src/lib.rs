@@ -10,8 +10,6 @@ pub mod comparator;
 pub mod error;
 pub mod explain;
 pub mod ffi;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod handle;
 pub mod index;
 pub mod limits;

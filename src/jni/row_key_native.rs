@@ -175,7 +175,7 @@ jni_export! {
 
 /// The per-row hot path: no heap allocation, no `Env`. The row region is copied with
 /// `GetByteArrayRegion` into an uninitialized stack buffer of the key's size and compared there.
-/// (`GetPrimitiveArrayCritical` costs more than the copy of a short key: see DESIGN.md.)
+/// (`GetPrimitiveArrayCritical` costs more than the copy of a short key: see docs/design.md, section 5.)
 ///
 /// # Safety
 /// Called by the JVM only, as the native method `RowKeyNative.compareArray`: `env` is the

@@ -31,7 +31,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
  * Map<String, Object> row = schema.decode(key);
  * }</pre>
  *
- * The native core validates the schema, encodes and decodes (see DESIGN.md for the byte layout;
+ * The native core validates the schema, encodes and decodes (see docs/design.md for the byte layout;
  * byte order equals value order for every field a range is allowed on). Immutable and
  * thread-safe; equal schemas have equal {@link #toByteArray() canonical bytes}. The native
  * object behind a schema is freed by a cleaner once the schema is unreachable.
