@@ -17,6 +17,7 @@ pub mod planner;
 pub mod predicate;
 pub mod program;
 pub mod schema;
+pub mod skip;
 
 mod jni;
 

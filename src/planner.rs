@@ -283,7 +283,7 @@ fn bit_group_values(schema: &Schema, predicate: &Predicate, group: &[usize]) -> 
 
 /// The salt buckets to read: only those of the salt fields' allowed combinations when all are
 /// fixed to few values, else every bucket (the last one included).
-fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Vec<u8> {
+pub(crate) fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Vec<u8> {
     let salt = schema.salt().expect("salted schema");
     let all = || (0..salt.buckets).map(|b| b as u8).collect();
     let mut combos: Vec<Vec<FieldBytes>> = vec![Vec::new()];
