@@ -7,3 +7,4 @@
 mod errors;
 mod load;
 mod row_key_native;
+mod skip_scan;
