@@ -16,6 +16,7 @@ pub mod limits;
 pub mod planner;
 pub mod predicate;
 pub mod program;
+pub mod scan_choice;
 pub mod schema;
 pub mod skip;
 

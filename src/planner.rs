@@ -453,6 +453,14 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
     out.residual = protobuf::MessageField::some(residual);
     out.capped = plan.capped;
     out.explain = explain(schema, &plan, conditions, &residual_conditions, max_ranges);
+    let choice = crate::scan_choice::choose(schema, predicate, &plan);
+    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
+    let _ = writeln!(
+        out.explain,
+        "  {}: {}",
+        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
+        choice.reason
+    );
     out.write_to_bytes()
         .map_err(|e| Error::Internal(format!("serializing a scan plan: {e}")))
 }

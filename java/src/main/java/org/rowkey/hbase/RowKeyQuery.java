@@ -114,11 +114,14 @@ public final class RowKeyQuery {
      * A scan that reads only the key ranges that can hold this query's rows and filters the
      * rest natively: start/stop rows, a {@code MultiRowRangeFilter} when there are several ranges
      * (the RegionServer seeks between them), and a {@link PredicateComparator} {@code RowFilter}
-     * for the conditions the ranges do not enforce. Returns exactly the rows of the query. Add
-     * columns, caching or a limit as usual; keep the filter.
+     * for the conditions the ranges do not enforce. Where few key bytes vary before the first
+     * condition the ranges do not enforce, a {@link SkipScanFilter} instead, which seeks from each
+     * row that fails to the next key that can match ({@link #explain()} says which and why).
+     * Returns exactly the rows of the query. Add columns, caching or a limit as usual; keep the
+     * filter.
      */
     public Scan toScan() {
-        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges));
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), this);
     }
 
     /**

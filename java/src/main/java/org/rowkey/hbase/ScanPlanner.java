@@ -57,7 +57,7 @@ final class ScanPlanner {
         return ranges;
     }
 
-    static Scan scan(ScanPlan plan) {
+    static Scan scan(ScanPlan plan, RowKeyQuery query) {
         Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
         Scan scan = new Scan();
         List<KeyRange> ranges = plan.getRangesList();
@@ -69,6 +69,10 @@ final class ScanPlanner {
         byte[] stop = ranges.get(ranges.size() - 1).getStop().toByteArray();
         if (stop.length > 0) {
             scan.withStopRow(stop, false);
+        }
+        if (plan.getSkipScan()) {
+            // The skip scan holds every condition, the ranges' too: it seeks between them itself.
+            return scan.setFilter(new SkipScanFilter(query));
         }
         if (ranges.size() == 1) {
             return scan.setFilter(residual);

@@ -135,6 +135,7 @@ class SkipScanIT extends HBaseMiniClusterBase {
         long seeksSeen = 0;
         long kept = 0;
         long read = 0;
+        int plannedSkips = 0;
         for (int i = 0; i < QUERIES; i++) {
             RowKeyQuery q = RowKeyQuery.on(t.schema);
             Predicate<Map<String, Object>> where = randomCondition(q);
@@ -146,6 +147,10 @@ class SkipScanIT extends HBaseMiniClusterBase {
             List<String> expected = oracle(t, where);
             List<String> expectedBoth = oracle(t, where.and(otherWhere));
             nonEmpty += expected.isEmpty() ? 0 : 1;
+            // The planned scan, whichever way it reads (explain says which).
+            String explain = q.explain();
+            plannedSkips += explain.contains("SKIP SCAN") ? 1 : 0;
+            assertEquals(expected, hexes(scanWithMetrics(t.name, q.toScan()).keys), "toScan of " + explain);
             for (boolean reversed : new boolean[] {false, true}) {
                 Replay replay = replay(t, q, reversed);
                 assertEquals(ordered(expected, reversed), replay.keys, "replay of " + q);
@@ -166,8 +171,9 @@ class SkipScanIT extends HBaseMiniClusterBase {
                 assertRead(both, replay, t, what + " in a FilterList with " + other);
             }
         }
-        System.out.printf("SkipScanIT %s: %d queries x 2 directions over %d rows in %d regions: %d rows kept, %d read, %d seeks%n",
-                t.name, QUERIES, t.rows.size(), t.regionStarts.length, kept, read, seeksSeen);
+        System.out.printf("SkipScanIT %s: %d queries x 2 directions over %d rows in %d regions: %d rows kept, %d read, %d seeks;"
+                + " toScan chose the skip scan for %d%n", t.name, QUERIES, t.rows.size(), t.regionStarts.length, kept, read,
+                seeksSeen, plannedSkips);
         assertTrue(nonEmpty >= QUERIES / 3, "too few queries match anything: " + nonEmpty);
         assertTrue(seeksSeen > QUERIES, "the queries hardly seek: " + seeksSeen);
     }
