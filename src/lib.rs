@@ -8,10 +8,12 @@ pub mod proto {
 pub mod codec;
 pub mod comparator;
 pub mod error;
+pub mod explain;
 pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod handle;
+pub mod index;
 pub mod limits;
 pub mod planner;
 pub mod predicate;
@@ -19,6 +21,7 @@ pub mod program;
 pub mod scan_choice;
 pub mod schema;
 pub mod skip;
+pub mod wire;
 
 mod jni;
 

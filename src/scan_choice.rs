@@ -114,7 +114,8 @@ fn fixed_bytes(range: &crate::planner::Range) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::planner::{plan, DEFAULT_MAX_RANGES};
+    use crate::limits::DEFAULT_MAX_RANGES;
+    use crate::planner::plan;
     use crate::proto::rowkey::{
         value::Kind as ValueKind, Condition, FieldSpec, FieldType, Op, SaltSpec, SchemaSpec, Value,
     };

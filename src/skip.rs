@@ -21,7 +21,11 @@ use std::ops::Bound;
 use crate::codec::FieldBytes;
 use crate::comparator::Comparator;
 use crate::error::{Error, Result};
-use crate::planner::{salt_buckets, DEFAULT_MAX_RANGES};
+use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
+use crate::schema::{check_version, FORMAT_VERSION};
+use crate::wire;
+use crate::limits::DEFAULT_MAX_RANGES;
+use crate::planner::salt_buckets;
 use crate::predicate::{Constraint, Predicate};
 use crate::schema::{Location, Schema};
 
@@ -252,17 +256,6 @@ impl SkipScan {
         }
     }
 
-    /// The skip scan of a serialized predicate comparator (what `SkipScanFilterSpec.predicate`
-    /// holds), validated as the comparator's own parse validates it.
-    pub fn from_comparator_bytes(spec: &[u8]) -> Result<SkipScan> {
-        let comparator = Comparator::from_bytes(spec)?;
-        let predicate = comparator.predicate().ok_or_else(|| Error::Corrupt {
-            what: "skip scan filter",
-            detail: "its comparator is a range comparator, not a predicate".into(),
-        })?;
-        Ok(SkipScan::new(comparator.schema(), predicate))
-    }
-
     pub fn key_length(&self) -> usize {
         self.key_length
     }
@@ -429,5 +422,59 @@ impl SkipScan {
             let last = slot.count() - 1;
             key[slot.offset..slot.offset + slot.width].copy_from_slice(slot.high(last));
         }
+    }
+}
+
+/// A serialized `SkipScanFilterSpec` (what `SkipScanFilter.toByteArray()` holds), validated and
+/// compiled: its skip scan, and the canonical bytes of the filter and of its predicate.
+#[derive(Debug)]
+pub struct SkipScanFilter {
+    skip: SkipScan,
+    canonical: Vec<u8>,
+    predicate: Vec<u8>,
+}
+
+impl SkipScanFilter {
+    /// Parses (through `wire::parse`, as every message from outside) and compiles.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SkipScanFilter> {
+        let spec: SkipScanFilterSpec = wire::parse(bytes, "skip scan filter")?;
+        check_version("skip scan filter", spec.format_version)?;
+        let predicate = spec.predicate.as_ref().ok_or_else(|| Error::Corrupt {
+            what: "skip scan filter",
+            detail: "the predicate is missing".into(),
+        })?;
+        if !matches!(predicate.kind, Some(SpecKind::Predicate(_))) {
+            return Err(Error::Corrupt {
+                what: "skip scan filter",
+                detail: "its comparator is not a predicate comparator".into(),
+            });
+        }
+        let comparator = Comparator::from_parsed(predicate)?;
+        let compiled = comparator
+            .predicate()
+            .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
+        let skip = SkipScan::new(comparator.schema(), compiled);
+        let mut canonical = SkipScanFilterSpec::new();
+        canonical.format_version = FORMAT_VERSION;
+        canonical.predicate = protobuf::MessageField::some(wire::parse(comparator.canonical_bytes(), "comparator")?);
+        Ok(SkipScanFilter {
+            skip,
+            canonical: wire::serialize(&canonical, "skip scan filter")?,
+            predicate: comparator.canonical_bytes().to_vec(),
+        })
+    }
+
+    pub fn skip_scan(&self) -> &SkipScan {
+        &self.skip
+    }
+
+    /// The canonical serialized `SkipScanFilterSpec`: equal filters give equal bytes.
+    pub fn canonical_bytes(&self) -> &[u8] {
+        &self.canonical
+    }
+
+    /// The canonical serialized predicate `ComparatorSpec`.
+    pub fn predicate_bytes(&self) -> &[u8] {
+        &self.predicate
     }
 }
