@@ -12,8 +12,14 @@ final class SkipScanNative {
         RowKeyNative.ensureLoaded();
     }
 
-    /** Compiles the skip scan of a serialized predicate {@code ComparatorSpec}; returns its handle. */
-    static native long parse(byte[] predicate);
+    /** Parses and compiles a serialized {@code SkipScanFilterSpec}; returns its handle. */
+    static native long parse(byte[] spec);
+
+    /** The canonical serialized {@code SkipScanFilterSpec}: equal filters give equal bytes. */
+    static native byte[] canonical(long filter);
+
+    /** The canonical serialized predicate {@code ComparatorSpec} of the filter. */
+    static native byte[] predicate(long filter);
 
     /** The salt buckets the scan reads: 32 bytes, bit {@code b % 8} of byte {@code b / 8}; all for an unsalted schema. */
     static native byte[] saltSet(long skip);

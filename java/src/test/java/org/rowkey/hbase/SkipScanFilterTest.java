@@ -35,18 +35,49 @@ class SkipScanFilterTest {
     }
 
     @Test
-    void keepsMatchesAndSeeksPastTheRest() {
+    void keepsMatchesAndSeeksPastRunsOfFailingRows() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
             assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))));
             assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))), "every cell of a kept row");
-            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(3, 6))));
+            // The first failing row short of (7, 5) moves on by a row, the second seeks there.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 6))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(4, 0))));
             assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
-            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(new byte[] {1})), "a short foreign key");
-            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
             assertFalse(f.filterAllRemaining());
             assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(7, 6))), "nothing can match after it");
             assertTrue(f.filterAllRemaining());
             assertTrue(f.filterRowKey(cell(key(8, 0))));
+        }
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            // Foreign keys of other lengths are rows like any other.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(new byte[] {1})));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9})));
+            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+        }
+    }
+
+    @Test
+    void aNewNextKeyStartsANewRun() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 6))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(7, 5))), "a kept row ends the run");
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(2, 9))), "an earlier row is not part of the run");
+        }
+    }
+
+    @Test
+    void rowsThatEachFailTowardsTheirOwnNextKeyStopTheNativeCallsForAWhile() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            // (i, 6) fails towards (i + 1, 5), which the next row already passes: no seek pays.
+            int a = 0;
+            for (; a < SkipScanFilter.USELESS_TARGETS + 1; a++) {
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a);
+            }
+            // Backing off for one row: a run short of (100, 5) seeks only from its third row on.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 0))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 1))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(100, 2))));
+            assertEquals(Bytes.toHex(key(100, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
         }
     }
 
@@ -54,7 +85,8 @@ class SkipScanFilterTest {
     void reversedSeeksToThePreviousKeyThatCanMatch() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
             f.setReversed(true);
-            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(7, 4))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(7, 4))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(6, 9))));
             assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
             assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))));
             assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 4))));
@@ -87,7 +119,8 @@ class SkipScanFilterTest {
             Method parseFrom = Class.forName("org.rowkey.hbase.SkipScanFilter", true, loader).getMethod("parseFrom", byte[].class);
             Filter parsed = (Filter) parseFrom.invoke(null, (Object) bytes);
             assertEquals("org.rowkey.hbase.SkipScanFilter", parsed.getClass().getName());
-            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, parsed.filterCell(cell(key(2, 2))));
+            assertEquals(ReturnCode.NEXT_ROW, parsed.filterCell(cell(key(2, 2))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, parsed.filterCell(cell(key(2, 3))));
             assertEquals(Bytes.toHex(key(3, 1)), Bytes.toHex(CellUtil.cloneRow(parsed.getNextCellHint(null))));
             assertEquals(ReturnCode.INCLUDE, parsed.filterCell(cell(key(3, 1))));
             ((AutoCloseable) parsed).close();
