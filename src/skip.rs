@@ -21,13 +21,13 @@ use std::ops::Bound;
 use crate::codec::FieldBytes;
 use crate::comparator::Comparator;
 use crate::error::{Error, Result};
-use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
-use crate::schema::{check_version, FORMAT_VERSION};
-use crate::wire;
 use crate::limits::DEFAULT_MAX_RANGES;
 use crate::planner::salt_buckets;
 use crate::predicate::{Constraint, Predicate};
+use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
+use crate::schema::{check_version, FORMAT_VERSION};
 use crate::schema::{Location, Schema};
+use crate::wire;
 
 /// The compiled skip scan of one predicate over one schema.
 #[derive(Debug, Clone)]

@@ -65,14 +65,13 @@ final class ScanPlanner {
         if (stop.length > 0) {
             scan.withStopRow(stop, false);
         }
-        if (plan.getSkipScan()) {
-            // The skip scan holds every condition, the ranges' too: it seeks between them itself.
-            return scan.setFilter(new SkipScanFilter(query));
-        }
+        // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
+        // from the first row after a range, where the skip scan would read one more.
+        Filter rows = plan.getSkipScan() ? new SkipScanFilter(query) : residual;
         if (ranges.size() == 1) {
-            return scan.setFilter(residual);
+            return scan.setFilter(rows);
         }
-        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), residual));
+        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), rows));
     }
 
     private static PredicateComparator residual(ScanPlan plan) {
