@@ -51,7 +51,7 @@ impl Catalog {
     /// Parses and validates a serialized `TableCatalog` (from a table descriptor: checked like any
     /// message from outside).
     pub fn from_bytes(bytes: &[u8]) -> Result<Catalog> {
-        Catalog::from_parsed(&wire::parse::<TableCatalog>(bytes, "table catalog")?)
+        Catalog::from_parsed_spec(&wire::parse::<TableCatalog>(bytes, "table catalog")?)
     }
 
     /// Validates a `TableCatalog` built in Rust, with the same checks as bytes from outside.
@@ -59,7 +59,8 @@ impl Catalog {
         Catalog::from_bytes(&wire::serialize(spec, "table catalog")?)
     }
 
-    fn from_parsed(spec: &TableCatalog) -> Result<Catalog> {
+    /// Validates a catalog that came through `wire::parse` (alone or inside another message).
+    pub(crate) fn from_parsed_spec(spec: &TableCatalog) -> Result<Catalog> {
         check_version("table catalog", spec.format_version)?;
         let schema_spec = spec.schema.as_ref().ok_or_else(|| Error::Corrupt {
             what: "table catalog",

@@ -410,8 +410,29 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         0 => DEFAULT_MAX_RANGES,
         n => n,
     };
-    let plan = plan(schema, predicate, max_ranges);
     let conditions = &spec.predicate.get_or_default().conditions;
+    let (plan, mut out) = plan_message(schema, predicate, conditions, max_ranges);
+    // How toScan() reads the ranges (index scans do not skip yet).
+    let choice = crate::scan_choice::choose(schema, predicate, &plan);
+    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
+    out.explain.push_str(&format!(
+        "  {}: {}\n",
+        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
+        choice.reason
+    ));
+    wire::serialize(&out, "scan plan")
+}
+
+/// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
+/// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly, and
+/// the explanation.
+pub fn plan_message(
+    schema: &Schema,
+    predicate: &Predicate,
+    conditions: &[Condition],
+    max_ranges: usize,
+) -> (Plan, ScanPlan) {
+    let plan = plan(schema, predicate, max_ranges);
     let residual_conditions: Vec<Condition> = conditions
         .iter()
         .filter(|c| {
@@ -421,7 +442,6 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         })
         .cloned()
         .collect();
-
     let mut out = ScanPlan::new();
     out.ranges = plan
         .ranges
@@ -447,12 +467,5 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         .cloned()
         .collect();
     out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions);
-    let choice = crate::scan_choice::choose(schema, predicate, &plan);
-    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
-    out.explain.push_str(&format!(
-        "  {}: {}\n",
-        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
-        choice.reason
-    ));
-    wire::serialize(&out, "scan plan")
+    (plan, out)
 }

@@ -9,8 +9,8 @@
 //! date) may hold a distinct value per row. The skip scan is still chosen there, because the
 //! filter adapts: it seeks only from the second row failing towards the same next key, and stops
 //! asking for next keys where rows never share one, so it costs about what the plain filter costs
-//! where seeks do not pay (measured with `cargo make bench-skip`: up to 1.5x the plain filter on
-//! one row per leading value, 5-13x faster with ten or a thousand). The plain filter is kept only
+//! where seeks do not pay (measured with `cargo make bench-skip`: up to 1.3-1.5x the plain filter on
+//! one row per leading value, 2-11x faster with ten or a thousand). The plain filter is kept only
 //! where the ranges enforce every condition.
 
 use crate::planner::Plan;

@@ -52,6 +52,12 @@ final class ScanPlanner {
         return ranges;
     }
 
+    /** The scan of a plan read with its residual filter (index scans: the skip scan needs the query). */
+    static Scan scan(ScanPlan plan) {
+        return scan(plan, null);
+    }
+
+    /** The scan of {@code query}'s plan: with the skip scan when the plan says so. */
     static Scan scan(ScanPlan plan, RowKeyQuery query) {
         Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
         Scan scan = new Scan();
@@ -67,7 +73,7 @@ final class ScanPlanner {
         }
         // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
         // from the first row after a range, where the skip scan would read one more.
-        Filter rows = plan.getSkipScan() ? new SkipScanFilter(query) : residual;
+        Filter rows = plan.getSkipScan() && query != null ? new SkipScanFilter(query) : residual;
         if (ranges.size() == 1) {
             return scan.setFilter(rows);
         }
