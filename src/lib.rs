@@ -16,7 +16,9 @@ pub mod limits;
 pub mod planner;
 pub mod predicate;
 pub mod program;
+pub mod scan_choice;
 pub mod schema;
+pub mod skip;
 pub mod table_plan;
 pub mod wire;
 

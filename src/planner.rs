@@ -277,7 +277,7 @@ fn bit_group_values(schema: &Schema, predicate: &Predicate, group: &[usize]) -> 
 
 /// The salt buckets to read: only those of the salt fields' allowed combinations when all are
 /// fixed to few values, else every bucket (the last one included).
-fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Vec<u8> {
+pub(crate) fn salt_buckets(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Vec<u8> {
     let salt = schema.salt().expect("salted schema");
     let all = || (0..salt.buckets).map(|b| b as u8).collect();
     let mut combos: Vec<Vec<FieldBytes>> = vec![Vec::new()];
@@ -411,7 +411,15 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         n => n,
     };
     let conditions = &spec.predicate.get_or_default().conditions;
-    let (_, out) = plan_message(schema, predicate, conditions, max_ranges);
+    let (plan, mut out) = plan_message(schema, predicate, conditions, max_ranges);
+    // How toScan() reads the ranges (index scans do not skip yet).
+    let choice = crate::scan_choice::choose(schema, predicate, &plan);
+    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
+    out.explain.push_str(&format!(
+        "  {}: {}\n",
+        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
+        choice.reason
+    ));
     wire::serialize(&out, "scan plan")
 }
 

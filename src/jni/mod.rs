@@ -39,5 +39,6 @@ macro_rules! jni_export {
 mod errors;
 mod load;
 mod row_key_native;
+mod skip_scan;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;

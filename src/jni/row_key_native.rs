@@ -513,7 +513,7 @@ fn index_ref<'a>(catalog: jlong, index: jint) -> BridgeResult<(&'a Catalog, &'a 
 
 /// Copies a whole serialized message (spec, row) out of a Java array, refusing oversized ones
 /// before copying them.
-fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> BridgeResult<Vec<u8>> {
+pub(super) fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> BridgeResult<Vec<u8>> {
     if array.is_null() {
         return Err(BridgeError::NullArgument(name));
     }
@@ -542,7 +542,7 @@ fn readable_key_length(offset: jint, length: jint) -> Option<usize> {
 }
 
 /// `Some((start, length))` when `[offset, offset + length)` lies inside `0..bound`.
-fn checked_region(offset: jint, length: jint, bound: usize) -> Option<(usize, usize)> {
+pub(super) fn checked_region(offset: jint, length: jint, bound: usize) -> Option<(usize, usize)> {
     let start = usize::try_from(offset).ok()?;
     let length = usize::try_from(length).ok()?;
     let end = start.checked_add(length)?;
@@ -568,7 +568,7 @@ fn with_key_buffer<R>(length: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 }
 
 /// Views a byte buffer as the `jbyte` (i8) slice that `Get<Byte>ArrayRegion` fills.
-fn as_jbytes_mut(bytes: &mut [u8]) -> &mut [jbyte] {
+pub(super) fn as_jbytes_mut(bytes: &mut [u8]) -> &mut [jbyte] {
     // SAFETY: u8 and i8 have the same size and alignment and every bit pattern is valid for
     // both; the new slice has the same length and reborrows `bytes` exclusively for its lifetime.
     unsafe { &mut *(bytes as *mut [u8] as *mut [jbyte]) }

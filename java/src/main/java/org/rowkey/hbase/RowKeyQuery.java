@@ -179,11 +179,14 @@ public final class RowKeyQuery {
      * A scan that reads only the key ranges that can hold this query's rows and filters the
      * rest natively: start/stop rows, a {@code MultiRowRangeFilter} when there are several ranges
      * (the RegionServer seeks between them), and a {@link PredicateComparator} {@code RowFilter}
-     * for the conditions the ranges do not enforce. Returns exactly the rows of the query. Add
-     * columns, caching or a limit as usual; keep the filter.
+     * for the conditions the ranges do not enforce. When the ranges do not enforce every
+     * condition, a {@link SkipScanFilter} instead, which seeks from runs of failing rows to the
+     * next key that can match ({@link #explain()} says which and why).
+     * Returns exactly the rows of the query. Add columns, caching or a limit as usual; keep the
+     * filter.
      */
     public Scan toScan() {
-        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges));
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), this);
     }
 
     /**

@@ -52,7 +52,13 @@ final class ScanPlanner {
         return ranges;
     }
 
+    /** The scan of a plan read with its residual filter (index scans: the skip scan needs the query). */
     static Scan scan(ScanPlan plan) {
+        return scan(plan, null);
+    }
+
+    /** The scan of {@code query}'s plan: with the skip scan when the plan says so. */
+    static Scan scan(ScanPlan plan, RowKeyQuery query) {
         Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
         Scan scan = new Scan();
         List<KeyRange> ranges = plan.getRangesList();
@@ -65,10 +71,13 @@ final class ScanPlanner {
         if (stop.length > 0) {
             scan.withStopRow(stop, false);
         }
+        // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
+        // from the first row after a range, where the skip scan would read one more.
+        Filter rows = plan.getSkipScan() && query != null ? new SkipScanFilter(query) : residual;
         if (ranges.size() == 1) {
-            return scan.setFilter(residual);
+            return scan.setFilter(rows);
         }
-        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), residual));
+        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), rows));
     }
 
     private static PredicateComparator residual(ScanPlan plan) {

@@ -1,0 +1,34 @@
+package org.rowkey.hbase;
+
+/**
+ * The native side of {@link SkipScanFilter} (Rust module {@code src/jni/skip_scan.rs}). Handles
+ * are owned by {@link NativeHandle}; errors arrive as {@link IllegalArgumentException} (bad input)
+ * or {@link IllegalStateException} (a bug in the native core).
+ */
+final class SkipScanNative {
+    private SkipScanNative() {}
+
+    static {
+        RowKeyNative.ensureLoaded();
+    }
+
+    /** Parses and compiles a serialized {@code SkipScanFilterSpec}; returns its handle. */
+    static native long parse(byte[] spec);
+
+    /** The canonical serialized {@code SkipScanFilterSpec}: equal filters give equal bytes. */
+    static native byte[] canonical(long filter);
+
+    /** The canonical serialized predicate {@code ComparatorSpec} of the filter. */
+    static native byte[] predicate(long filter);
+
+    /** The salt buckets the scan reads: 32 bytes, bit {@code b % 8} of byte {@code b / 8}; all for an unsalted schema. */
+    static native byte[] saltSet(long skip);
+
+    /**
+     * The smallest key that can match strictly after row[offset, offset + length) (the largest
+     * strictly before it when {@code reversed}), or null when there is none.
+     */
+    static native byte[] seek(long skip, byte[] row, int offset, int length, boolean reversed);
+
+    static native void free(long skip);
+}

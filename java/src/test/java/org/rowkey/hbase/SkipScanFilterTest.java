@@ -1,0 +1,129 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Method;
+import java.net.URLClassLoader;
+
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
+import org.apache.hadoop.hbase.filter.HintingFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link SkipScanFilter} without a cluster: its decisions row by row, both directions, and the
+ * {@code HintingFilter} marker: present on the filter the RegionServer rebuilds where HBase has
+ * the interface (2.6.1+), absent, with the filter still loading and seeking, where it does not
+ * (2.4, 2.5: simulated by a class loader that hides the interface).
+ */
+class SkipScanFilterTest {
+    private static final String MARKER = "org.apache.hadoop.hbase.filter.HintingFilter";
+    private final RowKeySchema schema = RowKeySchema.builder().int32("a").int32("b").build();
+
+    private byte[] key(int a, int b) {
+        return schema.encode(TestData.map("a", a, "b", b));
+    }
+
+    private static KeyValue cell(byte[] row) {
+        return new KeyValue(row, Bytes.toBytes("f"), Bytes.toBytes("q"), row);
+    }
+
+    @Test
+    void keepsMatchesAndSeeksPastRunsOfFailingRows() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))), "every cell of a kept row");
+            // The first failing row short of (7, 5) moves on by a row, the second seeks there.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 6))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(4, 0))));
+            assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+            assertFalse(f.filterAllRemaining());
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(7, 6))), "nothing can match after it");
+            assertTrue(f.filterAllRemaining());
+            assertTrue(f.filterRowKey(cell(key(8, 0))));
+        }
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            // Foreign keys of other lengths are rows like any other.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(new byte[] {1})));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9})));
+            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+        }
+    }
+
+    @Test
+    void aNewNextKeyStartsANewRun() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 6))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(7, 5))), "a kept row ends the run");
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(2, 9))), "an earlier row is not part of the run");
+        }
+    }
+
+    @Test
+    void rowsThatEachFailTowardsTheirOwnNextKeyStopTheNativeCallsForAWhile() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            // (i, 6) fails towards (i + 1, 5), which the next row already passes: no seek pays.
+            int a = 0;
+            for (; a < SkipScanFilter.USELESS_TARGETS + 1; a++) {
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a);
+            }
+            // Backing off for one row: a run short of (100, 5) seeks only from its third row on.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 0))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 1))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(100, 2))));
+            assertEquals(Bytes.toHex(key(100, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+        }
+    }
+
+    @Test
+    void reversedSeeksToThePreviousKeyThatCanMatch() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            f.setReversed(true);
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(7, 4))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(6, 9))));
+            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 5))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(3, 4))));
+            assertTrue(f.filterAllRemaining());
+        }
+    }
+
+    @Test
+    void theRebuiltFilterCarriesTheMarkerWhereHBaseHasIt() throws Exception {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 1));
+             SkipScanFilter parsed = SkipScanFilter.parseFrom(f.toByteArray())) {
+            // The client's instance serializes under the public class name, which loads everywhere.
+            assertEquals(SkipScanFilter.class, f.getClass());
+            assertTrue(parsed instanceof HintingFilter, parsed.getClass().getName());
+            assertEquals(Bytes.toHex(f.toByteArray()), Bytes.toHex(parsed.toByteArray()));
+            assertEquals(f.toString(), parsed.toString());
+        }
+    }
+
+    @Test
+    void loadsAndSeeksOnAnHBaseWithoutTheMarker() throws Throwable {
+        byte[] bytes;
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 1))) {
+            bytes = f.toByteArray();
+        }
+        try (URLClassLoader loader = new URLClassLoader(
+                new java.net.URL[] {NativeLibraryLoadingTest.ourClassPathEntry()},
+                new FreshLoaders.Hiding(getClass().getClassLoader(), "org.rowkey.hbase.", "native.", MARKER))) {
+            assertThrows(ClassNotFoundException.class, () -> Class.forName(MARKER, false, loader));
+            Method parseFrom = Class.forName("org.rowkey.hbase.SkipScanFilter", true, loader).getMethod("parseFrom", byte[].class);
+            Filter parsed = (Filter) parseFrom.invoke(null, (Object) bytes);
+            assertEquals("org.rowkey.hbase.SkipScanFilter", parsed.getClass().getName());
+            assertEquals(ReturnCode.NEXT_ROW, parsed.filterCell(cell(key(2, 2))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, parsed.filterCell(cell(key(2, 3))));
+            assertEquals(Bytes.toHex(key(3, 1)), Bytes.toHex(CellUtil.cloneRow(parsed.getNextCellHint(null))));
+            assertEquals(ReturnCode.INCLUDE, parsed.filterCell(cell(key(3, 1))));
+            ((AutoCloseable) parsed).close();
+        }
+    }
+}

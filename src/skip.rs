@@ -1,0 +1,480 @@
+//! Skip scan: from a row that fails the predicate, the next key (or, for reverse scans, the
+//! previous key) that could match, so the RegionServer seeks there instead of reading every row
+//! in between (Phoenix's `SkipScanFilter`, HBase's `FuzzyRowFilter`, for fixed-width keys).
+//!
+//! The key is cut into slots exactly as the planner walks it: the salt byte, then each field, with
+//! bools sharing a byte forming one slot. Each slot holds the sorted, disjoint, inclusive byte
+//! intervals its bytes may take: the salt buckets the planner reads, a field's points or its range
+//! split at the exclusions, the byte values of a bool byte whose constrained bits are right (the
+//! other bits are free), everything for a free slot. A key matches the slots when every slot's
+//! bytes lie in its intervals; that is exactly the predicate plus the salt byte being one of the
+//! buckets read (the hash itself is not checked, as the planned ranges do not check it either).
+//!
+//! `next` and `previous` are an odometer over the slots: keep the row's slots while they lie in
+//! their intervals, and at the first slot that does not (or, to move strictly past a matching
+//! key, at the last slot) step to the next value of that slot, carrying into earlier slots when a
+//! slot has no next value, and reset every later slot to its first (or last) value. Each step is
+//! a binary search, so an IN set of 100,000 values costs a few comparisons.
+
+use std::ops::Bound;
+
+use crate::codec::FieldBytes;
+use crate::comparator::Comparator;
+use crate::error::{Error, Result};
+use crate::limits::DEFAULT_MAX_RANGES;
+use crate::planner::salt_buckets;
+use crate::predicate::{Constraint, Predicate};
+use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
+use crate::schema::{check_version, FORMAT_VERSION};
+use crate::schema::{Location, Schema};
+use crate::wire;
+
+/// The compiled skip scan of one predicate over one schema.
+#[derive(Debug, Clone)]
+pub struct SkipScan {
+    key_length: usize,
+    slots: Vec<Slot>,
+    /// Some slot allows no value: no key matches, every seek answers `None`.
+    empty: bool,
+    /// The first slot is the salt byte.
+    salted: bool,
+}
+
+/// One slot: `width` bytes at `offset`, and the intervals its bytes may take.
+#[derive(Debug, Clone)]
+struct Slot {
+    offset: usize,
+    width: usize,
+    /// Inclusive intervals, sorted and disjoint: interval `i` is `lows[i*width..]` to
+    /// `highs[i*width..]`, `width` bytes each (flat, so a 100,000-value IN set is two allocations).
+    lows: Vec<u8>,
+    highs: Vec<u8>,
+}
+
+impl Slot {
+    fn new(offset: usize, width: usize, intervals: Vec<(FieldBytes, FieldBytes)>) -> Slot {
+        let mut slot = Slot {
+            offset,
+            width,
+            lows: Vec::with_capacity(intervals.len() * width),
+            highs: Vec::with_capacity(intervals.len() * width),
+        };
+        for (low, high) in intervals {
+            slot.lows.extend_from_slice(&low);
+            slot.highs.extend_from_slice(&high);
+        }
+        slot
+    }
+
+    fn count(&self) -> usize {
+        self.lows.len() / self.width
+    }
+
+    fn low(&self, i: usize) -> &[u8] {
+        &self.lows[i * self.width..(i + 1) * self.width]
+    }
+
+    fn high(&self, i: usize) -> &[u8] {
+        &self.highs[i * self.width..(i + 1) * self.width]
+    }
+
+    fn bytes<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        &key[self.offset..self.offset + self.width]
+    }
+
+    fn set(&self, key: &mut [u8], value: &[u8]) {
+        key[self.offset..self.offset + self.width].copy_from_slice(value);
+    }
+
+    /// The first interval whose high end is at least `v` (`count()` when none).
+    fn first_ending_at_or_after(&self, v: &[u8]) -> usize {
+        partition(self.count(), |i| self.high(i) < v)
+    }
+
+    /// The number of intervals whose low end is at most `v` (the last such is the one before).
+    fn starting_at_or_before(&self, v: &[u8]) -> usize {
+        partition(self.count(), |i| self.low(i) <= v)
+    }
+
+    fn contains(&self, v: &[u8]) -> bool {
+        let i = self.first_ending_at_or_after(v);
+        i < self.count() && self.low(i) <= v
+    }
+}
+
+/// The first index in `0..n` where `before` turns false (`before` is true, then false).
+fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, n);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if before(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// Big-endian +1 in place; the caller knows the value is not all 0xFF.
+fn increment(bytes: &mut [u8]) {
+    for b in bytes.iter_mut().rev() {
+        let (sum, carry) = b.overflowing_add(1);
+        *b = sum;
+        if !carry {
+            return;
+        }
+    }
+}
+
+/// Big-endian -1 in place; the caller knows the value is not all 0x00.
+fn decrement(bytes: &mut [u8]) {
+    for b in bytes.iter_mut().rev() {
+        let (diff, borrow) = b.overflowing_sub(1);
+        *b = diff;
+        if !borrow {
+            return;
+        }
+    }
+}
+
+fn plus_one(bytes: &[u8]) -> Option<FieldBytes> {
+    let mut next = bytes.to_vec();
+    if next.iter().all(|&b| b == 0xFF) {
+        return None;
+    }
+    increment(&mut next);
+    Some(next)
+}
+
+fn minus_one(bytes: &[u8]) -> Option<FieldBytes> {
+    let mut previous = bytes.to_vec();
+    if previous.iter().all(|&b| b == 0) {
+        return None;
+    }
+    decrement(&mut previous);
+    Some(previous)
+}
+
+/// The intervals of a field's constraint: each point alone, or the range cut at its exclusions.
+fn constraint_intervals(constraint: &Constraint, width: usize) -> Vec<(FieldBytes, FieldBytes)> {
+    match constraint {
+        Constraint::Points(points) => points.iter().map(|p| (p.clone(), p.clone())).collect(),
+        Constraint::Range { low, high, excluded } => {
+            let low = match low {
+                Bound::Unbounded => Some(vec![0; width]),
+                Bound::Included(l) => Some(l.clone()),
+                Bound::Excluded(l) => plus_one(l),
+            };
+            let high = match high {
+                Bound::Unbounded => Some(vec![0xFF; width]),
+                Bound::Included(h) => Some(h.clone()),
+                Bound::Excluded(h) => minus_one(h),
+            };
+            let (Some(mut from), Some(high)) = (low, high) else {
+                return Vec::new();
+            };
+            let mut intervals = Vec::with_capacity(excluded.len() + 1);
+            for e in excluded.iter().take_while(|e| **e <= high) {
+                if *e < from {
+                    continue;
+                }
+                if *e > from {
+                    intervals.push((from.clone(), minus_one(e).expect("e > from >= 0")));
+                }
+                match plus_one(e) {
+                    Some(next) => from = next,
+                    None => return intervals,
+                }
+            }
+            if from <= high {
+                intervals.push((from, high));
+            }
+            intervals
+        }
+    }
+}
+
+/// Runs of allowed byte values as intervals of one byte.
+fn byte_intervals(allowed: impl Fn(u8) -> bool) -> Vec<(FieldBytes, FieldBytes)> {
+    let mut intervals: Vec<(FieldBytes, FieldBytes)> = Vec::new();
+    for b in 0..=255u8 {
+        if !allowed(b) {
+            continue;
+        }
+        match intervals.last_mut() {
+            Some((_, high)) if high[0].checked_add(1) == Some(b) => high[0] = b,
+            _ => intervals.push((vec![b], vec![b])),
+        }
+    }
+    intervals
+}
+
+impl SkipScan {
+    pub fn new(schema: &Schema, predicate: &Predicate) -> SkipScan {
+        let mut slots = Vec::new();
+        if schema.salt().is_some() {
+            let buckets = salt_buckets(schema, predicate, DEFAULT_MAX_RANGES);
+            slots.push(Slot::new(0, 1, byte_intervals(|b| buckets.binary_search(&b).is_ok())));
+        }
+        let fields = schema.fields();
+        let mut index = 0;
+        while index < fields.len() {
+            match fields[index].location {
+                Location::Bit { offset, .. } => {
+                    // The bools sharing this byte: each constrained bit must take an allowed value.
+                    let members: Vec<(usize, u8)> = (index..fields.len())
+                        .map_while(|i| match fields[i].location {
+                            Location::Bit { offset: o, mask } if o == offset => Some((i, mask)),
+                            _ => None,
+                        })
+                        .collect();
+                    index += members.len();
+                    let group: Vec<(u8, &Constraint)> = members
+                        .iter()
+                        .filter_map(|&(i, mask)| predicate.constraint(i).map(|c| (mask, c)))
+                        .collect();
+                    let allowed = |b: u8| group.iter().all(|(mask, c)| c.allows(&[u8::from(b & mask != 0)]));
+                    slots.push(Slot::new(offset, 1, byte_intervals(allowed)));
+                }
+                Location::Bytes { offset, width } => {
+                    let intervals = match predicate.constraint(index) {
+                        Some(c) => constraint_intervals(c, width),
+                        None => vec![(vec![0; width], vec![0xFF; width])],
+                    };
+                    slots.push(Slot::new(offset, width, intervals));
+                    index += 1;
+                }
+            }
+        }
+        let empty = slots.iter().any(|s| s.count() == 0);
+        SkipScan {
+            key_length: schema.key_length(),
+            slots,
+            empty,
+            salted: schema.salt().is_some(),
+        }
+    }
+
+    pub fn key_length(&self) -> usize {
+        self.key_length
+    }
+
+    /// Where a scan goes from a row that does not match: `next(row)`, or `previous(row)` when the
+    /// scan is reversed.
+    pub fn seek(&self, row: &[u8], reversed: bool) -> Option<Vec<u8>> {
+        if reversed {
+            self.previous(row)
+        } else {
+            self.next(row)
+        }
+    }
+
+    /// Whether every slot of `key` lies in its intervals (a wrong length never does).
+    pub fn matches(&self, key: &[u8]) -> bool {
+        key.len() == self.key_length && !self.empty && self.slots.iter().all(|s| s.contains(s.bytes(key)))
+    }
+
+    /// Whether the salt byte `bucket` is one the scan reads (true for an unsalted schema).
+    pub fn salt_allows(&self, bucket: u8) -> bool {
+        !self.salted || self.slots[0].contains(&[bucket])
+    }
+
+    /// The salt buckets the scan reads, as a 256-bit set (bit `b % 64` of word `b / 64`); every
+    /// bucket for an unsalted schema. For callers that test the salt byte themselves.
+    pub fn salt_set(&self) -> [u64; 4] {
+        let mut set = [0u64; 4];
+        for b in 0..=255u8 {
+            if self.salt_allows(b) {
+                set[usize::from(b / 64)] |= 1 << (b % 64);
+            }
+        }
+        set
+    }
+
+    /// The smallest key of the schema's length strictly greater than `row` whose slots all lie in
+    /// their intervals, or `None`. `row` may have any length: a shorter row (a prefix, or another
+    /// table's key) is answered from the row padded with zeros, which no key of the schema's
+    /// length that is greater than the row can be below; a longer one from its first
+    /// `key_length` bytes, which every greater key of the schema's length is above.
+    pub fn next(&self, row: &[u8]) -> Option<Vec<u8>> {
+        if self.empty {
+            return None;
+        }
+        let length = self.key_length;
+        if row.len() < length {
+            let mut padded = row.to_vec();
+            padded.resize(length, 0);
+            self.ceiling(padded, false)
+        } else {
+            self.ceiling(row[..length].to_vec(), true)
+        }
+    }
+
+    /// The largest key of the schema's length strictly smaller than `row` whose slots all lie in
+    /// their intervals, or `None`; for reverse scans. A shorter row is answered from the row
+    /// padded with zeros (strictly below it), a longer one from its first `key_length` bytes
+    /// (that key itself included: it sorts before the longer row).
+    pub fn previous(&self, row: &[u8]) -> Option<Vec<u8>> {
+        if self.empty {
+            return None;
+        }
+        let length = self.key_length;
+        if row.len() <= length {
+            let mut padded = row.to_vec();
+            padded.resize(length, 0);
+            self.floor(padded, true)
+        } else {
+            self.floor(row[..length].to_vec(), false)
+        }
+    }
+
+    /// The smallest matching key `>= key` (`> key` when `strict`).
+    fn ceiling(&self, mut key: Vec<u8>, strict: bool) -> Option<Vec<u8>> {
+        for (i, slot) in self.slots.iter().enumerate() {
+            let v = slot.bytes(&key);
+            let j = slot.first_ending_at_or_after(v);
+            if j == slot.count() {
+                // Nothing in this slot is that high: a later value in an earlier slot.
+                return self.carry_up(key, i);
+            }
+            if slot.low(j) > v {
+                slot.set(&mut key, slot.low(j));
+                self.reset_to_first(&mut key, i + 1);
+                return Some(key);
+            }
+        }
+        if strict {
+            self.carry_up(key, self.slots.len())
+        } else {
+            Some(key)
+        }
+    }
+
+    /// Slots `..end` of `key` lie in their intervals: the smallest matching key greater than
+    /// every key with those slots, by stepping the last slot that can step.
+    fn carry_up(&self, mut key: Vec<u8>, end: usize) -> Option<Vec<u8>> {
+        for i in (0..end).rev() {
+            let slot = &self.slots[i];
+            let v = slot.bytes(&key);
+            let j = slot.first_ending_at_or_after(v);
+            if v < slot.high(j) {
+                increment(&mut key[slot.offset..slot.offset + slot.width]);
+            } else if j + 1 < slot.count() {
+                slot.set(&mut key, slot.low(j + 1));
+            } else {
+                continue;
+            }
+            self.reset_to_first(&mut key, i + 1);
+            return Some(key);
+        }
+        None
+    }
+
+    /// The largest matching key `<= key` (`< key` when `strict`).
+    fn floor(&self, mut key: Vec<u8>, strict: bool) -> Option<Vec<u8>> {
+        for (i, slot) in self.slots.iter().enumerate() {
+            let v = slot.bytes(&key);
+            let n = slot.starting_at_or_before(v);
+            if n == 0 {
+                return self.carry_down(key, i);
+            }
+            if slot.high(n - 1) < v {
+                slot.set(&mut key, slot.high(n - 1));
+                self.reset_to_last(&mut key, i + 1);
+                return Some(key);
+            }
+        }
+        if strict {
+            self.carry_down(key, self.slots.len())
+        } else {
+            Some(key)
+        }
+    }
+
+    /// Mirror of `carry_up`: the largest matching key smaller than every key with slots `..end`.
+    fn carry_down(&self, mut key: Vec<u8>, end: usize) -> Option<Vec<u8>> {
+        for i in (0..end).rev() {
+            let slot = &self.slots[i];
+            let v = slot.bytes(&key);
+            let j = slot.starting_at_or_before(v) - 1;
+            if v > slot.low(j) {
+                decrement(&mut key[slot.offset..slot.offset + slot.width]);
+            } else if j > 0 {
+                slot.set(&mut key, slot.high(j - 1));
+            } else {
+                continue;
+            }
+            self.reset_to_last(&mut key, i + 1);
+            return Some(key);
+        }
+        None
+    }
+
+    fn reset_to_first(&self, key: &mut [u8], from: usize) {
+        for slot in &self.slots[from..] {
+            key[slot.offset..slot.offset + slot.width].copy_from_slice(slot.low(0));
+        }
+    }
+
+    fn reset_to_last(&self, key: &mut [u8], from: usize) {
+        for slot in &self.slots[from..] {
+            let last = slot.count() - 1;
+            key[slot.offset..slot.offset + slot.width].copy_from_slice(slot.high(last));
+        }
+    }
+}
+
+/// A serialized `SkipScanFilterSpec` (what `SkipScanFilter.toByteArray()` holds), validated and
+/// compiled: its skip scan, and the canonical bytes of the filter and of its predicate.
+#[derive(Debug)]
+pub struct SkipScanFilter {
+    skip: SkipScan,
+    canonical: Vec<u8>,
+    predicate: Vec<u8>,
+}
+
+impl SkipScanFilter {
+    /// Parses (through `wire::parse`, as every message from outside) and compiles.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SkipScanFilter> {
+        let spec: SkipScanFilterSpec = wire::parse(bytes, "skip scan filter")?;
+        check_version("skip scan filter", spec.format_version)?;
+        let predicate = spec.predicate.as_ref().ok_or_else(|| Error::Corrupt {
+            what: "skip scan filter",
+            detail: "the predicate is missing".into(),
+        })?;
+        if !matches!(predicate.kind, Some(SpecKind::Predicate(_))) {
+            return Err(Error::Corrupt {
+                what: "skip scan filter",
+                detail: "its comparator is not a predicate comparator".into(),
+            });
+        }
+        let comparator = Comparator::from_parsed(predicate)?;
+        let compiled = comparator
+            .predicate()
+            .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
+        let skip = SkipScan::new(comparator.schema(), compiled);
+        let mut canonical = SkipScanFilterSpec::new();
+        canonical.format_version = FORMAT_VERSION;
+        canonical.predicate = protobuf::MessageField::some(wire::parse(comparator.canonical_bytes(), "comparator")?);
+        Ok(SkipScanFilter {
+            skip,
+            canonical: wire::serialize(&canonical, "skip scan filter")?,
+            predicate: comparator.canonical_bytes().to_vec(),
+        })
+    }
+
+    pub fn skip_scan(&self) -> &SkipScan {
+        &self.skip
+    }
+
+    /// The canonical serialized `SkipScanFilterSpec`: equal filters give equal bytes.
+    pub fn canonical_bytes(&self) -> &[u8] {
+        &self.canonical
+    }
+
+    /// The canonical serialized predicate `ComparatorSpec`.
+    pub fn predicate_bytes(&self) -> &[u8] {
+        &self.predicate
+    }
+}
