@@ -111,7 +111,9 @@ public final class Peer {
         long connecting = System.nanoTime();
         System.out.println("Connecting Phoenix (the first connection creates its SYSTEM tables)...");
         try (java.sql.Connection jdbc = DriverManager.getConnection(jdbcUrl(), new Properties())) {
-            String phoenixVersion = jdbc.getMetaData().getDriverVersion();
+            // The jar's full version (5.2.1); the driver itself reports only major.minor.
+            String phoenixVersion = java.util.Optional.ofNullable(org.apache.phoenix.jdbc.PhoenixDriver.class.getPackage()
+                    .getImplementationVersion()).orElse(jdbc.getMetaData().getDriverVersion());
             System.out.printf(Locale.ROOT, "  Phoenix %s connected in %.1f s%n", phoenixVersion, Demo.seconds(connecting));
             PhoenixTables phoenix = new PhoenixTables(jdbc, connection, demo, data);
             PhoenixTables.Table plain = new PhoenixTables.Table("URLSCAN_PHOENIX", false);
