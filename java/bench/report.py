@@ -466,13 +466,18 @@ def peer(lines):
             f"{default['median_ms']:.1f} | {count(default['median_rows_read'])} | {best['name']} | "
             f"{best['median_ms']:.1f} | {count(best['median_rows_read'])} | {ours['median_ms']:.1f} | "
             f"{count(round(ours['median_rows_read']))} | {best['median_ms'] / ours['median_ms']:.2f} × |")
-    lines += ["", "![beside Phoenix](peer.png)", "", "### Every way", ""]
+    lines += ["", "![beside Phoenix](peer.png)", "", "### Every way", "",
+              "Rows read (regions): the region read counters, as above. Rows scanned: HBase's scan metric "
+              "`ROWS_SCANNED` of the client's scans (Phoenix's request metrics `COUNT_ROWS_SCANNED`); it leaves out "
+              "the data rows a RegionServer reads for Phoenix's uncovered index.", ""]
     for q in p["queries"]:
-        lines += [f"**{q['name']}** ({count(q['rows_returned'])} rows)", "", "| way | ms | rows read | plan |",
-                  "|---|---:|---:|---|"]
+        lines += [f"**{q['name']}** ({count(q['rows_returned'])} rows)", "",
+                  "| way | ms | rows read (regions) | rows scanned (scan metrics) | plan |", "|---|---:|---:|---:|---|"]
         for w in q["ways"]:
             plan = w["explain"].replace("|", "\\|").replace("\n", "<br>")
-            lines.append(f"| {w['name']} | {w['median_ms']:.1f} | {count(w['median_rows_read'])} | {plan} |")
+            scanned = w.get("median_scan_metrics_rows_read")
+            lines.append(f"| {w['name']} | {w['median_ms']:.1f} | {count(w['median_rows_read'])} | "
+                         f"{'—' if scanned is None else count(scanned)} | {plan} |")
         lines.append("")
 
     plt = plt_or_none()
