@@ -110,10 +110,7 @@ public final class Peer {
 
         long connecting = System.nanoTime();
         System.out.println("Connecting Phoenix (the first connection creates its SYSTEM tables)...");
-        // Request metrics on: HBase's scan metrics per query, as our side's scans have them.
-        Properties jdbcProperties = new Properties();
-        jdbcProperties.setProperty("phoenix.query.request.metrics.enabled", "true");
-        try (java.sql.Connection jdbc = DriverManager.getConnection(jdbcUrl(), jdbcProperties)) {
+        try (java.sql.Connection jdbc = DriverManager.getConnection(jdbcUrl(), new Properties())) {
             // The jar's full version (5.2.1); the driver itself reports only major.minor.
             String phoenixVersion = java.util.Optional.ofNullable(org.apache.phoenix.jdbc.PhoenixDriver.class.getPackage()
                     .getImplementationVersion()).orElse(jdbc.getMetaData().getDriverVersion());
@@ -160,7 +157,7 @@ public final class Peer {
             }
             System.out.println();
             System.out.println("ms: median wall time to the last row; read: rows the RegionServer read (region read counters,"
-                    + " data + index tables); scanned: HBase's scan metric ROWS_SCANNED of the client's scans;"
+                    + " data + index tables); scanned: HBase's scan metric ROWS_SCANNED of our client's scans;"
                     + " every run of every way returned exactly the seed way's rows.");
             System.out.println();
             System.out.println("Plans:");
@@ -236,11 +233,7 @@ public final class Peer {
         final String explain;
         final double[] millis;
         final long[] rowsRead;
-        /**
-         * HBase's scan metric ROWS_SCANNED of the client's scans (Phoenix: through its request
-         * metrics), beside the region counters; it misses what a RegionServer reads for another
-         * region (Phoenix's uncovered index reading its data rows).
-         */
+        /** Ours and the seed's: HBase's scan metric ROWS_SCANNED too, beside the region counters. */
         final long[] scanMetricRows;
 
         Way(String name, String side, Pass pass, List<TableName> tables, String explain, Runner runner) {
@@ -263,15 +256,18 @@ public final class Peer {
             return Math.round(EndToEnd.median(Arrays.stream(rowsRead).asDoubleStream().toArray()));
         }
 
+        long medianScanMetricRows() {
+            return Math.round(EndToEnd.median(Arrays.stream(scanMetricRows).asDoubleStream().toArray()));
+        }
+
         String json() {
             return "{\"name\": " + EndToEnd.Json.string(name) + ", \"side\": " + EndToEnd.Json.string(side)
                     + ", \"update_cache_frequency\": " + (side.equals("phoenix") ? EndToEnd.Json.string(pass.updateCacheFrequency) : "null")
                     + ", \"pass\": " + (pass.ordinal() + 1)
                     + ", \"wall_ms\": " + EndToEnd.Json.array(millis) + ", \"median_ms\": " + EndToEnd.Json.number(medianMillis())
                     + ", \"rows_read\": " + EndToEnd.Json.array(rowsRead) + ", \"median_rows_read\": " + medianRowsRead()
-                    + ", \"scan_metrics_rows_read\": " + EndToEnd.Json.array(scanMetricRows)
-                    + ", \"median_scan_metrics_rows_read\": "
-                    + Math.round(EndToEnd.median(Arrays.stream(scanMetricRows).asDoubleStream().toArray()))
+                    + (side.equals("phoenix") ? "" : ", \"scan_metrics_rows_read\": " + EndToEnd.Json.array(scanMetricRows)
+                            + ", \"median_scan_metrics_rows_read\": " + medianScanMetricRows())
                     + ", \"explain\": " + EndToEnd.Json.string(explain) + "}";
         }
     }
@@ -349,8 +345,8 @@ public final class Peer {
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s  (%,d rows)%n", q.name, expected.size()));
             for (Way w : ways) {
                 if (w.pass == pass) {
-                    b.append(String.format(Locale.ROOT, "    %-60s %9.1f ms %,12d read %,12d scanned%n", w.name, w.medianMillis(),
-                            w.medianRowsRead(), Math.round(EndToEnd.median(Arrays.stream(w.scanMetricRows).asDoubleStream().toArray()))));
+                    b.append(String.format(Locale.ROOT, "    %-60s %9.1f ms %,12d read %12s scanned%n", w.name, w.medianMillis(),
+                            w.medianRowsRead(), w.side.equals("phoenix") ? "-" : String.format(Locale.ROOT, "%,d", w.medianScanMetricRows())));
                 }
             }
             return b.toString().stripTrailing();
