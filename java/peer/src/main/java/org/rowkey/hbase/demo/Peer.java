@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeSet;
 
@@ -112,7 +113,7 @@ public final class Peer {
         System.out.println("Connecting Phoenix (the first connection creates its SYSTEM tables)...");
         try (java.sql.Connection jdbc = DriverManager.getConnection(jdbcUrl(), new Properties())) {
             // The jar's full version (5.2.1); the driver itself reports only major.minor.
-            String phoenixVersion = java.util.Optional.ofNullable(org.apache.phoenix.jdbc.PhoenixDriver.class.getPackage()
+            String phoenixVersion = Optional.ofNullable(org.apache.phoenix.jdbc.PhoenixDriver.class.getPackage()
                     .getImplementationVersion()).orElse(jdbc.getMetaData().getDriverVersion());
             System.out.printf(Locale.ROOT, "  Phoenix %s connected in %.1f s%n", phoenixVersion, Demo.seconds(connecting));
             PhoenixTables phoenix = new PhoenixTables(jdbc, connection, demo, data);

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -148,7 +149,7 @@ final class PhoenixTables {
             for (byte[] split : Demo.splits(false)) {
                 splits.add(split);
             }
-            ddl.append(" SPLIT ON (").append(String.join(", ", java.util.Collections.nCopies(splits.size(), "?"))).append(")");
+            ddl.append(" SPLIT ON (").append(String.join(", ", Collections.nCopies(splits.size(), "?"))).append(")");
         }
         try (PreparedStatement statement = jdbc.prepareStatement(ddl.toString())) {
             for (int i = 0; i < splits.size(); i++) {
@@ -194,7 +195,7 @@ final class PhoenixTables {
      */
     double load(Table table, DataSet data) throws SQLException, IOException {
         String upsert = "UPSERT INTO " + table.name + " (" + keyColumns() + ", " + URL_COLUMN + ") VALUES ("
-                + String.join(", ", java.util.Collections.nCopies(DataSet.FIELDS.length + 1, "?")) + ")";
+                + String.join(", ", Collections.nCopies(DataSet.FIELDS.length + 1, "?")) + ")";
         long start = System.nanoTime();
         Demo.Progress progress = new Demo.Progress("Loading " + table.name, data.size());
         try (PreparedStatement statement = jdbc.prepareStatement(upsert)) {
@@ -239,7 +240,7 @@ final class PhoenixTables {
             for (DemoQuery.Condition c : q.conditions) {
                 where.append(where.length() == 0 ? " WHERE " : " AND ").append(quoted(c.field));
                 if (c.op.equals("in")) {
-                    where.append(" IN (").append(String.join(", ", java.util.Collections.nCopies(c.values.length, "?"))).append(')');
+                    where.append(" IN (").append(String.join(", ", Collections.nCopies(c.values.length, "?"))).append(')');
                 } else {
                     where.append(' ').append(c.op).append(" ?");
                 }
