@@ -105,8 +105,9 @@ public final class Peer {
 
     private int run() throws Exception {
         DataSet data = demo.load();
-        recordLoad("ours", Demo.PLAIN_TABLE.getNameAsString(), "none", data.size(), demo.loadSeconds.get(Demo.PLAIN_TABLE));
-        recordLoad("ours", Demo.SALTED_TABLE.getNameAsString(), "none", data.size(), demo.loadSeconds.get(Demo.SALTED_TABLE));
+        for (TableName ours : List.of(Demo.PLAIN_TABLE, Demo.SALTED_TABLE)) {
+            recordLoad("ours", ours.getNameAsString(), "none", data.size(), demo.loadSeconds.get(ours), "reused, not loaded (--keep)");
+        }
         recordLoad("ours", "urlscan with one index", "one index on (sdate, code)", data.size(), oursLoadWithOneIndex(data));
 
         long connecting = System.nanoTime();
@@ -171,6 +172,10 @@ public final class Peer {
             }
             Files.write(json, json(data.size(), phoenixVersion, queries).getBytes(StandardCharsets.UTF_8));
             System.out.println("Wrote " + json);
+            if (!options.keep && options.zookeeper != null) { // as the demo's own tables go
+                phoenix.drop(plain);
+                phoenix.drop(salted);
+            }
         }
         demo.dropTablesUnlessKept();
         return 0;
@@ -198,14 +203,19 @@ public final class Peer {
     }
 
     private void recordLoad(String way, String table, String index, int rows, Double seconds) {
-        String figures = seconds == null ? NOT_YET
+        recordLoad(way, table, index, rows, seconds, NOT_YET);
+    }
+
+    /** One load's figures; {@code seconds} null when there are none, and {@code why} says why. */
+    private void recordLoad(String way, String table, String index, int rows, Double seconds, String why) {
+        String figures = seconds == null ? why
                 : String.format(Locale.ROOT, "%,.0f rows/s (%.1f s)", rows / seconds, seconds);
         loadLines.add(String.format(Locale.ROOT, "  %-8s %-52s %-40s %s", way, table, index, figures));
         loadJson.add("{\"way\": " + EndToEnd.Json.string(way) + ", \"table\": " + EndToEnd.Json.string(table)
                 + ", \"index\": " + EndToEnd.Json.string(index) + ", \"rows\": " + rows
                 + ", \"seconds\": " + (seconds == null ? "null" : EndToEnd.Json.number(seconds))
                 + ", \"rows_per_s\": " + (seconds == null ? "null" : EndToEnd.Json.number(rows / seconds))
-                + (seconds == null ? ", \"note\": " + EndToEnd.Json.string(NOT_YET) : "") + "}");
+                + (seconds == null ? ", \"note\": " + EndToEnd.Json.string(why) : "") + "}");
     }
 
     /** The two passes: Phoenix's default metadata lookups, then cached (its documented setting for this). */
