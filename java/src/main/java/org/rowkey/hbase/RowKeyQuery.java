@@ -1,7 +1,6 @@
 package org.rowkey.hbase;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -9,11 +8,12 @@ import java.util.Objects;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 
+import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Op;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.Value;
 
 /**
  * Conditions on the fields of a {@link RowKeySchema}, AND-ed:
@@ -145,10 +145,19 @@ public final class RowKeyQuery {
         return PredicateSpec.newBuilder().addAllConditions(conditions).build();
     }
 
+    /** The predicate comparator's spec of this query, schema included. */
+    ComparatorSpec toComparatorSpec() {
+        return ComparatorSpec.newBuilder()
+                .setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                .setSchema(schema.spec())
+                .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(toPredicateSpec()))
+                .build();
+    }
+
     /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}. */
     @Override
     public String toString() {
-        return "RowKeyQuery[" + describe(toPredicateSpec()) + "]";
+        return "RowKeyQuery[" + RowKeyNative.describeComparator(toComparatorSpec().toByteArray()) + "]";
     }
 
     private RowKeyQuery with(String field, Op op, Object... values) {
@@ -159,46 +168,5 @@ public final class RowKeyQuery {
         }
         conditions.add(c.build());
         return this;
-    }
-
-    /** SQL-like text of a predicate; "TRUE" for no condition. */
-    static String describe(PredicateSpec predicate) {
-        if (predicate.getConditionsCount() == 0) {
-            return "TRUE";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (Condition c : predicate.getConditionsList()) {
-            if (sb.length() > 0) {
-                sb.append(" AND ");
-            }
-            sb.append(c.getField());
-            List<Value> v = c.getValuesList();
-            switch (c.getOp()) {
-                case EQ: binary(sb, " = ", v); break;
-                case NE: binary(sb, " <> ", v); break;
-                case LT: binary(sb, " < ", v); break;
-                case LE: binary(sb, " <= ", v); break;
-                case GT: binary(sb, " > ", v); break;
-                case GE: binary(sb, " >= ", v); break;
-                case BETWEEN:
-                    sb.append(" BETWEEN ").append(v.size() > 0 ? Values.format(v.get(0)) : "?")
-                            .append(" AND ").append(v.size() > 1 ? Values.format(v.get(1)) : "?");
-                    break;
-                case IN:
-                    sb.append(" IN (");
-                    for (int i = 0; i < v.size(); i++) {
-                        sb.append(i == 0 ? "" : ", ").append(Values.format(v.get(i)));
-                    }
-                    sb.append(')');
-                    break;
-                default:
-                    sb.append(' ').append(c.getOp()).append(' ').append(Arrays.toString(v.toArray()));
-            }
-        }
-        return sb.toString();
-    }
-
-    private static void binary(StringBuilder sb, String op, List<Value> v) {
-        sb.append(op).append(v.isEmpty() ? "?" : Values.format(v.get(0)));
     }
 }
