@@ -186,13 +186,13 @@ public final class Demo {
 
     /** The query on its table's schema, for {@link RowKeyQuery#toScan()} and explain(). */
     RowKeyQuery planned(DemoQuery q) {
-        return q.build(RowKeyQuery.on(q.salted ? salted : plain));
+        return q.build(RowKeyQuery.on(schema(q.salted)));
     }
 
     /** The query the seed's way: a full scan of its table; timed from building the scan to the last row. */
     Outcome runSeedWay(DemoQuery q) throws IOException {
         long start = System.nanoTime();
-        return scan(q, seedWayScan(q.salted ? salted : plain, q), start);
+        return scan(q, seedWayScan(schema(q.salted), q), start);
     }
 
     /** The query planned ({@link RowKeyQuery#toScan()}); timed from building the query to the last row. */

@@ -120,21 +120,7 @@ public final class Peer {
             PhoenixTables phoenix = new PhoenixTables(jdbc, connection, demo, data);
             PhoenixTables.Table plain = new PhoenixTables.Table("URLSCAN_PHOENIX", false);
             PhoenixTables.Table salted = new PhoenixTables.Table("URLSCAN_PHOENIX_SALTED", true);
-            for (PhoenixTables.Table t : List.of(plain, salted)) {
-                phoenix.create(t);
-                recordLoad("phoenix", PhoenixTables.describe(t), "none", data.size(), phoenix.load(t, data));
-            }
-            // Load with one index: a third table with the covered index made before the rows go in.
-            PhoenixTables.Table indexed = new PhoenixTables.Table("URLSCAN_PHOENIX_ONE_INDEX", false);
-            phoenix.create(indexed);
-            phoenix.createCoveredIndex(indexed);
-            recordLoad("phoenix", PhoenixTables.describe(indexed), "one covered index on (sdate, code)", data.size(),
-                    phoenix.load(indexed, data));
-            phoenix.drop(indexed);
-            for (PhoenixTables.Table t : List.of(plain, salted)) {
-                buildIndex(phoenix, t, true, data.size());
-                buildIndex(phoenix, t, false, data.size());
-            }
+            loadPhoenix(phoenix, plain, salted, data);
             System.out.println();
             System.out.println("Loads (rows/s; writes and flush):");
             loadLines.forEach(System.out::println);
@@ -166,12 +152,7 @@ public final class Peer {
             for (Query query : queries) {
                 System.out.println(query.explains());
             }
-            Path json = Paths.get(options.json);
-            if (json.toAbsolutePath().getParent() != null) {
-                Files.createDirectories(json.toAbsolutePath().getParent());
-            }
-            Files.write(json, json(data.size(), phoenixVersion, queries).getBytes(StandardCharsets.UTF_8));
-            System.out.println("Wrote " + json);
+            writeJson(data.size(), phoenixVersion, queries);
             if (!options.keep && options.zookeeper != null) { // as the demo's own tables go
                 phoenix.drop(plain);
                 phoenix.drop(salted);
@@ -179,6 +160,28 @@ public final class Peer {
         }
         demo.dropTablesUnlessKept();
         return 0;
+    }
+
+    /**
+     * Phoenix's loads: both tables without an index, then a third table that has the covered
+     * index before its rows go in (dropped after), then both indexes built on both tables.
+     */
+    private void loadPhoenix(PhoenixTables phoenix, PhoenixTables.Table plain, PhoenixTables.Table salted, DataSet data)
+            throws Exception {
+        for (PhoenixTables.Table t : List.of(plain, salted)) {
+            phoenix.create(t);
+            recordLoad("phoenix", PhoenixTables.describe(t), "none", data.size(), phoenix.load(t, data));
+        }
+        PhoenixTables.Table indexed = new PhoenixTables.Table("URLSCAN_PHOENIX_ONE_INDEX", false);
+        phoenix.create(indexed);
+        phoenix.createCoveredIndex(indexed);
+        recordLoad("phoenix", PhoenixTables.describe(indexed), "one covered index on (sdate, code)", data.size(),
+                phoenix.load(indexed, data));
+        phoenix.drop(indexed);
+        for (PhoenixTables.Table t : List.of(plain, salted)) {
+            buildIndex(phoenix, t, true, data.size());
+            buildIndex(phoenix, t, false, data.size());
+        }
     }
 
     /**
@@ -386,6 +389,15 @@ public final class Peer {
             }
             return b.append("     ]}").toString();
         }
+    }
+
+    private void writeJson(int rows, String phoenixVersion, List<Query> queries) throws java.io.IOException {
+        Path json = Paths.get(options.json);
+        if (json.toAbsolutePath().getParent() != null) {
+            Files.createDirectories(json.toAbsolutePath().getParent());
+        }
+        Files.write(json, json(rows, phoenixVersion, queries).getBytes(StandardCharsets.UTF_8));
+        System.out.println("Wrote " + json);
     }
 
     private String json(int rows, String phoenixVersion, List<Query> queries) {
