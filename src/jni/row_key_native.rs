@@ -22,6 +22,7 @@ use super::errors::{BridgeError, BridgeResult, ThrowJavaException};
 use crate::comparator::Comparator;
 use crate::error::Error;
 use crate::handle;
+use crate::index::{Catalog, Index};
 use crate::limits::{MAX_KEY_BYTES, MAX_MESSAGE_BYTES};
 use crate::schema::Schema;
 
@@ -399,6 +400,65 @@ jni_export! {
 }
 
 // ---------------------------------------------------------------------------------------------
+// table catalogs and their indexes
+
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogParse<'local>(env, catalog: JByteArray<'local>) -> jlong {
+        let catalog = Catalog::from_bytes(&read_message(env, &catalog, "catalog")?)?;
+        Ok(handle::into_handle(catalog))
+    }
+}
+
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogCanonical<'local>(env, catalog: jlong) -> JByteArray<'local> {
+        Ok(env.byte_array_from_slice(catalog_ref(catalog)?.canonical_bytes())?)
+    }
+}
+
+jni_export! {
+    /// The canonical `SchemaSpec` of index number `index` (in catalog order).
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogIndexSchema<'local>(env, catalog: jlong, index: jint) -> JByteArray<'local> {
+        let (_, index) = index_ref(catalog, index)?;
+        Ok(env.byte_array_from_slice(&index.schema().canonical_bytes())?)
+    }
+}
+
+jni_export! {
+    /// The key in index number `index` of a data key.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogIndexKey<'local>(env, catalog: jlong, index: jint, data_key: JByteArray<'local>) -> JByteArray<'local> {
+        let (catalog, index) = index_ref(catalog, index)?;
+        let key = index.index_key(catalog.schema(), &read_message(env, &data_key, "data key")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
+    }
+}
+
+jni_export! {
+    /// The data key an index key of index number `index` stands for.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogDataKey<'local>(env, catalog: jlong, index: jint, index_key: JByteArray<'local>) -> JByteArray<'local> {
+        let (catalog, index) = index_ref(catalog, index)?;
+        let key = index.data_key(catalog.schema(), &read_message(env, &index_key, "index key")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
+    }
+}
+
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogFree<'local>(_env, catalog: jlong) -> () {
+        // SAFETY: `catalog` is 0 (ignored) or a handle made by `catalogParse` (a `Catalog`), and
+        // the Java owner frees it exactly once, after its last use.
+        unsafe { handle::free::<Catalog>(catalog) };
+        Ok(())
+    }
+}
+
+jni_export! {
+    /// Plans a serialized `TablePlanRequest`; returns a serialized `TablePlan`.
+    fn Java_org_rowkey_hbase_RowKeyNative_planTable<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
+        let plan = crate::table_plan::plan_table_request(&read_message(env, &request, "request")?)?;
+        Ok(env.byte_array_from_slice(&plan)?)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // limits and diagnostics
 
 jni_export! {
@@ -430,6 +490,25 @@ fn comparator_ref<'a>(comparator: jlong) -> BridgeResult<&'a Comparator> {
     // SAFETY: as in `schema_ref`, for handles made by `comparatorParse`
     // (`into_handle::<Comparator>`).
     unsafe { handle::borrow::<Comparator>(comparator) }.ok_or(BridgeError::Closed("comparator"))
+}
+
+/// The catalog behind a handle; the null handle means its Java owner was closed.
+fn catalog_ref<'a>(catalog: jlong) -> BridgeResult<&'a Catalog> {
+    // SAFETY: as in `schema_ref`, for handles made by `catalogParse` (`into_handle::<Catalog>`).
+    unsafe { handle::borrow::<Catalog>(catalog) }.ok_or(BridgeError::Closed("catalog"))
+}
+
+/// The catalog and its index number `index`.
+fn index_ref<'a>(catalog: jlong, index: jint) -> BridgeResult<(&'a Catalog, &'a Index)> {
+    let catalog = catalog_ref(catalog)?;
+    let found = usize::try_from(index).ok().and_then(|i| catalog.indexes().get(i));
+    let index = found.ok_or_else(|| {
+        BridgeError::InvalidArgument(format!(
+            "index number {index} is not one of the catalog's {}",
+            catalog.indexes().len()
+        ))
+    })?;
+    Ok((catalog, index))
 }
 
 /// Copies a whole serialized message (spec, row) out of a Java array, refusing oversized ones

@@ -61,6 +61,21 @@ final class RowKeyNative {
     /** Plans a serialized {@code ScanPlanRequest}; returns a serialized {@code ScanPlan}. */
     static native byte[] planScan(byte[] request);
 
+    // ---- table catalogs and their indexes ----
+    /** Parses and validates a serialized {@code TableCatalog}; returns a catalog handle. */
+    static native long catalogParse(byte[] catalog);
+    /** The canonical serialized {@code TableCatalog}. */
+    static native byte[] catalogCanonical(long catalog);
+    /** The canonical serialized {@code SchemaSpec} of the catalog's index number {@code index}. */
+    static native byte[] catalogIndexSchema(long catalog, int index);
+    /** The key in index number {@code index} of a data key. */
+    static native byte[] catalogIndexKey(long catalog, int index, byte[] dataKey);
+    /** The data key an index key of index number {@code index} stands for. */
+    static native byte[] catalogDataKey(long catalog, int index, byte[] indexKey);
+    static native void catalogFree(long catalog);
+    /** Plans a serialized {@code TablePlanRequest}; returns a serialized {@code TablePlan}. */
+    static native byte[] planTable(byte[] request);
+
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */
     static native int maxKeyBytes();

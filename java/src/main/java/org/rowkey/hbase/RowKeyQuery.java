@@ -35,6 +35,8 @@ public final class RowKeyQuery {
     private final List<Condition> conditions = new ArrayList<>();
     /** 0: the native default (50,000). */
     private int maxRanges;
+    /** {@link RowKeyTable#scan}: null to choose, "" for no index, else the index to read. */
+    private String indexHint;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -108,6 +110,34 @@ public final class RowKeyQuery {
         }
         this.maxRanges = maxRanges;
         return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} reads index {@code name} (which must be ACTIVE), whatever the
+     * planner would choose (Phoenix's {@code INDEX} hint).
+     */
+    public RowKeyQuery useIndex(String name) {
+        this.indexHint = Objects.requireNonNull(name, "index name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("useIndex: the index name is empty");
+        }
+        return this;
+    }
+
+    /** {@link RowKeyTable#scan} reads the data table, never an index (Phoenix's {@code NO_INDEX} hint). */
+    public RowKeyQuery noIndex() {
+        this.indexHint = "";
+        return this;
+    }
+
+    /** The index hint: null (choose), "" (no index) or an index name. */
+    String indexHint() {
+        return indexHint;
+    }
+
+    /** The range cap; 0 for the native default. */
+    int maxRanges() {
+        return maxRanges;
     }
 
     /**
