@@ -270,6 +270,13 @@ public final class Demo {
                     .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY)).build(), splits(isSalted));
         }
         long start = System.nanoTime();
+        write(name, schema, data);
+        loadSeconds.put(name, seconds(start));
+        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), loadSeconds.get(name));
+    }
+
+    /** Writes the rows into an existing table, the demo's way (a BufferedMutator, no WAL), and flushes it. */
+    void write(TableName name, RowKeySchema schema, DataSet data) throws IOException {
         Progress progress = new Progress("Loading " + name, data.size());
         BufferedMutatorParams params = new BufferedMutatorParams(name).writeBufferSize(8 << 20);
         try (BufferedMutator mutator = connection.getBufferedMutator(params)) {
@@ -285,8 +292,6 @@ public final class Demo {
         try (Admin admin = connection.getAdmin()) {
             admin.flush(name);
         }
-        loadSeconds.put(name, seconds(start));
-        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), loadSeconds.get(name));
     }
 
     /** 8 regions: by salt bucket (2 of the 16 each) for the salted table, by md5 prefix otherwise. */

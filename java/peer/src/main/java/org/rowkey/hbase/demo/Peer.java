@@ -32,7 +32,8 @@ import org.apache.hadoop.hbase.client.Connection;
  * <ol>
  *   <li>Loads: ours the demo's way ({@link Demo#load()}), Phoenix through UPSERT with batched
  *       commits (no index, then a third table that has one covered index); rows/s each. Ours
- *       with an index: not yet (see {@link #oursLoadWithOneIndex}).
+ *       with one index: a table made by {@link org.rowkey.hbase.RowKeyTable#create} with an index
+ *       on (sdate, code) covering the URL ({@link OurIndexedTable}), loaded the demo's way.
  *   <li>Phoenix's covered and uncovered indexes on (sdate, code) are built on both Phoenix
  *       tables (timed).
  *   <li>Each of the demo's queries, in two passes: Phoenix's tables with its default metadata
@@ -41,7 +42,8 @@ import org.apache.hadoop.hbase.client.Connection;
  *       interleaved run by run: the seed's way and ours (the demo's own runs), Phoenix's default
  *       plan (which may use an index), Phoenix on its data table alone (NO_INDEX), Phoenix with
  *       SKIP_SCAN, and, for the queries without the leading key field that
- *       an (sdate, code) index serves, Phoenix forced onto its covered and its uncovered index.
+ *       an (sdate, code) index serves, Phoenix forced onto its covered and its uncovered index,
+ *       and ours through our index ({@link org.rowkey.hbase.RowKeyTable#scan}; plain table only).
  *       Every run of every way must return the seed way's rows (else it stops, exit code 1).
  * </ol>
  *
@@ -60,8 +62,6 @@ public final class Peer {
         PHOENIX_SERVER_SETTINGS.put("hbase.region.server.rpc.scheduler.factory.class", "org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory");
         PHOENIX_SERVER_SETTINGS.put("hbase.rpc.controllerfactory.class", "org.apache.hadoop.hbase.ipc.controller.ServerRpcControllerFactory");
     }
-
-    static final String NOT_YET = "not yet: our secondary indexes (issue 10) have not landed";
 
     public static void main(String[] args) {
         Demo.Options options = Demo.Options.parse(args, true);
@@ -86,6 +86,7 @@ public final class Peer {
     private final Demo.Options options;
     private final Demo demo;
     private final RegionReads reads;
+    private final OurIndexedTable ourIndexed;
     private final List<String> loadJson = new ArrayList<>();
     private final List<String> loadLines = new ArrayList<>();
 
@@ -94,6 +95,7 @@ public final class Peer {
         this.options = options;
         this.demo = new Demo(connection, options);
         this.reads = new RegionReads(connection);
+        this.ourIndexed = new OurIndexedTable(connection, demo);
     }
 
     /** The Phoenix JDBC URL of the cluster the HBase connection talks to. */
@@ -108,7 +110,8 @@ public final class Peer {
         for (TableName ours : List.of(Demo.PLAIN_TABLE, Demo.SALTED_TABLE)) {
             recordLoad("ours", ours.getNameAsString(), "none", data.size(), demo.loadSeconds.get(ours), "reused, not loaded (--keep)");
         }
-        recordLoad("ours", "urlscan with one index", "one index on (sdate, code)", data.size(), oursLoadWithOneIndex(data));
+        recordLoad("ours", OurIndexedTable.NAME + " (1 region, RowKeyTable.create)", "one covered index on (sdate, code)",
+                data.size(), ourIndexed.createAndLoad(data), null);
 
         long connecting = System.nanoTime();
         System.out.println("Connecting Phoenix (the first connection creates its SYSTEM tables)...");
@@ -170,27 +173,18 @@ public final class Peer {
             throws Exception {
         for (PhoenixTables.Table t : List.of(plain, salted)) {
             phoenix.create(t);
-            recordLoad("phoenix", PhoenixTables.describe(t), "none", data.size(), phoenix.load(t, data));
+            recordLoad("phoenix", PhoenixTables.describe(t), "none", data.size(), phoenix.load(t, data), null);
         }
         PhoenixTables.Table indexed = new PhoenixTables.Table("URLSCAN_PHOENIX_ONE_INDEX", false);
         phoenix.create(indexed);
         phoenix.createCoveredIndex(indexed);
         recordLoad("phoenix", PhoenixTables.describe(indexed), "one covered index on (sdate, code)", data.size(),
-                phoenix.load(indexed, data));
+                phoenix.load(indexed, data), null);
         phoenix.drop(indexed);
         for (PhoenixTables.Table t : List.of(plain, salted)) {
             buildIndex(phoenix, t, true, data.size());
             buildIndex(phoenix, t, false, data.size());
         }
-    }
-
-    /**
-     * Our load with one secondary index: the one place the index issue (10) plugs in, creating
-     * the demo's plain table with an index on (sdate, code) and loading it the demo's way.
-     * Until then null, reported as {@link #NOT_YET}, never a made-up figure.
-     */
-    private Double oursLoadWithOneIndex(DataSet data) {
-        return null;
     }
 
     private void buildIndex(PhoenixTables phoenix, PhoenixTables.Table table, boolean covered, int rows) throws Exception {
@@ -202,11 +196,7 @@ public final class Peer {
         }
         phoenix.flush(table);
         recordLoad("phoenix", PhoenixTables.describe(table), "build of its " + (covered ? "covered" : "uncovered")
-                + " index on (sdate, code) over the loaded rows (CREATE INDEX)", rows, Demo.seconds(start));
-    }
-
-    private void recordLoad(String way, String table, String index, int rows, Double seconds) {
-        recordLoad(way, table, index, rows, seconds, NOT_YET);
+                + " index on (sdate, code) over the loaded rows (CREATE INDEX)", rows, Demo.seconds(start), null);
     }
 
     /** One load's figures; {@code seconds} null when there are none, and {@code why} says why. */
@@ -270,6 +260,11 @@ public final class Peer {
             return Math.round(EndToEnd.median(Arrays.stream(rowsRead).asDoubleStream().toArray()));
         }
 
+        /** The seed's way and our toScan() have HBase's scan metric; Phoenix and our index scan do not. */
+        boolean hasScanMetric() {
+            return side.equals("seed") || side.equals("ours");
+        }
+
         long medianScanMetricRows() {
             return Math.round(EndToEnd.median(Arrays.stream(scanMetricRows).asDoubleStream().toArray()));
         }
@@ -280,7 +275,7 @@ public final class Peer {
                     + ", \"pass\": " + (pass.ordinal() + 1)
                     + ", \"wall_ms\": " + EndToEnd.Json.array(millis) + ", \"median_ms\": " + EndToEnd.Json.number(medianMillis())
                     + ", \"rows_read\": " + EndToEnd.Json.array(rowsRead) + ", \"median_rows_read\": " + medianRowsRead()
-                    + (side.equals("phoenix") ? "" : ", \"scan_metrics_rows_read\": " + EndToEnd.Json.array(scanMetricRows)
+                    + (!hasScanMetric() ? "" : ", \"scan_metrics_rows_read\": " + EndToEnd.Json.array(scanMetricRows)
                             + ", \"median_scan_metrics_rows_read\": " + medianScanMetricRows())
                     + ", \"explain\": " + EndToEnd.Json.string(explain) + "}";
         }
@@ -314,6 +309,10 @@ public final class Peer {
             }
             list.add(new Way(pass == Pass.DEFAULT ? "ours (toScan)" : "ours (toScan), pass 2", "ours", pass, ours,
                     demo.planned(q).explain().trim(), () -> demo.runPlanned(q)));
+            if (indexServes() && !q.salted) {
+                list.add(new Way("ours via index (RowKeyTable.scan)" + (pass == Pass.DEFAULT ? "" : ", pass 2"), "ours-index", pass,
+                        ourIndexed.physical(), ourIndexed.explain(q), () -> ourIndexed.run(q)));
+            }
             list.add(phoenixWay("Phoenix", null, pass));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
             list.add(phoenixWay("Phoenix SKIP_SCAN", "SKIP_SCAN", pass));
@@ -360,7 +359,7 @@ public final class Peer {
             for (Way w : ways) {
                 if (w.pass == pass) {
                     b.append(String.format(Locale.ROOT, "    %-60s %9.1f ms %,12d read %12s scanned%n", w.name, w.medianMillis(),
-                            w.medianRowsRead(), w.side.equals("phoenix") ? "-" : String.format(Locale.ROOT, "%,d", w.medianScanMetricRows())));
+                            w.medianRowsRead(), !w.hasScanMetric() ? "-" : String.format(Locale.ROOT, "%,d", w.medianScanMetricRows())));
                 }
             }
             return b.toString().stripTrailing();
