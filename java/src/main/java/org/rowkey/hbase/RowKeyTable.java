@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.DoubleConsumer;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 
@@ -49,7 +50,8 @@ public final class RowKeyTable {
 
     private final Connection connection;
     private final TableName name;
-    private final Catalog catalog;
+    /** Replaced by {@link #addIndex} and {@link #dropIndex}. */
+    private volatile Catalog catalog;
 
     private RowKeyTable(Connection connection, TableName name, Catalog catalog) {
         this.connection = connection;
@@ -84,13 +86,7 @@ public final class RowKeyTable {
             familyNames.add(Bytes.toStringBinary(Objects.requireNonNull(f, "family")));
         }
         for (IndexSpec index : catalog.indexes()) {
-            for (Column c : index.getIncludeList()) {
-                if (!familyNames.contains(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
-                    throw new IllegalArgumentException("index '" + index.getName() + "' covers a column of family '"
-                            + Bytes.toStringBinary(c.getFamily().toByteArray()) + "', which table " + name
-                            + " does not have (families: " + familyNames + ")");
-                }
-            }
+            checkCoveredFamilies(index, name, familyNames);
         }
         for (IndexSpec index : catalog.indexes()) {
             admin.createTable(indexTableDescriptor(name, index));
@@ -143,6 +139,92 @@ public final class RowKeyTable {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
                     + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Adds an index to a table that already holds data: creates its table, adds it to the catalog
+     * as BUILDING (the coprocessor maintains it from then on; queries do not read it), fills it from
+     * the existing rows with a MapReduce job ({@link IndexBackfill}), then marks it ACTIVE. Other
+     * {@code RowKeyTable}s of this table see it once they are opened again.
+     *
+     * @param progress told the job's progress, from 0 to 1, as it runs
+     * @throws IllegalArgumentException for an invalid index or one whose name is taken
+     */
+    public void addIndex(RowKeyIndex index, DoubleConsumer progress) throws IOException {
+        Objects.requireNonNull(index, "index");
+        Objects.requireNonNull(progress, "progress");
+        Catalog building = Catalog.parse(catalog.spec().toBuilder().addIndexes(index.toSpec(IndexState.BUILDING)).build()
+                .toByteArray());
+        int number = building.indexNumber(index.name());
+        try (Admin admin = connection.getAdmin()) {
+            TableDescriptor data = admin.getDescriptor(name);
+            checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
+            admin.createTable(indexTableDescriptor(name, building.indexes().get(number)));
+            storeCatalog(admin, data, building);
+            catalog = building;
+            IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
+            IndexSpec active = building.indexes().get(number).toBuilder().setState(IndexState.ACTIVE).build();
+            Catalog ready = Catalog.parse(building.spec().toBuilder().setIndexes(number, active).build().toByteArray());
+            storeCatalog(admin, admin.getDescriptor(name), ready);
+            catalog = ready;
+        }
+    }
+
+    /** {@link #addIndex(RowKeyIndex, DoubleConsumer)} without progress reports. */
+    public void addIndex(RowKeyIndex index) throws IOException {
+        addIndex(index, p -> { });
+    }
+
+    /**
+     * Removes an index: first from the catalog (queries and the coprocessor stop using it), then its
+     * table. Other {@code RowKeyTable}s of this table must be opened again.
+     *
+     * @throws IllegalArgumentException when the table has no index of that name
+     */
+    public void dropIndex(String index) throws IOException {
+        int number = catalog.indexNumber(Objects.requireNonNull(index, "index"));
+        if (number < 0) {
+            throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
+                    + indexNames() + ")");
+        }
+        Catalog without = Catalog.parse(catalog.spec().toBuilder().removeIndexes(number).build().toByteArray());
+        try (Admin admin = connection.getAdmin()) {
+            storeCatalog(admin, admin.getDescriptor(name), without);
+            catalog = without;
+            TableName table = indexTableName(name, index);
+            if (admin.tableExists(table)) {
+                admin.disableTable(table);
+                admin.deleteTable(table);
+            }
+        }
+    }
+
+    /** Stores a catalog in the data table's descriptor (its regions reopen with it). */
+    private static void storeCatalog(Admin admin, TableDescriptor data, Catalog catalog) throws IOException {
+        TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(data)
+                .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
+        if (!data.hasCoprocessor(RowKeyIndexObserver.class.getName())) {
+            builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        }
+        admin.modifyTable(builder.build());
+    }
+
+    private static Set<String> familyNames(TableDescriptor data) {
+        Set<String> names = new LinkedHashSet<>();
+        for (byte[] f : data.getColumnFamilyNames()) {
+            names.add(Bytes.toStringBinary(f));
+        }
+        return names;
+    }
+
+    private static void checkCoveredFamilies(IndexSpec index, TableName name, Set<String> families) {
+        for (Column c : index.getIncludeList()) {
+            if (!families.contains(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
+                throw new IllegalArgumentException("index '" + index.getName() + "' covers a column of family '"
+                        + Bytes.toStringBinary(c.getFamily().toByteArray()) + "', which table " + name
+                        + " does not have (families: " + families + ")");
+            }
         }
     }
 
