@@ -2,8 +2,9 @@
 """Writes target/bench/report.md and its charts from the results of `cargo make bench`.
 
 Usage: report.py DIR   (DIR holds any of: jmh-java17.json and jmh-java22.json, the per-row JMH results
-of `cargo make bench-per-row`; end_to_end.json, the end-to-end results of `cargo make bench-e2e`).
-Each part of the report (and its chart, per_row.png / end_to_end.png) is written when its results exist.
+of `cargo make bench-per-row`; end_to_end.json, the end-to-end results of `cargo make bench-e2e`; peer.json, the
+results beside Apache Phoenix of `cargo make bench-peer`). Each part of the report (and its chart, per_row.png /
+end_to_end.png / peer.png) is written when its results exist.
 """
 import datetime
 import json
@@ -388,12 +389,150 @@ def end_to_end(lines):
     return True
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def peer_summary(q):
+    """A query's headline ways: the seed's, Phoenix's default plan (cached metadata), Phoenix's fastest way, ours.
+
+    Ours: the median of its runs in both passes (it runs beside Phoenix in each)."""
+    ways = q["ways"]
+    seed = next(w for w in ways if w["side"] == "seed")
+    phoenix = [w for w in ways if w["side"] == "phoenix"]
+    default = next(w for w in phoenix if w["name"].startswith("Phoenix,") and w["pass"] == 2)
+    best = min(phoenix, key=lambda w: w["median_ms"])
+    ours_runs = [w for w in ways if w["side"] == "ours"]
+    ours = both_passes(ours_runs)
+    return seed, default, best, ours, both_passes([w for w in ways if w["side"] == "ours-index"])
+
+
+def both_passes(ways):
+    """One way's figures over its runs in both passes (None when the query has no such way)."""
+    if not ways:
+        return None
+    return {"median_ms": median([ms for w in ways for ms in w["wall_ms"]]),
+            "median_rows_read": median([r for w in ways for r in w["rows_read"]])}
+
+
+def peer(lines):
+    """The part beside Apache Phoenix (`cargo make bench-peer`); False without peer.json."""
+    path = os.path.join(DIR, "peer.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        p = json.load(f)
+    m = p["machine"]
+    lines += [
+        "## Beside Apache Phoenix",
+        "",
+        f"{p['date'][:10]}; {m['cpu']}, {m['cores']} cores, {m['memory_mb'] / 1024:.0f} GiB; JDK {p['jdk']}, heap "
+        f"{p['max_heap_mb']:,} MiB; HBase {p['hbase']}, {p['cluster']}; Phoenix {p['phoenix']} in the same JVM. "
+        f"{count(p['rows'])} rows (data seed {p['seed']}); {p['tables']}.",
+        "",
+        f"Every way of every query: {p['warmup_runs']} warm-up run, then {p['runs']} measured runs, all the ways of a "
+        "query interleaved run by run, in two passes: Phoenix's tables at its default `UPDATE_CACHE_FREQUENCY=ALWAYS` "
+        "(a metadata lookup per statement), then at `NEVER`. Every run of every way returned exactly the seed way's "
+        "rows (checked on the key bytes). Wall time: building the scan or preparing the statement, to the last row, "
+        "ms, median. Rows read: the regions' own read counters (rows returned + rows filtered out, data and index "
+        "tables), before and after each run.",
+        "",
+        "### Loads",
+        "",
+        "| way | table | index | rows | s | rows/s |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for load in p["loads"]:
+        if load["seconds"] is None:
+            lines.append(f"| {load['way']} | {load['table']} | {load['index']} | {count(load['rows'])} | — | "
+                         f"{load.get('note', 'not measured')} |")
+        else:
+            lines.append(f"| {load['way']} | {load['table']} | {load['index']} | {count(load['rows'])} | "
+                         f"{load['seconds']:.1f} | {load['rows_per_s']:,.0f} |")
+    lines += [
+        "",
+        "### Queries",
+        "",
+        "Phoenix: its default plan with cached metadata (`UPDATE_CACHE_FREQUENCY=NEVER`); Phoenix's fastest: the "
+        "fastest of all its ways (default, `NO_INDEX`, `SKIP_SCAN`, `INDEX` on the covered or uncovered index; either "
+        "pass). Ours: `RowKeyQuery.toScan()` on the demo's table, and, where our index on (sdate, code) serves, "
+        "`RowKeyTable.scan` on a table that has it; each the median of its runs in both passes. Ratio: Phoenix's "
+        "fastest / our faster one (above 1: ours is faster).",
+        "",
+        "| query | rows | seed: ms | seed: read | Phoenix: ms | Phoenix: read | Phoenix's fastest | ms | read "
+        "| ours: ms | ours: read | ours via index: ms | read | Phoenix's fastest / ours (best) |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for q in p["queries"]:
+        seed, default, best, ours, indexed = peer_summary(q)
+        ours_best = min(ours["median_ms"], indexed["median_ms"]) if indexed else ours["median_ms"]
+        lines.append(
+            f"| {q['name']} | {count(q['rows_returned'])} | {seed['median_ms']:.1f} | {count(seed['median_rows_read'])} | "
+            f"{default['median_ms']:.1f} | {count(default['median_rows_read'])} | {best['name']} | "
+            f"{best['median_ms']:.1f} | {count(best['median_rows_read'])} | {ours['median_ms']:.1f} | "
+            f"{count(round(ours['median_rows_read']))} | "
+            + (f"{indexed['median_ms']:.1f} | {count(round(indexed['median_rows_read']))} | " if indexed else "— | — | ")
+            + f"{best['median_ms'] / ours_best:.2f} × |")
+    lines += ["", "![beside Phoenix](peer.png)", "", "### Every way", "",
+              "Rows read (regions): the region read counters, as above. Rows scanned: HBase's scan metric "
+              "`ROWS_SCANNED` of the seed's and our scans, as the end-to-end benchmark reports it (Phoenix's request "
+              "metrics gave 0 for `COUNT_ROWS_SCANNED` here: —).", ""]
+    for q in p["queries"]:
+        lines += [f"**{q['name']}** ({count(q['rows_returned'])} rows)", "",
+                  "| way | ms | rows read (regions) | rows scanned (scan metrics) | plan |", "|---|---:|---:|---:|---|"]
+        for w in q["ways"]:
+            plan = w["explain"].replace("|", "\\|").replace("\n", "<br>")
+            scanned = w.get("median_scan_metrics_rows_read")
+            lines.append(f"| {w['name']} | {w['median_ms']:.1f} | {count(w['median_rows_read'])} | "
+                         f"{'—' if scanned is None else count(scanned)} | {plan} |")
+        lines.append("")
+
+    plt = plt_or_none()
+    if plt is None:
+        return True
+    queries = p["queries"]
+    fig, (ax_ms, ax_read) = plt.subplots(1, 2, figsize=(14, 0.8 * len(queries) + 1.8), sharey=True)
+    ys = list(range(len(queries)))
+    h = 0.2
+    summaries = [peer_summary(q) for q in queries]
+    h = 0.16
+    bars = (("seed's way: full scan + FilterList", "tab:red", 0), ("Phoenix: default plan, cached metadata", "tab:orange", 1),
+            ("Phoenix: its fastest way", "tab:olive", 2), ("ours: RowKeyQuery.toScan()", "tab:blue", 3),
+            ("ours: through our index (RowKeyTable.scan)", "tab:cyan", 4))
+    for i, (label, color, k) in enumerate(bars):
+        shown = [(y + (i - 2) * h, s[k]) for y, s in zip(ys, summaries) if s[k] is not None]
+        if not shown:
+            continue
+        offs = [o for o, _ in shown]
+        ax_ms.barh(offs, [f["median_ms"] for _, f in shown], h, label=label, color=color, alpha=0.85)
+        ax_read.barh(offs, [max(f["median_rows_read"], 0.5) for _, f in shown], h, label=label, color=color, alpha=0.85)
+    ax_ms.set_yticks(ys)
+    ax_ms.set_yticklabels([q["name"] for q in queries], fontsize=8)
+    ax_ms.invert_yaxis()
+    for ax, xlabel in ((ax_ms, f"wall time, ms (log), median of {p['runs']} runs"),
+                       (ax_read, "rows read on the RegionServer (log)")):
+        ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", which="both", alpha=0.3)
+    handles, labels = ax_ms.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=8)
+    fig.suptitle(f"Beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase {p['hbase']} — "
+                 f"{p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))  # room for the legend below
+    fig.savefig(os.path.join(DIR, "peer.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     lines = ["# hbase-rowkey benchmarks", ""]
-    parts = [name for name, write in (("criterion", native_core), ("per_row.png", per_row), ("end_to_end.png", end_to_end))
+    parts = [name for name, write in (("criterion", native_core), ("per_row.png", per_row), ("end_to_end.png", end_to_end),
+                                            ("peer.png", peer))
              if write(lines)]
     if not parts:
-        print(f"no results in {DIR} (criterion.txt, jmh-java17.json, jmh-java22.json, end_to_end.json): nothing to report",
+        print(f"no results in {DIR} (criterion.txt, jmh-java17.json, jmh-java22.json, end_to_end.json, peer.json): nothing to report",
               file=sys.stderr)
         sys.exit(1)
     with open(os.path.join(DIR, "report.md"), "w") as f:

@@ -55,8 +55,8 @@ import org.rowkey.hbase.RowKeySchema;
 public final class Demo {
     static final byte[] FAMILY = Bytes.toBytes("f");
     static final byte[] URL = Bytes.toBytes("url");
-    private static final TableName PLAIN_TABLE = TableName.valueOf("urlscan");
-    private static final TableName SALTED_TABLE = TableName.valueOf("urlscan_salted");
+    static final TableName PLAIN_TABLE = TableName.valueOf("urlscan");
+    static final TableName SALTED_TABLE = TableName.valueOf("urlscan_salted");
 
     /** Seed 000's key: every queried column, fixed width, 37 bytes. */
     static RowKeySchema.Builder seedSchema() {
@@ -80,12 +80,19 @@ public final class Demo {
      * the existing cluster of {@code --zookeeper}; prints the total time. Returns the job's exit code.
      */
     static int withCluster(Options options, Job job) throws Exception {
+        return withCluster(options, HBaseConfiguration.create(), job);
+    }
+
+    /**
+     * The same, the embedded cluster started with {@code base}'s settings (the peer benchmark's
+     * Phoenix server side); ignored on an existing cluster, which has its own.
+     */
+    static int withCluster(Options options, Configuration base, Job job) throws Exception {
         TestingHBaseCluster embedded = null;
         Configuration conf;
         long started = System.nanoTime();
         if (options.zookeeper == null) {
             System.out.println("Starting an embedded HBase (in-process minicluster)...");
-            Configuration base = HBaseConfiguration.create();
             base.setInt("hbase.master.info.port", -1);
             base.setInt("hbase.regionserver.info.port", -1);
             embedded = TestingHBaseCluster.create(TestingHBaseClusterOption.builder().conf(base)
@@ -118,6 +125,8 @@ public final class Demo {
     private final Options options;
     private final RowKeySchema plain;
     private final RowKeySchema salted;
+    /** Each table's load time (writes and flush) in seconds, as {@link #load()} measured it. */
+    final Map<TableName, Double> loadSeconds = new LinkedHashMap<>();
 
     Demo(Connection connection, Options options) {
         this.connection = connection;
@@ -170,15 +179,20 @@ public final class Demo {
         }
     }
 
+    /** The key schema of the salted or the plain table. */
+    RowKeySchema schema(boolean isSalted) {
+        return isSalted ? salted : plain;
+    }
+
     /** The query on its table's schema, for {@link RowKeyQuery#toScan()} and explain(). */
     RowKeyQuery planned(DemoQuery q) {
-        return q.build(RowKeyQuery.on(q.salted ? salted : plain));
+        return q.build(RowKeyQuery.on(schema(q.salted)));
     }
 
     /** The query the seed's way: a full scan of its table; timed from building the scan to the last row. */
     Outcome runSeedWay(DemoQuery q) throws IOException {
         long start = System.nanoTime();
-        return scan(q, seedWayScan(q.salted ? salted : plain, q), start);
+        return scan(q, seedWayScan(schema(q.salted), q), start);
     }
 
     /** The query planned ({@link RowKeyQuery#toScan()}); timed from building the query to the last row. */
@@ -256,6 +270,13 @@ public final class Demo {
                     .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY)).build(), splits(isSalted));
         }
         long start = System.nanoTime();
+        write(name, schema, data);
+        loadSeconds.put(name, seconds(start));
+        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), loadSeconds.get(name));
+    }
+
+    /** Writes the rows into an existing table, the demo's way (a BufferedMutator, no WAL), and flushes it. */
+    void write(TableName name, RowKeySchema schema, DataSet data) throws IOException {
         Progress progress = new Progress("Loading " + name, data.size());
         BufferedMutatorParams params = new BufferedMutatorParams(name).writeBufferSize(8 << 20);
         try (BufferedMutator mutator = connection.getBufferedMutator(params)) {
@@ -271,11 +292,10 @@ public final class Demo {
         try (Admin admin = connection.getAdmin()) {
             admin.flush(name);
         }
-        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), seconds(start));
     }
 
     /** 8 regions: by salt bucket (2 of the 16 each) for the salted table, by md5 prefix otherwise. */
-    private static byte[][] splits(boolean isSalted) {
+    static byte[][] splits(boolean isSalted) {
         byte[][] splits = new byte[7][];
         for (int i = 1; i < 8; i++) {
             splits[i - 1] = new byte[] {(byte) (i * (isSalted ? 2 : 32))};
