@@ -19,8 +19,6 @@ import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
-import org.rowkey.hbase.CorruptSerializedBytesTest.Corpus;
-import org.rowkey.hbase.CorruptSerializedBytesTest.Wire;
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Op;
 import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
@@ -59,11 +57,11 @@ class CorruptSkipScanFilterTest {
                 flipped[bit / 8] ^= (byte) (1 << (bit % 8));
                 check("one bit flipped (every bit)", flipped, null);
             }
-            for (byte[] huge : Wire.hugeLengthsAndVarints(seed)) {
+            for (byte[] huge : ProtobufWire.hugeLengthsAndVarints(seed)) {
                 check("huge declared length / varint", huge, null);
             }
         }
-        for (byte[] nested : Corpus.deepNesting()) {
+        for (byte[] nested : ParseFromCorpus.deepNesting()) {
             check("deep nesting / oversized", nested, Boolean.FALSE);
         }
         for (Map.Entry<String, byte[]> e : outOfRange().entrySet()) {
@@ -80,7 +78,7 @@ class CorruptSkipScanFilterTest {
             check("random bytes", junk, null);
         }
         while (tried < INPUTS) {
-            check("random mutations", Wire.mutate(seeds.get(random.nextInt(seeds.size())), seeds, random), null);
+            check("random mutations", ProtobufWire.mutate(seeds.get(random.nextInt(seeds.size())), seeds, random), null);
         }
         System.out.printf("SkipScanFilter.parseFrom: %d inputs, %d accepted%n", tried, accepted);
         assertTrue(accepted > seeds.size(), "mutations never produced a valid filter: the test exercises nothing");
@@ -110,19 +108,19 @@ class CorruptSkipScanFilterTest {
     /** Well-formed messages with contents that must be refused. */
     private static Map<String, byte[]> outOfRange() {
         Map<String, byte[]> m = new LinkedHashMap<>();
-        SchemaSpec good = Corpus.good();
-        byte[] predicate = Corpus.predicate(good, Corpus.condition("a", Op.EQ, Corpus.intValue(1)));
+        SchemaSpec good = ParseFromCorpus.good();
+        byte[] predicate = ParseFromCorpus.predicate(good, ParseFromCorpus.condition("a", Op.EQ, ParseFromCorpus.intValue(1)));
         ComparatorSpec valid = parseComparator(predicate);
         m.put("format_version 2", SkipScanFilterSpec.newBuilder().setFormatVersion(2).setPredicate(valid).build().toByteArray());
         m.put("format_version max", SkipScanFilterSpec.newBuilder().setFormatVersion(-1).setPredicate(valid).build().toByteArray());
         m.put("no predicate", SkipScanFilterSpec.newBuilder().setFormatVersion(1).build().toByteArray());
-        m.put("an equal comparator", spec(Corpus.equal(good, Corpus.nv("a", Corpus.intValue(1)))));
-        m.put("a range comparator", spec(Corpus.range(good, "a", Corpus.intValue(1))));
-        m.put("a range condition on a hash", spec(Corpus.predicate(good, Corpus.condition("m", Op.LT, Corpus.stringValue("x")))));
-        m.put("an unknown field", spec(Corpus.predicate(good, Corpus.condition("nope", Op.EQ, Corpus.intValue(1)))));
-        m.put("int out of range", spec(Corpus.predicate(good, Corpus.condition("a", Op.EQ, Corpus.intValue(1L << 40)))));
-        for (Map.Entry<String, SchemaSpec> e : Corpus.badSchemas().entrySet()) {
-            m.put("schema: " + e.getKey(), spec(Corpus.predicate(e.getValue())));
+        m.put("an equal comparator", spec(ParseFromCorpus.equal(good, ParseFromCorpus.nv("a", ParseFromCorpus.intValue(1)))));
+        m.put("a range comparator", spec(ParseFromCorpus.range(good, "a", ParseFromCorpus.intValue(1))));
+        m.put("a range condition on a hash", spec(ParseFromCorpus.predicate(good, ParseFromCorpus.condition("m", Op.LT, ParseFromCorpus.stringValue("x")))));
+        m.put("an unknown field", spec(ParseFromCorpus.predicate(good, ParseFromCorpus.condition("nope", Op.EQ, ParseFromCorpus.intValue(1)))));
+        m.put("int out of range", spec(ParseFromCorpus.predicate(good, ParseFromCorpus.condition("a", Op.EQ, ParseFromCorpus.intValue(1L << 40)))));
+        for (Map.Entry<String, SchemaSpec> e : ParseFromCorpus.badSchemas().entrySet()) {
+            m.put("schema: " + e.getKey(), spec(ParseFromCorpus.predicate(e.getValue())));
         }
         m.put("predicate bytes are garbage", SkipScanFilterSpec.newBuilder().setFormatVersion(1).build().toByteString()
                 .concat(ByteString.copyFrom(new byte[] {0x12, 3, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF})).toByteArray());
