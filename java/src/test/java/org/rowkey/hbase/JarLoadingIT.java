@@ -63,7 +63,8 @@ class JarLoadingIT {
                     "org/rowkey/hbase/proto/RowKeyProtos.class",
                     "org/rowkey/hbase/shaded/protobuf/GeneratedMessageV3.class",
                     "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class",
-                    "native/linux-x86_64/libhbase_rowkey.so"}) {
+                    "native/linux-x86_64/libhbase_rowkey.so",
+                    "native/linux-aarch64/libhbase_rowkey.so"}) {
                 assertTrue(names.contains(required), "jar lacks " + required);
             }
             for (String n : names) {
@@ -74,10 +75,21 @@ class JarLoadingIT {
                     assertTrue(n.startsWith("org/rowkey/hbase/"), "unexpected class " + n);
                 }
             }
+            // Each platform's library is built for its machine (ELF e_machine: 62 x86-64, 183 AArch64).
+            assertEquals(62, elfMachine(jf, "native/linux-x86_64/libhbase_rowkey.so"));
+            assertEquals(183, elfMachine(jf, "native/linux-aarch64/libhbase_rowkey.so"));
             // Base classes run on Java 8; the versioned cleaner is Java 9 bytecode.
             assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/NativeCleaner.class"));
             assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/EqualComparator.class"));
             assertEquals(53, classFileMajor(jf, "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class"));
+        }
+    }
+
+    private static int elfMachine(JarFile jf, String entry) throws IOException {
+        try (DataInputStream in = new DataInputStream(jf.getInputStream(jf.getEntry(entry)))) {
+            assertEquals(0x7F454C46, in.readInt(), entry + " is not an ELF file");
+            in.skipBytes(14);
+            return in.readUnsignedByte() | in.readUnsignedByte() << 8; // little-endian u16 at offset 18
         }
     }
 
