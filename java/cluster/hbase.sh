@@ -8,14 +8,14 @@
 #   hbase.sh check [--port N] [--hbase VERSION] [--java HOME]   ClusterCheck from another JVM
 #   hbase.sh stop | status
 #
-# The hbase-rowkey jar (java/target, `cargo make jar`) goes on the server's class path as if
+# The hbase-rowkey jar (java/target, `cargo make jar`; or $ROWKEY_JAR) goes on the server's class path as if
 # dropped into HBase's lib/, or with --dynamic only into hbase.dynamic.jars.dir, from where the
 # RegionServer loads our comparators with its DynamicClassLoader. --port: ZooKeeper's client port
 # (default 2181). Each start begins with empty data.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 state="$here/target/hbase"
-jar="$here/../target/hbase-rowkey-0.1.0-SNAPSHOT.jar"
+jar="${ROWKEY_JAR:-$here/../target/hbase-rowkey-0.1.0-SNAPSHOT.jar}"
 pidfile="$state/hbase.pid"
 
 running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
@@ -56,7 +56,7 @@ start() {
   rm -rf "$state"
   mkdir -p "$state/conf" "$state/logs" "$state/lib" "$state/dynamic-jars" "$state/tmp"
   # HBase's lib/: hbase-server and its runtime dependencies, never our jar.
-  mvn -B -ntp -q -f "$here/pom.xml" dependency:build-classpath -Dhbase.version="$version" \
+  mvn -B -ntp -q -f "$here/pom.xml" dependency:build-classpath -Dhbase.version="$version" -Drowkey.jar="$jar" \
     -DincludeScope=runtime -DexcludeGroupIds=org.rowkey -Dmdep.outputFile="$state/server-classpath.txt"
   grep -q hbase-rowkey "$state/server-classpath.txt" && { echo "hbase.sh: our jar leaked into HBase's lib/" >&2; exit 1; }
   local classpath="$state/conf:$(cat "$state/server-classpath.txt")"
@@ -82,6 +82,8 @@ start() {
   <property><name>hbase.regionserver.ipc.address</name><value>127.0.0.1</value></property>
   <property><name>hbase.master.hostname</name><value>127.0.0.1</value></property>
   <property><name>hbase.regionserver.hostname</name><value>127.0.0.1</value></property>
+  <!-- Any free ports for the master and RegionServer (not 16000/16020): several may share a machine. -->
+  <property><name>hbase.localcluster.assign.random.ports</name><value>true</value></property>
   <property><name>hbase.master.info.port</name><value>-1</value></property>
   <property><name>hbase.regionserver.info.port</name><value>-1</value></property>
   <!-- The local file system has no hflush/hsync: what bin/hbase's standalone default says too. -->
@@ -158,7 +160,7 @@ check() {
   local java=java
   [ -n "$java_home" ] && java="$java_home/bin/java"
   mkdir -p "$here/target"
-  mvn -B -ntp -q -f "$here/pom.xml" compile dependency:build-classpath -Dhbase.version="$version" \
+  mvn -B -ntp -q -f "$here/pom.xml" compile dependency:build-classpath -Dhbase.version="$version" -Drowkey.jar="$jar" \
     -DincludeScope=compile -Dmdep.outputFile="$here/target/client-classpath.txt"
   # shellcheck disable=SC2046
   "$java" -Xmx512m $(java_flags "$java") -cp "$here/target/classes:$(cat "$here/target/client-classpath.txt")" \
