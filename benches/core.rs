@@ -7,15 +7,16 @@
 //! The rows follow the demo's generator (`java/demo/.../DataSet.java`): the same field
 //! distributions, so branches are as (un)predictable as in the JMH runs.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::hint::black_box;
 
+use common::messages::{boolean, condition as cond, field, int, named_value, predicate_spec, schema_of, string};
+use common::Rng;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use hbase_rowkey::planner::plan_request;
-use hbase_rowkey::proto::rowkey::{
-    comparator_spec::Kind, value, ComparatorSpec, Condition, FieldSpec, FieldType, NamedValue, Op,
-    PredicateComparatorSpec, SaltSpec, ScanPlan, ScanPlanRequest, SchemaSpec, Value,
-};
-use hbase_rowkey::schema::FORMAT_VERSION;
+use hbase_rowkey::proto::rowkey::{Condition, FieldType, Op, SaltSpec, ScanPlan, ScanPlanRequest, SchemaSpec};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
@@ -27,16 +28,7 @@ const CODES_IN: [i64; 20] = [
 ];
 
 fn seed_schema(salt_buckets: u32) -> SchemaSpec {
-    let field = |name: &str, type_: FieldType, width: u32| {
-        let mut f = FieldSpec::new();
-        f.name = name.into();
-        f.type_ = type_.into();
-        f.width = width;
-        f
-    };
-    let mut schema = SchemaSpec::new();
-    schema.format_version = FORMAT_VERSION;
-    schema.fields = vec![
+    let mut schema = schema_of(vec![
         field("md5url", FieldType::MD5, 8),
         field("sitecode", FieldType::JAVA_HASH, 0),
         field("status", FieldType::INT32, 0),
@@ -47,7 +39,7 @@ fn seed_schema(salt_buckets: u32) -> SchemaSpec {
         field("close", FieldType::BOOL, 0),
         field("queue", FieldType::INT32, 0),
         field("scantype", FieldType::INT32, 0),
-    ];
+    ]);
     if salt_buckets > 0 {
         let mut salt = SaltSpec::new();
         salt.buckets = salt_buckets;
@@ -55,32 +47,6 @@ fn seed_schema(salt_buckets: u32) -> SchemaSpec {
         schema.salt = protobuf::MessageField::some(salt);
     }
     schema
-}
-
-fn int(v: i64) -> Value {
-    let mut x = Value::new();
-    x.kind = Some(value::Kind::IntValue(v));
-    x
-}
-
-fn boolean(v: bool) -> Value {
-    let mut x = Value::new();
-    x.kind = Some(value::Kind::BoolValue(v));
-    x
-}
-
-fn text(v: String) -> Value {
-    let mut x = Value::new();
-    x.kind = Some(value::Kind::StringValue(v));
-    x
-}
-
-fn cond(field: &str, op: Op, values: Vec<Value>) -> Condition {
-    let mut c = Condition::new();
-    c.field = field.into();
-    c.op = op.into();
-    c.values = values;
-    c
 }
 
 /// One generated row's field values, as the demo's generator draws them.
@@ -95,28 +61,18 @@ struct RowValues {
     scantype: i64,
 }
 
-/// SplitMix64, for reproducible rows.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> i64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) % n) as i64
-    }
-}
-
 fn generate(rows: usize) -> (Vec<u8>, Vec<RowValues>) {
     let schema = Schema::from_spec(&seed_schema(0)).expect("seed schema");
     assert_eq!(schema.key_length(), KEY);
-    let mut rng = Rng(42);
+    // The rows of every earlier report: the shared generator from the same state.
+    let mut rng = Rng::from_state(42);
+    let mut below = |n: usize| rng.below(n) as i64;
     let mut keys = Vec::with_capacity(rows * KEY);
     let mut values = Vec::with_capacity(rows);
     for i in 0..rows {
         let u = i / 31;
-        let p = rng.below(100);
-        let c = rng.below(100);
+        let p = below(100);
+        let c = below(100);
         let v = RowValues {
             status: if p < 80 {
                 -1
@@ -137,32 +93,26 @@ fn generate(rows: usize) -> (Vec<u8>, Vec<RowValues>) {
                 500
             },
             sdate: 20161201 + (i % 31) as i64,
-            type_: 1 + rng.below(4),
-            free: rng.below(10) == 0,
-            close: rng.below(20) == 0,
-            queue: rng.below(4),
-            scantype: rng.below(3),
-        };
-        let named = |field: &str, value: Value| {
-            let mut n = NamedValue::new();
-            n.field = field.into();
-            n.value = protobuf::MessageField::some(value);
-            n
+            type_: 1 + below(4),
+            free: below(10) == 0,
+            close: below(20) == 0,
+            queue: below(4),
+            scantype: below(3),
         };
         let row = [
-            named(
+            named_value(
                 "md5url",
-                text(format!("http://www.site{}.gov.cn/page/{u}.html", u % 2000)),
+                string(&format!("http://www.site{}.gov.cn/page/{u}.html", u % 2000)),
             ),
-            named("sitecode", text(format!("{:04}{:06}", (u % 2000) / 100, u % 2000))),
-            named("status", int(v.status)),
-            named("code", int(v.code)),
-            named("sdate", int(v.sdate)),
-            named("type", int(v.type_)),
-            named("free", boolean(v.free)),
-            named("close", boolean(v.close)),
-            named("queue", int(v.queue)),
-            named("scantype", int(v.scantype)),
+            named_value("sitecode", string(&format!("{:04}{:06}", (u % 2000) / 100, u % 2000))),
+            named_value("status", int(v.status)),
+            named_value("code", int(v.code)),
+            named_value("sdate", int(v.sdate)),
+            named_value("type", int(v.type_)),
+            named_value("free", boolean(v.free)),
+            named_value("close", boolean(v.close)),
+            named_value("queue", int(v.queue)),
+            named_value("scantype", int(v.scantype)),
         ];
         keys.extend_from_slice(&schema.encode(&row).expect("row"));
         values.push(v);
@@ -223,16 +173,6 @@ fn queries() -> Vec<Query> {
             },
         },
     ]
-}
-
-fn predicate_spec(schema: SchemaSpec, conditions: Vec<Condition>) -> ComparatorSpec {
-    let mut predicate = PredicateComparatorSpec::new();
-    predicate.predicate.mut_or_insert_default().conditions = conditions;
-    let mut spec = ComparatorSpec::new();
-    spec.format_version = FORMAT_VERSION;
-    spec.schema = protobuf::MessageField::some(schema);
-    spec.kind = Some(Kind::Predicate(predicate));
-    spec
 }
 
 fn be_i32(key: &[u8], offset: usize) -> i32 {

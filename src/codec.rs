@@ -1,4 +1,4 @@
-//! Values to bytes and back, per field type (DESIGN.md section 3), and whole row keys.
+//! Values to bytes and back, per field type (docs/design.md, section 2), and whole row keys.
 //!
 //! A field's encoded value (`FieldBytes`) is its `width` bytes for byte fields, or one byte
 //! holding 0 or 1 for a bool (the stored bit, descending already applied).
@@ -8,7 +8,7 @@ use protobuf::Message;
 
 use crate::error::{Error, Result};
 use crate::proto::rowkey::{value::Kind as ValueKind, NamedValue, Row, Value};
-use crate::schema::{check_message_size, Field, Kind, Location, Schema};
+use crate::schema::{Field, Kind, Location, Schema};
 
 pub type FieldBytes = Vec<u8>;
 
@@ -143,7 +143,8 @@ pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> std::borrow::Cow<'k, [u8]
     }
 }
 
-fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
+/// Writes a field's stored bytes (for a bool: one byte, 0 or 1) into `key`.
+pub(crate) fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
     match field.location {
         Location::Bytes { offset, width } => key[offset..offset + width].copy_from_slice(bytes),
         Location::Bit { offset, mask } => {
@@ -163,7 +164,8 @@ fn invert(field: &Field, bytes: &mut [u8]) {
     }
 }
 
-fn be_u64(bytes: &[u8]) -> u64 {
+/// The bytes as a big-endian unsigned integer (at most 8 of them).
+pub(crate) fn be_u64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
@@ -242,11 +244,7 @@ impl Schema {
 
     /// `encode` over a serialized `Row`.
     pub fn encode_row_message(&self, row: &[u8]) -> Result<Vec<u8>> {
-        check_message_size("row", row)?;
-        let row = Row::parse_from_bytes(row).map_err(|e| Error::Corrupt {
-            what: "row",
-            detail: e.to_string(),
-        })?;
+        let row: Row = crate::wire::parse(row, "row")?;
         self.encode(&row.values)
     }
 

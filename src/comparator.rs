@@ -4,19 +4,20 @@
 
 use std::cmp::Ordering;
 
-use protobuf::Message;
-
 use crate::codec::{encode_value, FieldBytes};
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
 use crate::program::Program;
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, Op};
-use crate::schema::{check_message_size, check_version, Location, Schema, FORMAT_VERSION};
+use crate::schema::{check_version, Location, Schema, FORMAT_VERSION};
+use crate::wire;
+use protobuf::MessageFull;
 
 #[derive(Debug)]
 pub struct Comparator {
     schema: Schema,
     canonical: Vec<u8>,
+    kind_number: i32,
     evaluator: Evaluator,
 }
 
@@ -42,21 +43,25 @@ pub const NO_MATCH: i32 = 1;
 impl Comparator {
     /// Parses, validates and compiles a serialized `ComparatorSpec`.
     pub fn from_bytes(spec: &[u8]) -> Result<Comparator> {
-        check_message_size("comparator", spec)?;
-        let spec = ComparatorSpec::parse_from_bytes(spec).map_err(|e| Error::Corrupt {
-            what: "comparator",
-            detail: e.to_string(),
-        })?;
-        Comparator::from_spec(&spec)
+        Comparator::from_parsed(&wire::parse::<ComparatorSpec>(spec, "comparator")?)
     }
 
+    /// Validates and compiles a `ComparatorSpec` built in Rust, with the same checks as bytes from
+    /// outside.
     pub fn from_spec(spec: &ComparatorSpec) -> Result<Comparator> {
+        Comparator::from_bytes(&wire::serialize(spec, "comparator")?)
+    }
+
+    /// Compiles a spec that came through `wire::parse` (alone or inside another message): it has
+    /// no unknown fields, so its canonical form is the spec with the version set and the
+    /// equalities in schema order.
+    pub(crate) fn from_parsed(spec: &ComparatorSpec) -> Result<Comparator> {
         check_version("comparator", spec.format_version)?;
         let schema_spec = spec.schema.as_ref().ok_or_else(|| Error::Corrupt {
             what: "comparator",
             detail: "the schema is missing".into(),
         })?;
-        let schema = Schema::from_spec(schema_spec)?;
+        let schema = Schema::from_parsed(schema_spec)?;
         let mut canonical = ComparatorSpec::new();
         canonical.format_version = FORMAT_VERSION;
         canonical.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
@@ -91,28 +96,12 @@ impl Comparator {
                     .collect();
                 let mut canonical_equal = equal.clone();
                 canonical_equal.equalities = equalities;
-                canonical_equal.special_fields = Default::default();
-                for e in canonical_equal.equalities.iter_mut() {
-                    e.special_fields = Default::default();
-                    if let Some(v) = e.value.as_mut() {
-                        v.special_fields = Default::default();
-                    }
-                }
                 canonical.kind = Some(SpecKind::Equal(canonical_equal));
                 match_evaluator(&schema, &conditions)?
             }
             Some(SpecKind::Predicate(predicate)) => {
                 let conditions = &predicate.predicate.get_or_default().conditions;
-                let mut canonical_predicate = predicate.clone();
-                canonical_predicate.special_fields = Default::default();
-                if let Some(p) = canonical_predicate.predicate.as_mut() {
-                    p.special_fields = Default::default();
-                    for c in p.conditions.iter_mut() {
-                        c.special_fields = Default::default();
-                        c.values.iter_mut().for_each(|v| v.special_fields = Default::default());
-                    }
-                }
-                canonical.kind = Some(SpecKind::Predicate(canonical_predicate));
+                canonical.kind = Some(SpecKind::Predicate(predicate.clone()));
                 match_evaluator(&schema, conditions)?
             }
             Some(SpecKind::Range(range)) => {
@@ -131,12 +120,7 @@ impl Comparator {
                 let Location::Bytes { offset, width } = field.location else {
                     return Err(Error::Internal("an ordered field is stored as a bit".into()));
                 };
-                let mut canonical_range = range.clone();
-                canonical_range.special_fields = Default::default();
-                if let Some(v) = canonical_range.value.as_mut() {
-                    v.special_fields = Default::default();
-                }
-                canonical.kind = Some(SpecKind::Range(canonical_range));
+                canonical.kind = Some(SpecKind::Range(range.clone()));
                 Evaluator::Range {
                     offset,
                     width,
@@ -145,14 +129,19 @@ impl Comparator {
                 }
             }
         };
-        // No unknown field is kept at any level: rust-protobuf writes them in the order of a
-        // randomly seeded hash map, and canonical bytes must not depend on it.
-        let canonical = canonical
-            .write_to_bytes()
-            .map_err(|e| Error::Internal(format!("serializing a canonical comparator: {e}")))?;
+        let kind_name = match &spec.kind {
+            Some(SpecKind::Equal(_)) => "equal",
+            Some(SpecKind::Range(_)) => "range",
+            _ => "predicate",
+        };
+        let kind_number = ComparatorSpec::descriptor()
+            .field_by_name(kind_name)
+            .map_or(0, |field| field.number());
+        let canonical = wire::serialize(&canonical, "comparator")?;
         Ok(Comparator {
             schema,
             canonical,
+            kind_number,
             evaluator,
         })
     }
@@ -178,12 +167,18 @@ impl Comparator {
     }
 
     /// What `compare` returns for any row whose length is not the key length, so callers can
-    /// skip the call; always `Some` today.
-    pub fn wrong_length_result(&self) -> Option<i32> {
-        Some(match self.evaluator {
+    /// answer such rows without the call.
+    pub fn wrong_length_result(&self) -> i32 {
+        match self.evaluator {
             Evaluator::Match { .. } => NO_MATCH,
             Evaluator::Range { .. } => RANGE_WRONG_LENGTH_RESULT,
-        })
+        }
+    }
+
+    /// Which kind of comparator this is, as the number of its field in `ComparatorSpec.kind`:
+    /// what Java's `KindCase.forNumber` reads.
+    pub fn kind_number(&self) -> i32 {
+        self.kind_number
     }
 
     /// HBase's `compareTo(row)`; defined for any row, never panics.

@@ -33,8 +33,16 @@ pub enum Error {
     InvalidValue { field: String, detail: String },
     #[error("field '{field}': {detail}")]
     InvalidCondition { field: String, detail: String },
+    #[error("invalid index '{index}': {detail}")]
+    InvalidIndex { index: String, detail: String },
     #[error("row key has {found} bytes, the schema's key has {expected}")]
     WrongKeyLength { expected: usize, found: usize },
+    #[error("limit exceeded: serialized {what} is {found} bytes, at most {limit} allowed")]
+    MessageTooLarge {
+        what: &'static str,
+        found: usize,
+        limit: usize,
+    },
     #[error("limit exceeded: {what} is {found}, at most {limit} allowed")]
     LimitExceeded {
         what: &'static str,
@@ -69,12 +77,3 @@ impl Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
-
-impl From<protobuf::Error> for Error {
-    fn from(e: protobuf::Error) -> Self {
-        Error::Corrupt {
-            what: "message",
-            detail: e.to_string(),
-        }
-    }
-}

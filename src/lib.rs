@@ -8,15 +8,17 @@ pub mod proto {
 pub mod codec;
 pub mod comparator;
 pub mod error;
+pub mod explain;
 pub mod ffi;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod handle;
+pub mod index;
 pub mod limits;
 pub mod planner;
 pub mod predicate;
 pub mod program;
 pub mod schema;
+pub mod table_plan;
+pub mod wire;
 
 mod jni;
 

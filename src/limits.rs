@@ -1,7 +1,8 @@
-//! What a serialized spec may ask for. Comparator bytes come from any client and are parsed inside
-//! a RegionServer, so every size that drives memory or time is capped and refused by name.
+//! What a serialized spec or a request may ask for. Comparator and filter bytes come from any
+//! client and are parsed inside a RegionServer, so every size that drives memory or time is
+//! capped here and refused by name.
 
-/// Serialized schema, comparator or row message.
+/// Serialized schema, comparator, row or plan request.
 pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
 /// Fields in one schema.
 pub const MAX_FIELDS: usize = 256;
@@ -17,3 +18,54 @@ pub const MAX_IN_VALUES: usize = 100_000;
 pub const MAX_PROGRAM_BYTES: usize = 8 << 20;
 /// Length of a field name.
 pub const MAX_NAME_BYTES: usize = 256;
+/// Salt buckets of a salted key (the salt is one byte).
+pub const MAX_SALT_BUCKETS: u32 = 256;
+
+/// Indexes of one table.
+pub const MAX_INDEXES: usize = 32;
+/// Covered columns of one index.
+pub const MAX_INCLUDED_COLUMNS: usize = 1024;
+/// Bytes of a covered column's family or qualifier.
+pub const MAX_COLUMN_NAME_BYTES: usize = 1024;
+
+/// Default cap on the ranges a scan plan expands into (Phoenix caps its IN-list products at
+/// 50,000 too); a request may ask for another.
+pub const DEFAULT_MAX_RANGES: usize = 50_000;
+/// Most ranges a request may ask for.
+pub const MAX_MAX_RANGES: usize = 1_000_000;
+/// Bytes a plan's expansion may build (prefixes, range keys, salt-field combinations), whatever
+/// `max_ranges` allows: with keys of up to 4 KiB, the range cap alone let a 600 KB request build
+/// gigabytes. Beyond it the expansion stops and covering ranges are read instead.
+pub const MAX_PLAN_KEY_BYTES: usize = 8 << 20;
+/// Salt-field combinations hashed to find the buckets a plan reads; beyond, every bucket is read.
+/// Past a few thousand the combinations hit every one of at most 256 buckets anyway (256 x
+/// e^-16 buckets missed on average at 4096), so hashing more is wasted work.
+pub const MAX_SALT_COMBINATIONS: usize = 4096;
+
+/// Most elements of a repeated field, counted across one whole serialized message, before the
+/// parser runs (`wire::check`). Each is the limit that the parsed value must meet anyway.
+pub fn repeated_field_cap(full_name: &str) -> usize {
+    match full_name {
+        "rowkey.PredicateSpec.conditions" => MAX_CONDITIONS,
+        "rowkey.Condition.values" => MAX_IN_VALUES,
+        "rowkey.TableCatalog.indexes" => MAX_INDEXES,
+        "rowkey.IndexSpec.include" => MAX_INCLUDED_COLUMNS,
+        _ => MAX_FIELDS,
+    }
+}
+
+/// What a repeated-field limit is called in its error.
+pub fn repeated_field_what(full_name: &str) -> &'static str {
+    match full_name {
+        "rowkey.SchemaSpec.fields" => "number of fields",
+        "rowkey.SaltSpec.fields" => "number of salt fields",
+        "rowkey.Row.values" => "number of row values",
+        "rowkey.EqualComparatorSpec.equalities" => "number of equalities",
+        "rowkey.PredicateSpec.conditions" => "number of conditions",
+        "rowkey.Condition.values" => "number of condition values",
+        "rowkey.TableCatalog.indexes" => "number of indexes",
+        "rowkey.IndexSpec.fields" => "number of index fields",
+        "rowkey.IndexSpec.include" => "number of covered columns",
+        _ => "number of repeated elements",
+    }
+}

@@ -7,34 +7,22 @@
 //! slot ends the walk. The ranges are only an optimisation: conditions they do not enforce
 //! exactly stay in the residual predicate, evaluated per row by the native comparator.
 
-use std::fmt::Write as _;
 use std::ops::Bound;
 
 use crate::codec::FieldBytes;
 use crate::comparator::Comparator;
 use crate::error::{Error, Result};
-use crate::predicate::{op_name, Constraint, Predicate};
+use crate::limits::{DEFAULT_MAX_RANGES, MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
+use crate::predicate::{Constraint, Predicate};
 use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, KeyRange,
-    PredicateComparatorSpec, ScanPlan, ScanPlanRequest,
+    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, KeyRange, PredicateComparatorSpec, ScanPlan,
+    ScanPlanRequest,
 };
-use crate::schema::{Location, Schema};
+use crate::schema::{Location, Schema, FORMAT_VERSION};
+use crate::wire;
 
-/// Default cap on the number of ranges (Phoenix caps its IN-list products at 50,000 too).
-pub const DEFAULT_MAX_RANGES: usize = 50_000;
-/// Hard cap, whatever the request asks.
-pub const MAX_MAX_RANGES: usize = 1_000_000;
-/// Cap on the bytes an expansion may build (prefixes, range keys, salt-field combinations, each
-/// key counted with `KEY_OVERHEAD` more), whatever `max_ranges` allows: with keys of up to 4 KiB,
-/// the `max_ranges` cap alone let a 600 KB request build gigabytes. Beyond it, the expansion is
-/// capped like `max_ranges`: covering ranges are read and the residual filters.
-pub const MAX_PLAN_KEY_BYTES: usize = 8 << 20;
 /// Per-key overhead counted against `MAX_PLAN_KEY_BYTES` (vector header and allocation).
 const KEY_OVERHEAD: usize = 32;
-/// Salt-field combinations hashed to find the buckets to read; beyond, every bucket is read.
-/// Past a few thousand, the combinations hit every one of at most 256 buckets anyway (256 x
-/// e^-16 buckets missed on average at 4096), so hashing more is wasted work.
-const MAX_SALT_COMBINATIONS: usize = 4096;
 
 /// A planned range: start inclusive, stop exclusive, `None` stop = end of table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +37,8 @@ pub struct Plan {
     /// Fields whose constraint every key inside the ranges satisfies.
     pub exact_fields: Vec<usize>,
     pub capped: bool,
+    /// The cap on ranges the plan was made with.
+    pub max_ranges: usize,
     /// Salt buckets read, when the schema is salted.
     pub buckets_read: Option<usize>,
 }
@@ -70,6 +60,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
         prefixes: vec![Vec::new()],
         exact_fields: Vec::new(),
         capped: false,
+        max_ranges,
         salt_check_at,
     };
     if predicate.is_unsatisfiable() {
@@ -77,6 +68,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
             ranges: Vec::new(),
             exact_fields: Vec::new(),
             capped: false,
+            max_ranges,
             buckets_read: None,
         };
     }
@@ -86,7 +78,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
         buckets_read = Some(buckets.len());
         if buckets.len() > max_ranges {
             walk.capped = true;
-            return walk.finish(Vec::new(), None, buckets_read);
+            return walk.finish(Vec::new(), false, buckets_read);
         }
         walk.prefixes = buckets.into_iter().map(|b| vec![b]).collect();
     }
@@ -148,13 +140,14 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
             }
         }
     }
-    walk.finish(Vec::new(), None, buckets_read)
+    walk.finish(Vec::new(), false, buckets_read)
 }
 
 struct Walk {
     prefixes: Vec<Vec<u8>>,
     exact_fields: Vec<usize>,
     capped: bool,
+    max_ranges: usize,
     /// Key length a prefix needs to hold every salt field; `None` once checked or unsalted.
     salt_check_at: Option<usize>,
 }
@@ -219,7 +212,7 @@ impl Walk {
         };
         if self.prefixes.len().saturating_mul(2 * self.key_bytes(width)) > MAX_PLAN_KEY_BYTES {
             self.capped = true;
-            return self.finish(Vec::new(), None, buckets_read);
+            return self.finish(Vec::new(), false, buckets_read);
         }
         if exact {
             self.exact_fields.push(field);
@@ -229,22 +222,22 @@ impl Walk {
             .iter()
             .filter_map(|p| bounded_range(p, low, high))
             .collect();
-        self.finish(ranges, Some(()), buckets_read)
+        self.finish(ranges, true, buckets_read)
     }
 
     /// `ranges` are used as given when the walk ended in a range slot; otherwise each prefix
     /// becomes the range of all keys starting with it.
-    fn finish(self, ranges: Vec<Range>, ended_in_range: Option<()>, buckets_read: Option<usize>) -> Plan {
-        let ranges = match ended_in_range {
-            Some(()) => ranges,
-            None => self
-                .prefixes
+    fn finish(self, ranges: Vec<Range>, ended_in_range: bool, buckets_read: Option<usize>) -> Plan {
+        let ranges = if ended_in_range {
+            ranges
+        } else {
+            self.prefixes
                 .iter()
                 .map(|p| Range {
                     start: p.clone(),
                     stop: successor(p),
                 })
-                .collect(),
+                .collect()
         };
         let mut exact_fields = self.exact_fields;
         exact_fields.sort_unstable();
@@ -252,6 +245,7 @@ impl Walk {
             ranges: merge(ranges),
             exact_fields,
             capped: self.capped,
+            max_ranges: self.max_ranges,
             buckets_read,
         }
     }
@@ -399,14 +393,9 @@ fn merge(mut ranges: Vec<Range>) -> Vec<Range> {
 
 /// Plans a serialized `ScanPlanRequest` into a serialized `ScanPlan` (what Java calls).
 pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
-    use protobuf::Message;
-    crate::schema::check_message_size("comparator", request)?;
-    let request = ScanPlanRequest::parse_from_bytes(request).map_err(|e| Error::Corrupt {
-        what: "scan plan request",
-        detail: e.to_string(),
-    })?;
+    let request: ScanPlanRequest = wire::parse(request, "scan plan request")?;
     let query = request.query.get_or_default();
-    let comparator = Comparator::from_spec(query)?;
+    let comparator = Comparator::from_parsed(query)?;
     let Some(SpecKind::Predicate(spec)) = &query.kind else {
         return Err(Error::Corrupt {
             what: "scan plan request",
@@ -421,8 +410,21 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         0 => DEFAULT_MAX_RANGES,
         n => n,
     };
-    let plan = plan(schema, predicate, max_ranges);
     let conditions = &spec.predicate.get_or_default().conditions;
+    let (_, out) = plan_message(schema, predicate, conditions, max_ranges);
+    wire::serialize(&out, "scan plan")
+}
+
+/// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
+/// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly, and
+/// the explanation.
+pub fn plan_message(
+    schema: &Schema,
+    predicate: &Predicate,
+    conditions: &[Condition],
+    max_ranges: usize,
+) -> (Plan, ScanPlan) {
+    let plan = plan(schema, predicate, max_ranges);
     let residual_conditions: Vec<Condition> = conditions
         .iter()
         .filter(|c| {
@@ -432,7 +434,6 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         })
         .cloned()
         .collect();
-
     let mut out = ScanPlan::new();
     out.ranges = plan
         .ranges
@@ -445,115 +446,18 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         })
         .collect();
     let mut residual = ComparatorSpec::new();
-    residual.format_version = crate::schema::FORMAT_VERSION;
+    residual.format_version = FORMAT_VERSION;
     residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
     let mut residual_predicate = PredicateComparatorSpec::new();
     residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
     residual.kind = Some(SpecKind::Predicate(residual_predicate));
     out.residual = protobuf::MessageField::some(residual);
     out.capped = plan.capped;
-    out.explain = explain(schema, &plan, conditions, &residual_conditions, max_ranges);
-    out.write_to_bytes()
-        .map_err(|e| Error::Internal(format!("serializing a scan plan: {e}")))
-}
-
-fn explain(schema: &Schema, plan: &Plan, all: &[Condition], residual: &[Condition], max_ranges: usize) -> String {
-    let mut s = String::new();
-    let key_len = schema.key_length();
-    if plan.ranges.is_empty() {
-        let _ = writeln!(
-            s,
-            "no row can match: the conditions contradict each other; nothing is read"
-        );
-        return s;
-    }
-    let full = plan.ranges.len() == 1 && plan.ranges[0].start.is_empty() && plan.ranges[0].stop.is_none();
-    if full {
-        let _ = writeln!(
-            s,
-            "FULL SCAN: no condition on the leading key fields narrows the rows read"
-        );
-    } else {
-        let _ = writeln!(s, "RANGE SCAN over {} key range(s)", plan.ranges.len());
-    }
-    if let (Some(read), Some(salt)) = (plan.buckets_read, schema.salt()) {
-        let _ = writeln!(s, "  salt buckets read: {read} of {}", salt.buckets);
-    }
-    if plan.capped {
-        let _ = writeln!(
-            s,
-            "  capped: the expansion would exceed {max_ranges} ranges, a covering range is read instead"
-        );
-    }
-    let shown = 8;
-    for r in plan.ranges.iter().take(shown) {
-        let stop = r.stop.as_ref().map_or("(end of table)".to_string(), |k| hex(k));
-        let _ = writeln!(
-            s,
-            "  [{}, {})",
-            if r.start.is_empty() {
-                "(start of table)".to_string()
-            } else {
-                hex(&r.start)
-            },
-            stop
-        );
-    }
-    if plan.ranges.len() > shown {
-        let _ = writeln!(s, "  ... {} more", plan.ranges.len() - shown);
-    }
-    let enforced: Vec<String> = all
+    let enforced: Vec<Condition> = conditions
         .iter()
-        .filter(|c| !residual.contains(c))
-        .map(condition_text)
+        .filter(|c| !residual_conditions.contains(c))
+        .cloned()
         .collect();
-    let filtered: Vec<String> = residual.iter().map(condition_text).collect();
-    let _ = writeln!(
-        s,
-        "  enforced by the ranges: {}",
-        if enforced.is_empty() {
-            "none".into()
-        } else {
-            enforced.join(" AND ")
-        }
-    );
-    let _ = writeln!(
-        s,
-        "  filtered per row (native): {}key length = {key_len}",
-        if filtered.is_empty() {
-            String::new()
-        } else {
-            format!("{} AND ", filtered.join(" AND "))
-        }
-    );
-    s
-}
-
-fn condition_text(c: &Condition) -> String {
-    let op = c.op.enum_value().map_or("?", op_name);
-    let values: Vec<String> = c
-        .values
-        .iter()
-        .map(|v| match &v.kind {
-            Some(ValueKind::IntValue(i)) => i.to_string(),
-            Some(ValueKind::BoolValue(b)) => b.to_string(),
-            Some(ValueKind::StringValue(t)) => format!("'{t}'"),
-            Some(ValueKind::BytesValue(b)) => format!("x'{}'", hex(b)),
-            None => "?".into(),
-        })
-        .collect();
-    match op {
-        "in" => format!("{} IN ({})", c.field, values.join(", ")),
-        "between" => format!(
-            "{} BETWEEN {} AND {}",
-            c.field,
-            values[0],
-            values.get(1).map_or("?", |v| v.as_str())
-        ),
-        _ => format!("{} {op} {}", c.field, values.join(", ")),
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions);
+    (plan, out)
 }

@@ -12,7 +12,7 @@
 
 use std::ops::Bound;
 
-use crate::codec::FieldBytes;
+use crate::codec::{be_u64, FieldBytes};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::predicate::{Constraint, Predicate};
@@ -379,10 +379,6 @@ fn constraint_size(constraint: &Constraint) -> usize {
         Constraint::Points(points) => sum(points),
         Constraint::Range { excluded, .. } => sum(excluded) + 64,
     }
-}
-
-fn be_u64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
 /// Big-endian u64 at `offset`; 0 past the end (never happens: windows are inside the key).

@@ -7,9 +7,11 @@ use protobuf::Message;
 
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::proto::rowkey::{FieldSpec, FieldType, SaltSpec, SchemaSpec};
+use crate::proto::rowkey::{FieldSpec, FieldType, FormatVersion, SaltSpec, SchemaSpec};
+use crate::wire;
 
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this library writes and reads up to (`proto/rowkey.proto`).
+pub const FORMAT_VERSION: u32 = FormatVersion::FORMAT_VERSION_CURRENT as u32;
 
 /// A field's type, with its width where the type has one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,15 +114,17 @@ pub struct Schema {
 impl Schema {
     /// Parses and validates a serialized `SchemaSpec`.
     pub fn from_bytes(spec: &[u8]) -> Result<Schema> {
-        check_message_size("schema", spec)?;
-        let spec = SchemaSpec::parse_from_bytes(spec).map_err(|e| Error::Corrupt {
-            what: "schema",
-            detail: e.to_string(),
-        })?;
-        Schema::from_spec(&spec)
+        Schema::from_parsed(&wire::parse::<SchemaSpec>(spec, "schema")?)
     }
 
+    /// Validates a `SchemaSpec` built in Rust; it goes through the same checks as bytes from
+    /// outside (unknown fields included), so its canonical bytes are those of the wire.
     pub fn from_spec(spec: &SchemaSpec) -> Result<Schema> {
+        Schema::from_bytes(&wire::serialize(spec, "schema")?)
+    }
+
+    /// Validates a spec that came through `wire::parse` (alone or inside another message).
+    pub(crate) fn from_parsed(spec: &SchemaSpec) -> Result<Schema> {
         check_version("schema", spec.format_version)?;
         if spec.fields.is_empty() {
             return Err(Error::InvalidSchema("a schema needs at least one field".into()));
@@ -163,13 +167,6 @@ impl Schema {
         };
         let mut canonical = spec.clone();
         canonical.format_version = FORMAT_VERSION;
-        canonical.special_fields = Default::default();
-        for f in canonical.fields.iter_mut() {
-            f.special_fields = Default::default();
-        }
-        if let Some(s) = canonical.salt.as_mut() {
-            s.special_fields = Default::default();
-        }
         Ok(Schema {
             fields,
             by_name,
@@ -308,9 +305,10 @@ fn kind_of(spec: &FieldSpec) -> Result<Kind> {
 }
 
 fn resolve_salt(salt: &SaltSpec, by_name: &HashMap<String, usize>, field_count: usize) -> Result<Salt> {
-    if !(1..=256).contains(&salt.buckets) {
+    if !(1..=limits::MAX_SALT_BUCKETS).contains(&salt.buckets) {
         return Err(Error::InvalidSchema(format!(
-            "salt buckets must be within 1..256, got {}",
+            "salt buckets must be within 1..{}, got {}",
+            limits::MAX_SALT_BUCKETS,
             salt.buckets
         )));
     }
@@ -346,21 +344,6 @@ fn shown(name: &str) -> String {
         end -= 1;
     }
     format!("{}... ({} bytes)", &name[..end], name.len())
-}
-
-pub(crate) fn check_message_size(what: &'static str, bytes: &[u8]) -> Result<()> {
-    if bytes.len() > limits::MAX_MESSAGE_BYTES {
-        return Err(Error::LimitExceeded {
-            what: match what {
-                "schema" => "serialized schema size in bytes",
-                "row" => "serialized row size in bytes",
-                _ => "serialized comparator size in bytes",
-            },
-            found: bytes.len(),
-            limit: limits::MAX_MESSAGE_BYTES,
-        });
-    }
-    Ok(())
 }
 
 pub(crate) fn check_version(what: &'static str, found: u32) -> Result<()> {

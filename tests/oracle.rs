@@ -3,9 +3,10 @@
 
 mod common;
 
+use common::messages::predicate_kind;
 use common::*;
 use hbase_rowkey::proto::rowkey::{
-    comparator_spec::Kind, ComparatorSpec, EqualComparatorSpec, Op, PredicateComparatorSpec, RangeComparatorSpec,
+    comparator_spec::Kind, ComparatorSpec, EqualComparatorSpec, Op, RangeComparatorSpec,
 };
 use hbase_rowkey::{Comparator, Schema};
 
@@ -21,9 +22,8 @@ fn comparator(schema: &SchemaDef, kind: Kind) -> hbase_rowkey::Result<Comparator
 }
 
 fn predicate_comparator(schema: &SchemaDef, conds: &[Cond]) -> Comparator {
-    let mut p = PredicateComparatorSpec::new();
-    p.predicate.mut_or_insert_default().conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
-    comparator(schema, Kind::Predicate(p)).unwrap_or_else(|e| panic!("{e} for {conds:?}"))
+    let conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
+    comparator(schema, predicate_kind(conditions)).unwrap_or_else(|e| panic!("{e} for {conds:?}"))
 }
 
 #[test]

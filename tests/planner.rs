@@ -4,12 +4,11 @@
 
 mod common;
 
+use common::messages::{plan_bytes, predicate_spec};
 use common::*;
-use hbase_rowkey::planner::{plan, successor, Range};
+use hbase_rowkey::planner::{plan, plan_request, successor, Range};
 use hbase_rowkey::predicate::Predicate;
-use hbase_rowkey::proto::rowkey::{
-    comparator_spec::Kind, ComparatorSpec, Op, PredicateComparatorSpec, ScanPlan, ScanPlanRequest,
-};
+use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, Op, ScanPlan};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
@@ -20,15 +19,9 @@ fn in_ranges(ranges: &[Range], key: &[u8]) -> bool {
 }
 
 fn request(schema: &SchemaDef, conds: &[Cond], max_ranges: u32) -> ScanPlan {
-    let mut p = PredicateComparatorSpec::new();
-    p.predicate.mut_or_insert_default().conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
-    let mut spec = ComparatorSpec::new();
-    spec.schema = protobuf::MessageField::some(schema.spec());
-    spec.kind = Some(Kind::Predicate(p));
-    let mut req = ScanPlanRequest::new();
-    req.query = protobuf::MessageField::some(spec);
-    req.max_ranges = max_ranges;
-    ScanPlan::parse_from_bytes(&hbase_rowkey::planner::plan_request(&req.write_to_bytes().unwrap()).unwrap()).unwrap()
+    let conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
+    let request = plan_bytes(predicate_spec(schema.spec(), conditions), max_ranges);
+    ScanPlan::parse_from_bytes(&plan_request(&request).unwrap()).unwrap()
 }
 
 fn plan_ranges(plan: &ScanPlan) -> Vec<Range> {

@@ -1,9 +1,12 @@
-//! A `SchemaSpec` and a row: encode, decode, encode again; see
-//! `hbase_rowkey::fuzzing::encode_decode`.
+//! A `SchemaSpec` and a row: encode, decode, encode again; see `encode_decode` in
+//! `tests/common/fuzz_bodies.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../../tests/common/fuzz_bodies.rs"]
+mod fuzz_bodies;
+
 fuzz_target!(|data: &[u8]| {
-    hbase_rowkey::fuzzing::encode_decode(data);
+    fuzz_bodies::encode_decode(data);
 });

@@ -122,14 +122,21 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowJavaException {
 
 /// The message of the `IllegalStateException` a panic becomes; always contains "panic".
 pub(crate) fn panic_exception_message(payload: &(dyn Any + Send)) -> String {
-    let detail = if let Some(s) = payload.downcast_ref::<&'static str>() {
+    format!(
+        "panic in native hbase-rowkey code (please report): {}",
+        panic_payload_text(payload)
+    )
+}
+
+/// The text a panic was raised with (`panic!("...")` gives a `&str` or a `String`).
+pub(crate) fn panic_payload_text(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
         s
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.as_str()
     } else {
         "(non-string panic payload)"
-    };
-    format!("panic in native hbase-rowkey code (please report): {detail}")
+    }
 }
 
 /// Drops a panic payload; a payload whose `Drop` panics again is leaked instead of unwinding.

@@ -100,14 +100,7 @@ impl PanicLog {
 /// "thread 'name' panicked at file:line:column: message", on one line, the message cut to
 /// [`MAX_MESSAGE_BYTES`].
 fn describe(info: &PanicHookInfo<'_>) -> String {
-    let payload = info.payload();
-    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.as_str()
-    } else {
-        "(non-string panic payload)"
-    };
+    let message = super::errors::panic_payload_text(info.payload());
     let thread = std::thread::current();
     let location = info
         .location()

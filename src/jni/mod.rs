@@ -4,6 +4,40 @@
 //! `org.rowkey.hbase.RowKeyNative`); errors and panics become Java exceptions in one place
 //! (`errors`).
 
+/// A JNI export of the usual shape: a `static native` method whose body runs inside
+/// `EnvUnowned::with_env` (which catches panics) and whose `BridgeResult` is resolved by
+/// [`errors::ThrowJavaException`], the one error-to-exception mapping. The export's full JNI
+/// name is written out, so a grep for it finds its definition.
+///
+/// ```ignore
+/// jni_export! {
+///     /// docs
+///     fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local>(_env, schema: jlong) -> jint {
+///         intern_schema_key_length(schema)
+///     }
+/// }
+/// ```
+///
+/// `#[unsafe(no_mangle)]`: sound because each name is the JNI name of one `static native`
+/// method of one of our classes, which no other library the JVM loads defines.
+macro_rules! jni_export {
+    ($(#[$meta:meta])* fn $name:ident<$lt:lifetime>($env:pat $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty $body:block) => {
+        $(#[$meta])*
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<$lt>(
+            mut unowned_env: ::jni::EnvUnowned<$lt>,
+            _class: ::jni::objects::JClass<$lt>,
+            $($arg: $ty),*
+        ) -> $ret {
+            unowned_env
+                .with_env(|$env: &mut ::jni::Env<$lt>| -> $crate::jni::errors::BridgeResult<$ret> { $body })
+                .resolve::<$crate::jni::errors::ThrowJavaException>()
+        }
+    };
+}
+
 mod errors;
 mod load;
 mod row_key_native;
+#[cfg(feature = "test-hooks")]
+mod test_hooks;

@@ -1,21 +1,19 @@
 //! Exports of `org.rowkey.hbase.RowKeyNative` (all `static native`).
 //!
-//! Each `Java_...` export is a thin wrapper: upgrade the `EnvUnowned` with `with_env` (which also
-//! catches panics), call the matching plain `intern_*` function, and resolve the outcome with
-//! [`ThrowJavaException`], the one error-to-exception mapping of the crate (`errors.rs`).
+//! Most exports are defined with [`jni_export!`]: a thin wrapper that upgrades the `EnvUnowned`
+//! (which also catches panics), calls the matching plain `intern_*` function or core function, and
+//! resolves the outcome with [`ThrowJavaException`], the one error-to-exception mapping of the
+//! crate (`errors.rs`). The per-row exports are written out by hand (see there).
 //!
 //! Handles: a `long` from `schemaParse` / `comparatorParse` is a pointer made by
 //! [`handle::into_handle`]. The Java owner (`NativeHandle`) frees it exactly once, after its last
 //! use, and passes 0 once closed; 0 becomes `IllegalStateException("... already closed")`.
-//!
-//! `#[unsafe(no_mangle)]` on every export: sound because each name is the JNI name of one of
-//! `RowKeyNative`'s methods, which no other library the JVM loads defines.
 #![allow(non_snake_case)] // JNI export names
 
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use ::jni::objects::{JByteArray, JClass};
+use ::jni::objects::{JByteArray, JByteBuffer, JString};
 use ::jni::refs::Reference as _;
 use ::jni::sys::{self, jbyte, jint, jlong};
 use ::jni::{Env, EnvUnowned};
@@ -24,96 +22,51 @@ use super::errors::{BridgeError, BridgeResult, ThrowJavaException};
 use crate::comparator::Comparator;
 use crate::error::Error;
 use crate::handle;
+use crate::index::{Catalog, Index};
 use crate::limits::{MAX_KEY_BYTES, MAX_MESSAGE_BYTES};
 use crate::schema::Schema;
 
 // ---------------------------------------------------------------------------------------------
 // schema
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaParse<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    spec: JByteArray<'local>,
-) -> jlong {
-    unowned_env
-        .with_env(|env| intern_schema_parse(env, &spec))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaParse<'local>(env, spec: JByteArray<'local>) -> jlong {
+        let schema = Schema::from_bytes(&read_message(env, &spec, "spec")?)?;
+        Ok(handle::into_handle(schema))
+    }
 }
 
-fn intern_schema_parse(env: &mut Env<'_>, spec: &JByteArray<'_>) -> BridgeResult<jlong> {
-    let spec = read_message(env, spec, "spec")?;
-    let schema = Schema::from_bytes(&spec)?;
-    Ok(handle::into_handle(schema))
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaCanonical<'local>(env, schema: jlong) -> JByteArray<'local> {
+        let bytes = schema_ref(schema)?.canonical_bytes();
+        Ok(env.byte_array_from_slice(&bytes)?)
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaCanonical<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    schema: jlong,
-) -> JByteArray<'local> {
-    unowned_env
-        .with_env(|env| intern_schema_canonical(env, schema))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local>(_env, schema: jlong) -> jint {
+        as_jint(schema_ref(schema)?.key_length())
+    }
 }
 
-fn intern_schema_canonical<'local>(env: &mut Env<'local>, schema: jlong) -> BridgeResult<JByteArray<'local>> {
-    let bytes = schema_ref(schema)?.canonical_bytes();
-    Ok(env.byte_array_from_slice(&bytes)?)
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaEncode<'local>(env, schema: jlong, row: JByteArray<'local>) -> JByteArray<'local> {
+        let schema = schema_ref(schema)?;
+        let key = schema.encode_row_message(&read_message(env, &row, "row")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    schema: jlong,
-) -> jint {
-    unowned_env
-        .with_env(|_env| intern_schema_key_length(schema))
-        .resolve::<ThrowJavaException>()
-}
-
-fn intern_schema_key_length(schema: jlong) -> BridgeResult<jint> {
-    let length = schema_ref(schema)?.key_length();
-    jint::try_from(length).map_err(|_| Error::Internal(format!("key length {length} does not fit in an int")).into())
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaEncode<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    schema: jlong,
-    row: JByteArray<'local>,
-) -> JByteArray<'local> {
-    unowned_env
-        .with_env(|env| intern_schema_encode(env, schema, &row))
-        .resolve::<ThrowJavaException>()
-}
-
-fn intern_schema_encode<'local>(
-    env: &mut Env<'local>,
-    schema: jlong,
-    row: &JByteArray<'_>,
-) -> BridgeResult<JByteArray<'local>> {
-    let schema = schema_ref(schema)?;
-    let row = read_message(env, row, "row")?;
-    let key = schema.encode_row_message(&row)?;
-    Ok(env.byte_array_from_slice(&key)?)
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaDecode<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    schema: jlong,
-    key: JByteArray<'local>,
-    offset: jint,
-    length: jint,
-) -> JByteArray<'local> {
-    unowned_env
-        .with_env(|env| intern_schema_decode(env, schema, &key, offset, length))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaDecode<'local>(
+        env,
+        schema: jlong,
+        key: JByteArray<'local>,
+        offset: jint,
+        length: jint,
+    ) -> JByteArray<'local> {
+        intern_schema_decode(env, schema, &key, offset, length)
+    }
 }
 
 fn intern_schema_decode<'local>(
@@ -154,71 +107,64 @@ fn intern_schema_decode<'local>(
     Ok(env.byte_array_from_slice(&row)?)
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_schemaFree<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    schema: jlong,
-) {
-    unowned_env
-        .with_env(|_env| -> BridgeResult<()> {
-            // SAFETY: `schema` is 0 (ignored) or a handle made by `schemaParse` (a `Schema`),
-            // and the Java owner frees it exactly once, after its last use.
-            unsafe { handle::free::<Schema>(schema) };
-            Ok(())
-        })
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaFree<'local>(_env, schema: jlong) -> () {
+        // SAFETY: `schema` is 0 (ignored) or a handle made by `schemaParse` (a `Schema`), and the
+        // Java owner frees it exactly once, after its last use.
+        unsafe { handle::free::<Schema>(schema) };
+        Ok(())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // comparators
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorParse<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    spec: JByteArray<'local>,
-) -> jlong {
-    unowned_env
-        .with_env(|env| intern_comparator_parse(env, &spec))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorParse<'local>(env, spec: JByteArray<'local>) -> jlong {
+        let comparator = Comparator::from_bytes(&read_message(env, &spec, "spec")?)?;
+        Ok(handle::into_handle(comparator))
+    }
 }
 
-fn intern_comparator_parse(env: &mut Env<'_>, spec: &JByteArray<'_>) -> BridgeResult<jlong> {
-    let spec = read_message(env, spec, "spec")?;
-    let comparator = Comparator::from_bytes(&spec)?;
-    Ok(handle::into_handle(comparator))
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorCanonical<'local>(env, comparator: jlong) -> JByteArray<'local> {
+        Ok(env.byte_array_from_slice(comparator_ref(comparator)?.canonical_bytes())?)
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorCanonical<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    comparator: jlong,
-) -> JByteArray<'local> {
-    unowned_env
-        .with_env(|env| intern_comparator_canonical(env, comparator))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorKeyLength<'local>(_env, comparator: jlong) -> jint {
+        as_jint(comparator_ref(comparator)?.key_length())
+    }
 }
 
-fn intern_comparator_canonical<'local>(env: &mut Env<'local>, comparator: jlong) -> BridgeResult<JByteArray<'local>> {
-    let bytes = comparator_ref(comparator)?.canonical_bytes();
-    Ok(env.byte_array_from_slice(bytes)?)
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorKind<'local>(_env, comparator: jlong) -> jint {
+        Ok(comparator_ref(comparator)?.kind_number())
+    }
 }
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorWrongLengthResult<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    comparator: jlong,
-) -> jint {
-    unowned_env
-        .with_env(|_env| intern_comparator_wrong_length_result(comparator))
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorWrongLengthResult<'local>(_env, comparator: jlong) -> jint {
+        Ok(comparator_ref(comparator)?.wrong_length_result())
+    }
 }
 
-fn intern_comparator_wrong_length_result(comparator: jlong) -> BridgeResult<jint> {
-    Ok(comparator_ref(comparator)?.wrong_length_result().unwrap_or(jint::MIN))
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_comparatorFree<'local>(_env, comparator: jlong) -> () {
+        // SAFETY: `comparator` is 0 (ignored) or a handle made by `comparatorParse` (a
+        // `Comparator`), and the Java owner frees it exactly once, after its last use.
+        unsafe { handle::free::<Comparator>(comparator) };
+        Ok(())
+    }
+}
+
+jni_export! {
+    /// The conditions of a serialized `ComparatorSpec` as text, for `toString()` and `explain()`.
+    fn Java_org_rowkey_hbase_RowKeyNative_describeComparator<'local>(env, spec: JByteArray<'local>) -> JString<'local> {
+        let text = crate::explain::describe_comparator_bytes(&read_message(env, &spec, "spec")?)?;
+        Ok(JString::from_str(env, text)?)
+    }
 }
 
 // The per-row exports (`compareArray`, `compareDirect`) do not go through `with_env`: upgrading
@@ -229,7 +175,7 @@ fn intern_comparator_wrong_length_result(comparator: jlong) -> BridgeResult<jint
 
 /// The per-row hot path: no heap allocation, no `Env`. The row region is copied with
 /// `GetByteArrayRegion` into an uninitialized stack buffer of the key's size and compared there.
-/// (`GetPrimitiveArrayCritical` costs more than the copy of a short key: see DESIGN.md.)
+/// (`GetPrimitiveArrayCritical` costs more than the copy of a short key: see docs/design.md, section 5.)
 ///
 /// # Safety
 /// Called by the JVM only, as the native method `RowKeyNative.compareArray`: `env` is the
@@ -253,7 +199,7 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareArray(
 
 /// `compareTo(row, offset, length)`. The Java caller checks the bounds; this stays defined anyway:
 /// a negative offset or length, or a length above `MAX_KEY_BYTES`, is not read and gives the
-/// comparator's wrong-length result (1 if it has none). A region beyond the end of the array
+/// comparator's wrong-length result. A region beyond the end of the array
 /// leaves the JVM's `ArrayIndexOutOfBoundsException` pending (and returns 0).
 ///
 /// # Safety
@@ -271,7 +217,7 @@ unsafe fn raw_compare_array(
         return Err(BridgeError::NullArgument("row"));
     }
     let Some(length) = readable_key_length(offset, length) else {
-        return Ok(out_of_range_result(comparator));
+        return Ok(comparator.wrong_length_result());
     };
     let mut buffer = MaybeUninit::<[u8; MAX_KEY_BYTES]>::uninit();
     let start = buffer.as_mut_ptr().cast::<u8>();
@@ -319,7 +265,7 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareDirect(
 /// A negative offset or length, or a region beyond the buffer's capacity, throws
 /// `IndexOutOfBoundsException` (it would be a bug in the caller, and reading outside the buffer is
 /// not an option). A heap (non-direct) buffer throws `IllegalArgumentException`. Like
-/// `compareArray`, a length above `MAX_KEY_BYTES` gives the wrong-length result (1 if none), so
+/// `compareArray`, a length above `MAX_KEY_BYTES` gives the wrong-length result, so
 /// both paths answer the same for every row.
 ///
 /// # Safety
@@ -361,7 +307,7 @@ unsafe fn raw_compare_direct(
         ))
     })?;
     if length > MAX_KEY_BYTES {
-        return Ok(out_of_range_result(comparator));
+        return Ok(comparator.wrong_length_result());
     }
     // SAFETY: `address` is the non-null start of the direct buffer's memory and `capacity` its
     // size, both reported by the JVM; `start + length <= capacity` was checked above, so the
@@ -427,102 +373,105 @@ pub unsafe extern "system" fn Java_org_rowkey_hbase_RowKeyNative_compareAddress(
     unsafe { crate::ffi::compare_guarded(comparator, address as usize as *const u8, 0, i64::from(length)) }
 }
 
-/// The address of a direct buffer (for `compareAddress`); `IllegalArgumentException` for a heap one.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_directAddress<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    direct: ::jni::objects::JByteBuffer<'local>,
-) -> jlong {
-    unowned_env
-        .with_env(|env| -> BridgeResult<jlong> {
-            if direct.is_null() {
-                return Err(BridgeError::NullArgument("direct buffer"));
+jni_export! {
+    /// The address of a direct buffer (for `compareAddress`); `IllegalArgumentException` for a heap one.
+    fn Java_org_rowkey_hbase_RowKeyNative_directAddress<'local>(env, direct: JByteBuffer<'local>) -> jlong {
+        if direct.is_null() {
+            return Err(BridgeError::NullArgument("direct buffer"));
+        }
+        let address = env.get_direct_buffer_address(&direct).map_err(|e| match e {
+            ::jni::errors::Error::NullPtr(_) => {
+                BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())
             }
-            let address = env.get_direct_buffer_address(&direct).map_err(|e| match e {
-                ::jni::errors::Error::NullPtr(_) => {
-                    BridgeError::InvalidArgument("the buffer is not a direct ByteBuffer".to_owned())
-                }
-                e => e.into(),
-            })?;
-            Ok(address as usize as jlong)
-        })
-        .resolve::<ThrowJavaException>()
-}
-
-/// The cost floor of a per-row JNI call: the same arguments as `compareArray`, no work.
-/// Benchmarks only; always 0.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_callFloor(
-    _env: *mut sys::JNIEnv,
-    _class: sys::jclass,
-    _comparator: jlong,
-    _row: sys::jbyteArray,
-    _offset: jint,
-    _length: jint,
-) -> jint {
-    0
-}
-
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_comparatorFree<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    comparator: jlong,
-) {
-    unowned_env
-        .with_env(|_env| -> BridgeResult<()> {
-            // SAFETY: `comparator` is 0 (ignored) or a handle made by `comparatorParse` (a
-            // `Comparator`), and the Java owner frees it exactly once, after its last use.
-            unsafe { handle::free::<Comparator>(comparator) };
-            Ok(())
-        })
-        .resolve::<ThrowJavaException>()
+            e => e.into(),
+        })?;
+        Ok(address as usize as jlong)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // scan planning
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_planScan<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    request: JByteArray<'local>,
-) -> JByteArray<'local> {
-    unowned_env
-        .with_env(|env| intern_plan_scan(env, &request))
-        .resolve::<ThrowJavaException>()
-}
-
-fn intern_plan_scan<'local>(env: &mut Env<'local>, request: &JByteArray<'_>) -> BridgeResult<JByteArray<'local>> {
-    let request = read_message(env, request, "request")?;
-    let plan = crate::planner::plan_request(&request)?;
-    Ok(env.byte_array_from_slice(&plan)?)
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_planScan<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
+        let plan = crate::planner::plan_request(&read_message(env, &request, "request")?)?;
+        Ok(env.byte_array_from_slice(&plan)?)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
-// diagnostics
+// table catalogs and their indexes
 
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_liveObjects<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-) -> jlong {
-    unowned_env
-        .with_env(|_env| -> BridgeResult<jlong> { Ok(handle::live_objects()) })
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogParse<'local>(env, catalog: JByteArray<'local>) -> jlong {
+        let catalog = Catalog::from_bytes(&read_message(env, &catalog, "catalog")?)?;
+        Ok(handle::into_handle(catalog))
+    }
 }
 
-/// Test only: panics on purpose, so a Java test can prove a panic becomes an
-/// `IllegalStateException` instead of killing the JVM.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_org_rowkey_hbase_RowKeyNative_selfTestPanic<'local>(
-    mut unowned_env: EnvUnowned<'local>,
-    _class: JClass<'local>,
-) {
-    unowned_env
-        .with_env(|_env| -> BridgeResult<()> { panic!("self-test panic") })
-        .resolve::<ThrowJavaException>()
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogCanonical<'local>(env, catalog: jlong) -> JByteArray<'local> {
+        Ok(env.byte_array_from_slice(catalog_ref(catalog)?.canonical_bytes())?)
+    }
+}
+
+jni_export! {
+    /// The canonical `SchemaSpec` of index number `index` (in catalog order).
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogIndexSchema<'local>(env, catalog: jlong, index: jint) -> JByteArray<'local> {
+        let (_, index) = index_ref(catalog, index)?;
+        Ok(env.byte_array_from_slice(&index.schema().canonical_bytes())?)
+    }
+}
+
+jni_export! {
+    /// The key in index number `index` of a data key.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogIndexKey<'local>(env, catalog: jlong, index: jint, data_key: JByteArray<'local>) -> JByteArray<'local> {
+        let (catalog, index) = index_ref(catalog, index)?;
+        let key = index.index_key(catalog.schema(), &read_message(env, &data_key, "data key")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
+    }
+}
+
+jni_export! {
+    /// The data key an index key of index number `index` stands for.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogDataKey<'local>(env, catalog: jlong, index: jint, index_key: JByteArray<'local>) -> JByteArray<'local> {
+        let (catalog, index) = index_ref(catalog, index)?;
+        let key = index.data_key(catalog.schema(), &read_message(env, &index_key, "index key")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
+    }
+}
+
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogFree<'local>(_env, catalog: jlong) -> () {
+        // SAFETY: `catalog` is 0 (ignored) or a handle made by `catalogParse` (a `Catalog`), and
+        // the Java owner frees it exactly once, after its last use.
+        unsafe { handle::free::<Catalog>(catalog) };
+        Ok(())
+    }
+}
+
+jni_export! {
+    /// Plans a serialized `TablePlanRequest`; returns a serialized `TablePlan`.
+    fn Java_org_rowkey_hbase_RowKeyNative_planTable<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
+        let plan = crate::table_plan::plan_table_request(&read_message(env, &request, "request")?)?;
+        Ok(env.byte_array_from_slice(&plan)?)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// limits and diagnostics
+
+jni_export! {
+    /// `limits::MAX_KEY_BYTES`, so Java sizes its buffers from the one definition.
+    fn Java_org_rowkey_hbase_RowKeyNative_maxKeyBytes<'local>(_env) -> jint {
+        as_jint(MAX_KEY_BYTES)
+    }
+}
+
+jni_export! {
+    fn Java_org_rowkey_hbase_RowKeyNative_liveObjects<'local>(_env) -> jlong {
+        Ok(handle::live_objects())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,6 +492,25 @@ fn comparator_ref<'a>(comparator: jlong) -> BridgeResult<&'a Comparator> {
     unsafe { handle::borrow::<Comparator>(comparator) }.ok_or(BridgeError::Closed("comparator"))
 }
 
+/// The catalog behind a handle; the null handle means its Java owner was closed.
+fn catalog_ref<'a>(catalog: jlong) -> BridgeResult<&'a Catalog> {
+    // SAFETY: as in `schema_ref`, for handles made by `catalogParse` (`into_handle::<Catalog>`).
+    unsafe { handle::borrow::<Catalog>(catalog) }.ok_or(BridgeError::Closed("catalog"))
+}
+
+/// The catalog and its index number `index`.
+fn index_ref<'a>(catalog: jlong, index: jint) -> BridgeResult<(&'a Catalog, &'a Index)> {
+    let catalog = catalog_ref(catalog)?;
+    let found = usize::try_from(index).ok().and_then(|i| catalog.indexes().get(i));
+    let index = found.ok_or_else(|| {
+        BridgeError::InvalidArgument(format!(
+            "index number {index} is not one of the catalog's {}",
+            catalog.indexes().len()
+        ))
+    })?;
+    Ok((catalog, index))
+}
+
 /// Copies a whole serialized message (spec, row) out of a Java array, refusing oversized ones
 /// before copying them.
 fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> BridgeResult<Vec<u8>> {
@@ -561,10 +529,9 @@ fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> Br
     Ok(env.convert_byte_array(array)?)
 }
 
-/// The unread row's answer in `compareArray` / `compareDirect`: the comparator's wrong-length
-/// result, or 1 when it has none.
-fn out_of_range_result(comparator: &Comparator) -> jint {
-    comparator.wrong_length_result().unwrap_or(1)
+/// A size as a Java `int`.
+fn as_jint(n: usize) -> BridgeResult<jint> {
+    jint::try_from(n).map_err(|_| Error::Internal(format!("{n} does not fit in an int")).into())
 }
 
 /// `Some(length)` when a `compareArray` region may be copied into the stack buffer: offset and

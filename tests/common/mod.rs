@@ -1,12 +1,22 @@
-//! Shared by the Rust integration tests: a seeded generator of random schemas, rows and
-//! predicates, and a brute-force oracle that evaluates predicates on the *values* (not bytes),
-//! written independently of the crate's codec.
+//! Shared by the Rust integration tests and the benchmarks: the one seeded random generator
+//! ([`Rng`]), random schemas, rows and predicates, and a brute-force oracle that evaluates
+//! predicates on the *values* (not bytes), written independently of the crate's codec.
+//!
+//! Submodules: [`messages`] (valid message builders), [`absurd`] (valid messages with absurd
+//! contents), [`mutation`] (protobuf-aware corruption), [`fuzz_bodies`] (the libFuzzer bodies, also
+//! compiled into `fuzz/`). The time and memory budgets are in `budget.rs`, which a test binary
+//! includes on its own because it installs a global allocator.
 #![allow(dead_code)]
+
+pub mod absurd;
+pub mod fuzz_bodies;
+pub mod messages;
+pub mod mutation;
 
 use std::cmp::Ordering;
 
 use hbase_rowkey::proto::rowkey::{
-    value::Kind as ValueKind, Condition, FieldSpec, FieldType, NamedValue, Op, SaltSpec, SchemaSpec, Value,
+    value::Kind as ValueKind, Condition, FieldType, NamedValue, Op, SaltSpec, SchemaSpec, Value,
 };
 
 /// SplitMix64: small, seedable, good enough for test data.
@@ -14,7 +24,11 @@ pub struct Rng(u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+        Rng::from_state(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+    /// A generator in exactly this state (the benchmarks' rows were drawn from state 42).
+    pub fn from_state(state: u64) -> Rng {
+        Rng(state)
     }
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -45,14 +59,12 @@ pub enum V {
 
 impl V {
     pub fn to_proto(&self) -> Value {
-        let mut v = Value::new();
-        v.kind = Some(match self {
+        messages::value(match self {
             V::Int(i) => ValueKind::IntValue(*i),
             V::Bool(b) => ValueKind::BoolValue(*b),
             V::Str(s) => ValueKind::StringValue(s.clone()),
             V::Bytes(b) => ValueKind::BytesValue(b.clone()),
-        });
-        v
+        })
     }
 }
 
@@ -78,16 +90,16 @@ pub struct SchemaDef {
 
 impl SchemaDef {
     pub fn spec(&self) -> SchemaSpec {
-        let mut spec = SchemaSpec::new();
-        spec.format_version = 1;
-        for f in &self.fields {
-            let mut fs = FieldSpec::new();
-            fs.name = f.name.clone();
-            fs.type_ = f.ty.into();
-            fs.width = f.width;
-            fs.descending = f.descending;
-            spec.fields.push(fs);
-        }
+        let mut spec = messages::schema_of(
+            self.fields
+                .iter()
+                .map(|f| {
+                    let mut fs = messages::field(&f.name, f.ty, f.width);
+                    fs.descending = f.descending;
+                    fs
+                })
+                .collect(),
+        );
         if let Some((buckets, names)) = &self.salt {
             let mut salt = SaltSpec::new();
             salt.buckets = *buckets;
@@ -101,12 +113,7 @@ impl SchemaDef {
         self.fields
             .iter()
             .zip(row)
-            .map(|(f, v)| {
-                let mut n = NamedValue::new();
-                n.field = f.name.clone();
-                n.value = protobuf::MessageField::some(v.to_proto());
-                n
-            })
+            .map(|(f, v)| messages::named_value(&f.name, v.to_proto()))
             .collect()
     }
 }

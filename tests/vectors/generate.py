@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/vectors/*.txtpb from an independent reference implementation of DESIGN.md section 3.
+"""Writes tests/vectors/*.txtpb from an independent reference implementation of docs/design.md, section 2 (the encodings).
 
 The expected keys and comparator results here are computed by this file alone (Python's hashlib,
 its own sign-flip/padding/bit-packing code), never by the Rust or Java code under test. Run it

@@ -57,13 +57,4 @@ public final class EqualComparator extends NativeComparator {
         }
         return ComparatorSpec.newBuilder().setEqual(eq);
     }
-
-    @Override
-    String describe(ComparatorSpec spec) {
-        StringBuilder sb = new StringBuilder();
-        for (NamedValue nv : spec.getEqual().getEqualitiesList()) {
-            sb.append(sb.length() == 0 ? "" : " AND ").append(nv.getField()).append(" = ").append(Values.format(nv.getValue()));
-        }
-        return sb.length() == 0 ? "any row" : sb.toString();
-    }
 }

@@ -4,8 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.ByteArrayComparable;
 
@@ -27,13 +25,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
  * RegionServer).
  */
 abstract class NativeComparator extends ByteArrayComparable implements AutoCloseable {
-    static final int FORMAT_VERSION = 1;
     /** The per-row call mechanism (JNI, or FFM on Java 22+), chosen once. */
     private static final RowCalls CALLS = RowCalls.get();
 
     private final NativeHandle handle;
     private final int keyLength;
-    /** What a wrong-length row compares as, or MIN_VALUE: ask the native core. */
+    /** What a row of another length than the key compares as, answered without a native call. */
     private final int wrongLengthResult;
 
     NativeComparator(Compiled compiled) {
@@ -53,7 +50,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
     public int compareTo(byte[] row, int offset, int length) {
         Objects.requireNonNull(row, "row");
         checkBounds(offset, length, row.length);
-        if (length != keyLength && wrongLengthResult != Integer.MIN_VALUE) {
+        if (length != keyLength) {
             return wrongLengthResult;
         }
         try {
@@ -72,7 +69,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
     public int compareTo(ByteBuffer buf, int offset, int length) {
         Objects.requireNonNull(buf, "buf");
         checkBounds(offset, length, buf.capacity());
-        if (length != keyLength && wrongLengthResult != Integer.MIN_VALUE) {
+        if (length != keyLength) {
             return wrongLengthResult;
         }
         try {
@@ -113,18 +110,6 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         return keyLength;
     }
 
-    /** The canonical spec, parsed (for descriptions). */
-    ComparatorSpec spec() {
-        try {
-            return ComparatorSpec.parseFrom(getValue());
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("native core returned an unreadable canonical comparator", e);
-        }
-    }
-
-    /** A short description of what the comparator tests, for {@link #toString()}. */
-    abstract String describe(ComparatorSpec spec);
-
     @Override
     public boolean equals(Object o) {
         return o != null && o.getClass() == getClass() && Arrays.equals(getValue(), ((NativeComparator) o).getValue());
@@ -139,7 +124,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
     public String toString() {
         String summary;
         try {
-            summary = describe(spec());
+            summary = RowKeyNative.describeComparator(getValue());
         } catch (RuntimeException e) {
             summary = getValue().length + " bytes";
         }
@@ -163,30 +148,33 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         final byte[] canonical;
         final int keyLength;
         final int wrongLengthResult;
+        final ComparatorSpec.KindCase kind;
 
-        private Compiled(NativeHandle handle, byte[] canonical, int keyLength, int wrongLengthResult) {
+        private Compiled(NativeHandle handle, byte[] canonical, int keyLength, int wrongLengthResult,
+                ComparatorSpec.KindCase kind) {
             this.handle = handle;
             this.canonical = canonical;
             this.keyLength = keyLength;
             this.wrongLengthResult = wrongLengthResult;
+            this.kind = kind;
         }
     }
 
     /**
-     * Compiles a serialized {@code ComparatorSpec}.
+     * Compiles a serialized {@code ComparatorSpec}: the native core checks, parses and compiles
+     * it (the bytes are never parsed in Java, where a hostile message would cost the RegionServer
+     * before any limit applies).
      *
      * @param what the comparator class name, for messages
-     * @param keyLength the schema's key length if known, else -1 (then it is computed natively)
      * @throws IllegalArgumentException when the native core refuses the spec
      */
-    static Compiled compile(String what, byte[] spec, ComparatorSpec parsed, int keyLength) {
+    static Compiled compile(String what, byte[] spec) {
         long pointer = RowKeyNative.comparatorParse(spec);
         NativeHandle handle = new NativeHandle(what, pointer, RowKeyNative::comparatorFree);
         try {
-            byte[] canonical = RowKeyNative.comparatorCanonical(pointer);
-            int wrong = RowKeyNative.comparatorWrongLengthResult(pointer);
-            int length = keyLength >= 0 ? keyLength : schemaKeyLength(parsed);
-            return new Compiled(handle, canonical, length, wrong);
+            return new Compiled(handle, RowKeyNative.comparatorCanonical(pointer),
+                    RowKeyNative.comparatorKeyLength(pointer), RowKeyNative.comparatorWrongLengthResult(pointer),
+                    ComparatorSpec.KindCase.forNumber(RowKeyNative.comparatorKind(pointer)));
         } catch (RuntimeException | Error e) {
             handle.close();
             throw e;
@@ -195,23 +183,12 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
 
     /** Compiles a spec built on the Java side from a {@link RowKeySchema}. */
     static Compiled compile(String what, RowKeySchema schema, ComparatorSpec.Builder spec) {
-        ComparatorSpec built = spec.setFormatVersion(FORMAT_VERSION).setSchema(schema.spec()).build();
-        return compile(what, built.toByteArray(), built, schema.keyLength());
-    }
-
-    /** The key length of a spec's schema (a short-lived native schema). */
-    private static int schemaKeyLength(ComparatorSpec parsed) {
-        long schema = RowKeyNative.schemaParse(parsed.getSchema().toByteArray());
-        try {
-            return RowKeyNative.schemaKeyLength(schema);
-        } finally {
-            RowKeyNative.schemaFree(schema);
-        }
+        return compile(what, spec.setFormatVersion(RowKeySchema.FORMAT_VERSION).setSchema(schema.spec()).build().toByteArray());
     }
 
     /**
-     * What every {@code parseFrom} does: checks the bytes hold a comparator of the expected kind,
-     * compiles them, and turns every failure into a {@link DeserializationException} naming the
+     * What every {@code parseFrom} does: compiles the bytes, checks they hold a comparator of the
+     * expected kind, and turns every failure into a {@link DeserializationException} naming the
      * class and the cause.
      */
     static Compiled parse(Class<?> type, ComparatorSpec.KindCase kind, byte[] bytes) throws DeserializationException {
@@ -219,21 +196,18 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         if (bytes == null) {
             throw new DeserializationException(what + ".parseFrom: bytes are null");
         }
+        Compiled compiled;
         try {
-            ComparatorSpec parsed = ComparatorSpec.parseFrom(bytes);
-            if (parsed.getKindCase() != kind) {
-                throw new DeserializationException(what + ".parseFrom: the bytes hold "
-                        + kindName(parsed.getKindCase()) + ", not " + kindName(kind) + " (" + bytes.length + " bytes)");
-            }
-            return compile(what, bytes, parsed, -1);
-        } catch (DeserializationException e) {
-            throw e;
-        } catch (InvalidProtocolBufferException e) {
-            throw new DeserializationException(what + ".parseFrom: corrupt or truncated bytes (" + bytes.length
-                    + " bytes): " + e.getMessage(), e);
+            compiled = compile(what, bytes);
         } catch (RuntimeException | LinkageError e) {
             throw new DeserializationException(what + ".parseFrom: " + e, e);
         }
+        if (compiled.kind != kind) {
+            compiled.handle.close();
+            throw new DeserializationException(what + ".parseFrom: the bytes hold " + kindName(compiled.kind)
+                    + ", not " + kindName(kind) + " (" + bytes.length + " bytes)");
+        }
+        return compiled;
     }
 
     private static String kindName(ComparatorSpec.KindCase kind) {

@@ -5,7 +5,6 @@ import java.util.Objects;
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 
 /**
  * Matches the row keys that satisfy a whole {@link RowKeyQuery} (its conditions AND-ed), in one
@@ -22,8 +21,7 @@ public final class PredicateComparator extends NativeComparator {
 
     /** The comparator of {@code query}; the same as {@link RowKeyQuery#toComparator()}. */
     public PredicateComparator(RowKeyQuery query) {
-        super(compile("PredicateComparator", Objects.requireNonNull(query, "query").schema(),
-                ComparatorSpec.newBuilder().setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec()))));
+        super(compile("PredicateComparator", Objects.requireNonNull(query, "query").toComparatorSpec().toByteArray()));
     }
 
     private PredicateComparator(Compiled compiled) {
@@ -38,10 +36,5 @@ public final class PredicateComparator extends NativeComparator {
      */
     public static PredicateComparator parseFrom(byte[] bytes) throws DeserializationException {
         return new PredicateComparator(parse(PredicateComparator.class, ComparatorSpec.KindCase.PREDICATE, bytes));
-    }
-
-    @Override
-    String describe(ComparatorSpec spec) {
-        return RowKeyQuery.describe(spec.getPredicate().getPredicate());
     }
 }

@@ -60,10 +60,4 @@ public final class RangeComparator extends NativeComparator {
         return ComparatorSpec.newBuilder().setRange(
                 RangeComparatorSpec.newBuilder().setField(f.getName()).setValue(Values.toValue(f, value)));
     }
-
-    @Override
-    String describe(ComparatorSpec spec) {
-        RangeComparatorSpec r = spec.getRange();
-        return r.getField() + " <=> " + Values.format(r.getValue());
-    }
 }

@@ -24,6 +24,11 @@ abstract class RowCalls {
     static final String FFM = "ffm";
     /** Where the FFM implementation lives: only in the jar's META-INF/versions/22. */
     static final String FFM_CLASS = "org.rowkey.hbase.FfmRowCalls";
+    /**
+     * What a per-row native function returns when it could not answer ({@code ffi::FFI_ERROR}):
+     * the call is then repeated through JNI, which answers or throws. No comparator answers it.
+     */
+    static final int FFI_ERROR = Integer.MIN_VALUE;
 
     private static final RowCalls INSTANCE;
     /** Why the automatic choice is not FFM, for diagnostics; null when it is. */
@@ -77,9 +82,6 @@ abstract class RowCalls {
     /** compareTo over a direct buffer's absolute [offset, offset+length); bounds checked by the caller. */
     abstract int compareDirect(long comparator, ByteBuffer direct, int offset, int length);
 
-    /** Benchmarks: an empty native call with compareArray's arguments, through this mechanism. */
-    abstract int callFloor(long comparator, byte[] row, int offset, int length);
-
     /** The mechanism and, when it is not FFM, why. */
     static String describe() {
         String described = INSTANCE.mechanism() + (FALLBACK_REASON == null ? "" : " (" + FALLBACK_REASON + ")");
@@ -124,9 +126,8 @@ abstract class RowCalls {
      * which answer or throw.
      */
     static final class JniRowCalls extends RowCalls {
-        /** {@code MAX_KEY_BYTES}: longer rows never match and are answered by compareArray. */
-        static final int SCRATCH_BYTES = 4096;
-        static final int FFI_ERROR = Integer.MIN_VALUE;
+        /** The longest key a schema may have: longer rows never match and are answered by compareArray. */
+        static final int SCRATCH_BYTES = RowKeyNative.maxKeyBytes();
 
         private static final ThreadLocal<Scratch> SCRATCH = new ThreadLocal<Scratch>() {
             @Override
@@ -207,11 +208,6 @@ abstract class RowCalls {
                 }
             }
             return RowKeyNative.compareDirect(comparator, direct, offset, length);
-        }
-
-        @Override
-        int callFloor(long comparator, byte[] row, int offset, int length) {
-            return RowKeyNative.callFloor(comparator, row, offset, length);
         }
     }
 }

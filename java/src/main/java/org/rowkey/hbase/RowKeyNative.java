@@ -35,10 +35,11 @@ final class RowKeyNative {
     static native long comparatorParse(byte[] spec);
     /** The canonical serialized {@code ComparatorSpec}: equal comparators give equal bytes. */
     static native byte[] comparatorCanonical(long comparator);
-    /**
-     * What compareTo returns for a row of the wrong length without looking at it, or
-     * {@code Integer.MIN_VALUE} when rows of any length must be passed to the native compare.
-     */
+    /** Row key length of the comparator's schema. */
+    static native int comparatorKeyLength(long comparator);
+    /** The comparator's kind: the number of its field in {@code ComparatorSpec.kind} ({@code KindCase.forNumber}). */
+    static native int comparatorKind(long comparator);
+    /** What compareTo returns for a row of the wrong length: rows of other lengths need no native call. */
     static native int comparatorWrongLengthResult(long comparator);
     /** compareTo over row[offset, offset+length); bounds already checked by the caller. */
     static native int compareArray(long comparator, byte[] row, int offset, int length);
@@ -47,22 +48,37 @@ final class RowKeyNative {
     static native void comparatorFree(long comparator);
     /**
      * compareTo over the first {@code length} bytes at {@code address}, the start of a live direct
-     * buffer of at least that many bytes; no JNI call inside. {@code Integer.MIN_VALUE} when it
+     * buffer of at least that many bytes; no JNI call inside. {@link RowCalls#FFI_ERROR} when it
      * cannot answer (closed handle...): repeat with compareArray, which throws.
      */
     static native int compareAddress(long comparator, long address, int length);
     /** The address of a direct buffer. */
     static native long directAddress(ByteBuffer direct);
-    /** Benchmarks: an empty native method with compareArray's arguments (the JNI call floor); 0. */
-    static native int callFloor(long comparator, byte[] row, int offset, int length);
+    /** The conditions of a serialized {@code ComparatorSpec} as text (SQL-like), for toString and explain. */
+    static native String describeComparator(byte[] spec);
 
     // ---- scan planning ----
     /** Plans a serialized {@code ScanPlanRequest}; returns a serialized {@code ScanPlan}. */
     static native byte[] planScan(byte[] request);
 
-    // ---- diagnostics ----
+    // ---- table catalogs and their indexes ----
+    /** Parses and validates a serialized {@code TableCatalog}; returns a catalog handle. */
+    static native long catalogParse(byte[] catalog);
+    /** The canonical serialized {@code TableCatalog}. */
+    static native byte[] catalogCanonical(long catalog);
+    /** The canonical serialized {@code SchemaSpec} of the catalog's index number {@code index}. */
+    static native byte[] catalogIndexSchema(long catalog, int index);
+    /** The key in index number {@code index} of a data key. */
+    static native byte[] catalogIndexKey(long catalog, int index, byte[] dataKey);
+    /** The data key an index key of index number {@code index} stands for. */
+    static native byte[] catalogDataKey(long catalog, int index, byte[] indexKey);
+    static native void catalogFree(long catalog);
+    /** Plans a serialized {@code TablePlanRequest}; returns a serialized {@code TablePlan}. */
+    static native byte[] planTable(byte[] request);
+
+    // ---- limits and diagnostics ----
+    /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */
+    static native int maxKeyBytes();
     /** Native schemas and comparators currently alive (created and not yet freed). */
     static native long liveObjects();
-    /** Test only: panics inside native code; must surface as IllegalStateException. */
-    static native void selfTestPanic();
 }

@@ -1,7 +1,6 @@
 package org.rowkey.hbase;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -9,11 +8,15 @@ import java.util.Objects;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 
+import com.google.protobuf.ByteString;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Op;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.Value;
 
 /**
  * Conditions on the fields of a {@link RowKeySchema}, AND-ed:
@@ -35,6 +38,12 @@ public final class RowKeyQuery {
     private final List<Condition> conditions = new ArrayList<>();
     /** 0: the native default (50,000). */
     private int maxRanges;
+    /** {@link RowKeyTable#scan}: null to choose, "" for no index, else the index to read. */
+    private String indexHint;
+    /** {@link RowKeyTable#scan}: the columns returned; empty for every column. */
+    private final List<Column> columns = new ArrayList<>();
+    /** {@link RowKeyTable#scan}: row keys only, no cells. */
+    private boolean keysOnly;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -111,6 +120,62 @@ public final class RowKeyQuery {
     }
 
     /**
+     * {@link RowKeyTable#scan} reads index {@code name} (which must be ACTIVE), whatever the
+     * planner would choose (Phoenix's {@code INDEX} hint).
+     */
+    public RowKeyQuery useIndex(String name) {
+        this.indexHint = Objects.requireNonNull(name, "index name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("useIndex: the index name is empty");
+        }
+        return this;
+    }
+
+    /** {@link RowKeyTable#scan} reads the data table, never an index (Phoenix's {@code NO_INDEX} hint). */
+    public RowKeyQuery noIndex() {
+        this.indexHint = "";
+        return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} returns only these columns of each row (else every column): a query
+     * whose columns an index covers is answered from the index alone.
+     */
+    public RowKeyQuery select(byte[] family, byte[]... qualifiers) {
+        Objects.requireNonNull(family, "family");
+        for (byte[] q : Objects.requireNonNull(qualifiers, "qualifiers")) {
+            columns.add(Column.newBuilder().setFamily(ByteString.copyFrom(family))
+                    .setQualifier(ByteString.copyFrom(Objects.requireNonNull(q, "qualifier"))).build());
+        }
+        return this;
+    }
+
+    /** {@link RowKeyTable#scan} returns the row keys only (each Result has its row and one cell or none), from an index alone where one is read. */
+    public RowKeyQuery keysOnly() {
+        this.keysOnly = true;
+        return this;
+    }
+
+    /** The selected columns; empty for every column. */
+    List<Column> columns() {
+        return columns;
+    }
+
+    boolean isKeysOnly() {
+        return keysOnly;
+    }
+
+    /** The index hint: null (choose), "" (no index) or an index name. */
+    String indexHint() {
+        return indexHint;
+    }
+
+    /** The range cap; 0 for the native default. */
+    int maxRanges() {
+        return maxRanges;
+    }
+
+    /**
      * A scan that reads only the key ranges that can hold this query's rows and filters the
      * rest natively: start/stop rows, a {@code MultiRowRangeFilter} when there are several ranges
      * (the RegionServer seeks between them), and a {@link PredicateComparator} {@code RowFilter}
@@ -145,10 +210,19 @@ public final class RowKeyQuery {
         return PredicateSpec.newBuilder().addAllConditions(conditions).build();
     }
 
+    /** The predicate comparator's spec of this query, schema included. */
+    ComparatorSpec toComparatorSpec() {
+        return ComparatorSpec.newBuilder()
+                .setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                .setSchema(schema.spec())
+                .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(toPredicateSpec()))
+                .build();
+    }
+
     /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}. */
     @Override
     public String toString() {
-        return "RowKeyQuery[" + describe(toPredicateSpec()) + "]";
+        return "RowKeyQuery[" + RowKeyNative.describeComparator(toComparatorSpec().toByteArray()) + "]";
     }
 
     private RowKeyQuery with(String field, Op op, Object... values) {
@@ -159,46 +233,5 @@ public final class RowKeyQuery {
         }
         conditions.add(c.build());
         return this;
-    }
-
-    /** SQL-like text of a predicate; "TRUE" for no condition. */
-    static String describe(PredicateSpec predicate) {
-        if (predicate.getConditionsCount() == 0) {
-            return "TRUE";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (Condition c : predicate.getConditionsList()) {
-            if (sb.length() > 0) {
-                sb.append(" AND ");
-            }
-            sb.append(c.getField());
-            List<Value> v = c.getValuesList();
-            switch (c.getOp()) {
-                case EQ: binary(sb, " = ", v); break;
-                case NE: binary(sb, " <> ", v); break;
-                case LT: binary(sb, " < ", v); break;
-                case LE: binary(sb, " <= ", v); break;
-                case GT: binary(sb, " > ", v); break;
-                case GE: binary(sb, " >= ", v); break;
-                case BETWEEN:
-                    sb.append(" BETWEEN ").append(v.size() > 0 ? Values.format(v.get(0)) : "?")
-                            .append(" AND ").append(v.size() > 1 ? Values.format(v.get(1)) : "?");
-                    break;
-                case IN:
-                    sb.append(" IN (");
-                    for (int i = 0; i < v.size(); i++) {
-                        sb.append(i == 0 ? "" : ", ").append(Values.format(v.get(i)));
-                    }
-                    sb.append(')');
-                    break;
-                default:
-                    sb.append(' ').append(c.getOp()).append(' ').append(Arrays.toString(v.toArray()));
-            }
-        }
-        return sb.toString();
-    }
-
-    private static void binary(StringBuilder sb, String op, List<Value> v) {
-        sb.append(op).append(v.isEmpty() ? "?" : Values.format(v.get(0)));
     }
 }

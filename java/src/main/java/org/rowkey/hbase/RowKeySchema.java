@@ -10,6 +10,7 @@ import java.util.Objects;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 
+import org.rowkey.hbase.proto.RowKeyProtos;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldType;
 import org.rowkey.hbase.proto.RowKeyProtos.NamedValue;
@@ -30,13 +31,14 @@ import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
  * Map<String, Object> row = schema.decode(key);
  * }</pre>
  *
- * The native core validates the schema, encodes and decodes (see DESIGN.md for the byte layout;
+ * The native core validates the schema, encodes and decodes (see docs/design.md for the byte layout;
  * byte order equals value order for every field a range is allowed on). Immutable and
  * thread-safe; equal schemas have equal {@link #toByteArray() canonical bytes}. The native
  * object behind a schema is freed by a cleaner once the schema is unreachable.
  */
 public final class RowKeySchema {
-    static final int FORMAT_VERSION = 1;
+    /** The format version of every message this library writes (the one definition is in rowkey.proto). */
+    static final int FORMAT_VERSION = RowKeyProtos.FormatVersion.FORMAT_VERSION_CURRENT_VALUE;
 
     private final NativeHandle handle;
     private final byte[] canonical;

@@ -14,9 +14,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.client.Scan;
 
-import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
 
@@ -35,10 +33,7 @@ final class ScanPlanner {
 
     static ScanPlan plan(RowKeyQuery query, int maxRanges) {
         ScanPlanRequest request = ScanPlanRequest.newBuilder()
-                .setQuery(ComparatorSpec.newBuilder()
-                        .setFormatVersion(NativeComparator.FORMAT_VERSION)
-                        .setSchema(query.schema().spec())
-                        .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec())))
+                .setQuery(query.toComparatorSpec())
                 .setMaxRanges(maxRanges)
                 .build();
         byte[] plan = RowKeyNative.planScan(request.toByteArray());

@@ -23,23 +23,28 @@ import java.util.Optional;
  * caller like a direct call ({@code MemorySegment.ofArray}'s wrapper is scalar-replaced).
  *
  * <p>The native functions never throw: when one cannot answer (closed handle, bad arguments, a
- * caught panic) it returns {@code Integer.MIN_VALUE}, and the call is repeated through JNI, which
+ * caught panic) it returns {@link RowCalls#FFI_ERROR}, and the call is repeated through JNI, which
  * answers or throws the same exception as on Java 8–21. The symbols are found with
  * {@code SymbolLookup.loaderLookup()}: the libraries loaded by this class's class loader, i.e. the
  * copy {@link NativeLoader} loaded with {@code System.load}.
  */
 final class FfmRowCalls extends RowCalls {
-    /** What the native functions return when they could not answer ({@code FFI_ERROR}). */
-    static final int FFI_ERROR = Integer.MIN_VALUE;
-
     /** rowkey_compare as (long comparator, byte[] row, long offset, long length) -> int. */
     private static final MethodHandle COMPARE_ARRAY;
     /** rowkey_compare as (long comparator, long address, long offset, long length) -> int. */
     private static final MethodHandle COMPARE_ADDRESS;
-    /** rowkey_call_floor as (long comparator, byte[] row, long offset, long length) -> int. */
-    private static final MethodHandle FLOOR_ARRAY;
     /** (ByteBuffer direct) -> long: the address of the buffer's position. */
     private static final MethodHandle POSITION_ADDRESS;
+
+    /** The linker's pieces for downcalls of the per-row shape, looked up once. */
+    private static final Object LINKER;
+    private static final Object SYMBOLS;
+    private static final Object ROW_CALL;
+    private static final Object CRITICAL_ONLY;
+    private static final Method FIND;
+    private static final Method DOWNCALL;
+    /** (byte[]) -> MemorySegment: a heap segment over the array. */
+    private static final MethodHandle OF_ARRAY;
 
     static {
         RowKeyNative.ensureLoaded();
@@ -55,9 +60,9 @@ final class FfmRowCalls extends RowCalls {
             Class<?> layouts = Array.newInstance(layout, 0).getClass();
             Class<?> options = Array.newInstance(option, 0).getClass();
 
-            Object linker = linkerType.getMethod("nativeLinker").invoke(null);
+            LINKER = linkerType.getMethod("nativeLinker").invoke(null);
             // Caller-sensitive: called reflectively from here, it sees this class's loader.
-            Object symbols = symbolLookup.getMethod("loaderLookup").invoke(null);
+            SYMBOLS = symbolLookup.getMethod("loaderLookup").invoke(null);
 
             Object javaInt = valueLayout.getField("JAVA_INT").get(null);
             Object javaLong = valueLayout.getField("JAVA_LONG").get(null);
@@ -68,33 +73,50 @@ final class FfmRowCalls extends RowCalls {
             Array.set(arguments, 2, javaLong);
             Array.set(arguments, 3, javaLong);
             // (long comparator, MemorySegment base, long offset, long length) -> int
-            Object rowCall = descriptor.getMethod("of", layout, layouts).invoke(null, javaInt, arguments);
+            ROW_CALL = descriptor.getMethod("of", layout, layouts).invoke(null, javaInt, arguments);
 
             Object critical = option.getMethod("critical", boolean.class).invoke(null, true);
-            Object criticalOnly = Array.newInstance(option, 1);
-            Array.set(criticalOnly, 0, critical);
+            CRITICAL_ONLY = Array.newInstance(option, 1);
+            Array.set(CRITICAL_ONLY, 0, critical);
 
-            Method find = symbolLookup.getMethod("find", String.class);
-            Method downcall = linkerType.getMethod("downcallHandle", segment, descriptor, options);
-            MethodHandle compare = (MethodHandle) downcall.invoke(linker, symbol(find, symbols, "rowkey_compare"),
-                    rowCall, criticalOnly);
-            MethodHandle floor = (MethodHandle) downcall.invoke(linker, symbol(find, symbols, "rowkey_call_floor"),
-                    rowCall, criticalOnly);
-
-            MethodHandle ofArray = lookup.findStatic(segment, "ofArray", MethodType.methodType(segment, byte[].class));
+            FIND = symbolLookup.getMethod("find", String.class);
+            DOWNCALL = linkerType.getMethod("downcallHandle", segment, descriptor, options);
+            OF_ARRAY = lookup.findStatic(segment, "ofArray", MethodType.methodType(segment, byte[].class));
             MethodHandle ofAddress = lookup.findStatic(segment, "ofAddress", MethodType.methodType(segment, long.class));
             MethodHandle ofBuffer = lookup.findStatic(segment, "ofBuffer", MethodType.methodType(segment, Buffer.class));
             MethodHandle addressOf = lookup.findVirtual(segment, "address", MethodType.methodType(long.class));
 
-            COMPARE_ARRAY = MethodHandles.filterArguments(compare, 1, ofArray);
+            MethodHandle compare = rowCall("rowkey_compare");
+            COMPARE_ARRAY = MethodHandles.filterArguments(compare, 1, OF_ARRAY);
             COMPARE_ADDRESS = MethodHandles.filterArguments(compare, 1, ofAddress);
-            FLOOR_ARRAY = MethodHandles.filterArguments(floor, 1, ofArray);
             POSITION_ADDRESS = MethodHandles.filterReturnValue(ofBuffer, addressOf)
                     .asType(MethodType.methodType(long.class, ByteBuffer.class));
         } catch (ReflectiveOperationException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new UnsupportedOperationException("hbase-rowkey: FFM critical downcalls unavailable: " + cause, cause);
+            throw unavailable(e);
         }
+    }
+
+    /**
+     * A critical downcall of the library's function {@code symbol}, of the per-row shape
+     * {@code (long comparator, byte[] row, long offset, long length) -> int}. Also what the tests
+     * and benchmarks call their test-hook functions with.
+     */
+    static MethodHandle arrayRowCall(String symbol) {
+        try {
+            return MethodHandles.filterArguments(rowCall(symbol), 1, OF_ARRAY);
+        } catch (ReflectiveOperationException e) {
+            throw unavailable(e);
+        }
+    }
+
+    /** The downcall of {@code symbol}: (long comparator, MemorySegment base, long offset, long length) -> int. */
+    private static MethodHandle rowCall(String symbol) throws ReflectiveOperationException {
+        return (MethodHandle) DOWNCALL.invoke(LINKER, symbol(FIND, SYMBOLS, symbol), ROW_CALL, CRITICAL_ONLY);
+    }
+
+    private static UnsupportedOperationException unavailable(ReflectiveOperationException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        return new UnsupportedOperationException("hbase-rowkey: FFM critical downcalls unavailable: " + cause, cause);
     }
 
     FfmRowCalls() {}
@@ -151,15 +173,6 @@ final class FfmRowCalls extends RowCalls {
             return RowKeyNative.compareDirect(comparator, direct, offset, length);
         }
         return result;
-    }
-
-    @Override
-    int callFloor(long comparator, byte[] row, int offset, int length) {
-        try {
-            return (int) FLOOR_ARRAY.invokeExact(comparator, row, (long) offset, (long) length);
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
     }
 
     private static RuntimeException unexpected(Throwable t) {

@@ -5,17 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -91,6 +95,39 @@ class JarLoadingIT {
             in.skipBytes(14);
             return in.readUnsignedByte() | in.readUnsignedByte() << 8; // little-endian u16 at offset 18
         }
+    }
+
+    /**
+     * A production RegionServer must not carry an export that panics on purpose or the call-floor
+     * benchmarks: the jar's library is the one built without the test-hooks feature. Its dynamic
+     * symbol names are plain strings in the file, so the check reads the bytes.
+     */
+    @Test
+    void theJarsLibraryHasNoTestHooks() throws IOException {
+        try (JarFile jf = new JarFile(jar().toFile())) {
+            assertNull(jf.getEntry("org/rowkey/hbase/NativeTestHooks.class"), "test hooks class in the jar");
+            for (String platform : NativeLoader.SUPPORTED) {
+                byte[] library;
+                try (InputStream in = jf.getInputStream(jf.getEntry(NativeLoader.resourcePath(platform)))) {
+                    library = readAll(in);
+                }
+                String symbols = new String(library, StandardCharsets.ISO_8859_1);
+                assertTrue(symbols.contains("Java_org_rowkey_hbase_RowKeyNative_comparatorParse")
+                        && symbols.contains("rowkey_compare"), platform + ": the library's symbols are readable here");
+                for (String hook : new String[] {"selfTestPanic", "callFloor", "rowkey_call_floor", "NativeTestHooks"}) {
+                    assertFalse(symbols.contains(hook), platform + ": the jar's native library exports the test hook " + hook);
+                }
+            }
+        }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[1 << 16];
+        for (int n; (n = in.read(buffer)) > 0;) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
     }
 
     private static int classFileMajor(JarFile jf, String entry) throws IOException {

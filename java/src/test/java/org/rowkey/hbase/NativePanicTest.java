@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * A panic in native code never crosses the JNI boundary: {@code RowKeyNative.selfTestPanic()}
+ * A panic in native code never crosses the JNI boundary: {@code NativeTestHooks.selfTestPanic()}
  * (a test-only export that panics) surfaces as an {@link IllegalStateException} carrying the
  * panic message, every time, and the JVM and the native library keep working afterwards.
  *
@@ -40,7 +40,7 @@ class NativePanicTest {
     /** Calls the panicking native once; returns the exception's message or fails. */
     static String panicOnce() {
         try {
-            RowKeyNative.selfTestPanic();
+            NativeTestHooks.selfTestPanic();
         } catch (IllegalStateException e) {
             return e.getMessage();
         }
@@ -52,7 +52,7 @@ class NativePanicTest {
         RowKeySchema schema = TestData.seedSchema();
         byte[] row = schema.encode(TestData.seedRow("http://a", 404, 20161209, 1, true));
         for (int i = 0; i < 10; i++) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, RowKeyNative::selfTestPanic);
+            IllegalStateException e = assertThrows(IllegalStateException.class, NativeTestHooks::selfTestPanic);
             assertEquals(EXPECTED, e.getMessage());
             assertNull(e.getCause(), "no Java exception was pending, so there is no cause");
             // Not left pending: the next native call works.

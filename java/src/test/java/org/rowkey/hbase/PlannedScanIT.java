@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Planned scans where planning goes wrong in the field (DESIGN.md section 5): salted tables
+ * Planned scans where planning goes wrong in the field (docs/design.md, section 10): salted tables
  * (every bucket, the last one included), descending fields and negative numbers in leading
  * ranges, IN-list products above the cap. Each result is compared with an in-memory oracle.
  */

@@ -125,7 +125,7 @@ class SeedTableIT extends HBaseMiniClusterBase {
         Random random = new Random(7);
         int nonEmpty = 0;
         for (int q = 0; q < 60; q++) {
-            Condition[] where = randomQuery(random);
+            Condition[] where = randomQuery(random, rows);
             TreeSet<String> expected = oracle(where);
             nonEmpty += expected.isEmpty() ? 0 : 1;
             String label = "query " + q + ": " + Arrays.toString(where);
@@ -162,7 +162,7 @@ class SeedTableIT extends HBaseMiniClusterBase {
             where.add(urls.length == 1 ? new Condition("md5url", "=", urls[0]) : new Condition("md5url", "in", urls));
             boolean exact = q % 2 == 0;
             if (!exact) {
-                where.addAll(Arrays.asList(randomQuery(random)));
+                where.addAll(Arrays.asList(randomQuery(random, rows)));
             }
             Condition[] conditions = where.toArray(new Condition[0]);
             RowKeyQuery query = RowKeyQuery.on(schema);
@@ -242,7 +242,8 @@ class SeedTableIT extends HBaseMiniClusterBase {
         return all;
     }
 
-    private Condition[] randomQuery(Random r) {
+    /** 1-4 random conditions on values that occur in {@code rows}. */
+    static Condition[] randomQuery(Random r, List<Map<String, Object>> rows) {
         int n = 1 + r.nextInt(4);
         Condition[] where = new Condition[n];
         for (int i = 0; i < n; i++) {

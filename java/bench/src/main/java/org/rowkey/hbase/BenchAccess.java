@@ -17,12 +17,12 @@ public final class BenchAccess {
 
     /** An empty JNI native method with compareArray's arguments. */
     public static int jniFloor(long comparator, byte[] row, int offset, int length) {
-        return RowKeyNative.callFloor(comparator, row, offset, length);
+        return NativeTestHooks.callFloor(comparator, row, offset, length);
     }
 
     /** An empty FFM critical downcall with compareArray's arguments (FFM path only). */
     public static int ffmFloor(long comparator, byte[] row, int offset, int length) {
-        return RowCalls.get().callFloor(comparator, row, offset, length);
+        return NativeTestHooks.mechanismFloor(comparator, row, offset, length);
     }
 
     /** The per-row seam (JNI or FFM, as chosen at load) without NativeComparator's own checks. */

@@ -1,0 +1,126 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.TableCatalog;
+
+/**
+ * A data table's catalog, validated natively: its schema and its indexes (their definitions,
+ * states and key schemas), and the mapping between data keys and index keys. Stored in the data
+ * table's descriptor under {@value #DESCRIPTOR_KEY}, read by the coprocessor and every client.
+ * Thread-safe; the native object is freed by a cleaner once the catalog is unreachable.
+ */
+final class Catalog {
+    /** The table descriptor value holding the serialized catalog. */
+    static final String DESCRIPTOR_KEY = "rowkey.catalog";
+
+    private final NativeHandle handle;
+    private final byte[] canonical;
+    private final TableCatalog spec;
+    private final RowKeySchema schema;
+    private final List<RowKeySchema> indexSchemas;
+
+    private Catalog(byte[] serialized) {
+        long pointer = RowKeyNative.catalogParse(serialized);
+        this.handle = new NativeHandle("Catalog", pointer, RowKeyNative::catalogFree);
+        try {
+            this.canonical = RowKeyNative.catalogCanonical(pointer);
+            this.spec = TableCatalog.parseFrom(canonical);
+            this.schema = RowKeySchema.parseFrom(spec.getSchema().toByteArray());
+            List<RowKeySchema> schemas = new ArrayList<>();
+            for (int i = 0; i < spec.getIndexesCount(); i++) {
+                schemas.add(RowKeySchema.parseFrom(RowKeyNative.catalogIndexSchema(pointer, i)));
+            }
+            this.indexSchemas = Collections.unmodifiableList(schemas);
+        } catch (InvalidProtocolBufferException e) {
+            handle.close();
+            throw new IllegalStateException("native core returned an unreadable canonical catalog", e);
+        } catch (RuntimeException | Error e) {
+            handle.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The catalog serialized by {@link #toByteArray()} (a table descriptor's value).
+     *
+     * @throws IllegalArgumentException naming the problem, for null, corrupt or invalid bytes
+     */
+    static Catalog parse(byte[] bytes) {
+        if (bytes == null) {
+            throw new IllegalArgumentException("table catalog: bytes are null");
+        }
+        return new Catalog(bytes);
+    }
+
+    /** A catalog of {@code schema} with {@code indexes}, each in {@code state}. */
+    static Catalog of(RowKeySchema schema, List<RowKeyIndex> indexes, IndexState state) {
+        Objects.requireNonNull(schema, "schema");
+        TableCatalog.Builder spec = TableCatalog.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                .setSchema(schema.spec());
+        for (RowKeyIndex index : Objects.requireNonNull(indexes, "indexes")) {
+            spec.addIndexes(Objects.requireNonNull(index, "index").toSpec(state));
+        }
+        return new Catalog(spec.build().toByteArray());
+    }
+
+    /** The data table's schema. */
+    RowKeySchema schema() {
+        return schema;
+    }
+
+    /** The index definitions, in catalog order. */
+    List<IndexSpec> indexes() {
+        return spec.getIndexesList();
+    }
+
+    /** The position of the index called {@code name}, or -1. */
+    int indexNumber(String name) {
+        for (int i = 0; i < spec.getIndexesCount(); i++) {
+            if (spec.getIndexes(i).getName().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The key schema of index number {@code index}. */
+    RowKeySchema indexSchema(int index) {
+        return indexSchemas.get(index);
+    }
+
+    /** The key in index number {@code index} of a data key. */
+    byte[] indexKey(int index, byte[] dataKey) {
+        try {
+            return RowKeyNative.catalogIndexKey(handle.get(), index, dataKey);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+    }
+
+    /** The data key an index key of index number {@code index} stands for. */
+    byte[] dataKey(int index, byte[] indexKey) {
+        try {
+            return RowKeyNative.catalogDataKey(handle.get(), index, indexKey);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+    }
+
+    /** The canonical serialized catalog. */
+    byte[] toByteArray() {
+        return canonical.clone();
+    }
+
+    /** The canonical catalog as the wire message. */
+    TableCatalog spec() {
+        return spec;
+    }
+}

@@ -1,0 +1,104 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.Base64;
+import java.util.function.DoubleConsumer;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
+import org.apache.hadoop.hbase.mapreduce.TableMapper;
+import org.apache.hadoop.mapreduce.Job;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+
+/**
+ * Fills a new index from the rows already in the data table: a map-only MapReduce job over the data
+ * table ({@link TableMapReduceUtil}: on the cluster's YARN, or the LocalJobRunner), each mapper
+ * writing one VERIFIED index row per data row at the data row's newest timestamp, with its covered
+ * cells at theirs. Live writes keep the index (BUILDING) in step meanwhile; both carry data
+ * timestamps, so they merge by version: a row deleted after the job read it stays deleted.
+ */
+final class IndexBackfill {
+    private IndexBackfill() {}
+
+    private static final String CATALOG = "rowkey.backfill.catalog";
+    private static final String INDEX = "rowkey.backfill.index";
+    /** Data rows per scanner round trip. */
+    private static final int CACHING = 1000;
+
+    /** Runs the job for index number {@code index} of {@code catalog}; progress from 0 to 1. */
+    static void run(Configuration conf, TableName data, Catalog catalog, int index, DoubleConsumer progress)
+            throws IOException {
+        IndexSpec spec = catalog.indexes().get(index);
+        Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey backfill of index " + spec.getName() + " of " + data);
+        job.getConfiguration().set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
+        job.getConfiguration().setInt(INDEX, index);
+        job.setJarByClass(IndexBackfill.class);
+        Scan scan = new Scan().setCaching(CACHING).setCacheBlocks(false);
+        TableMapReduceUtil.initTableMapperJob(data, scan, Mapper.class, ImmutableBytesWritable.class, Put.class, job);
+        TableMapReduceUtil.initTableReducerJob(RowKeyTable.indexTableName(data, spec.getName()).getNameAsString(), null, job);
+        job.setNumReduceTasks(0);
+        try {
+            job.submit();
+            while (!job.isComplete()) {
+                progress.accept(job.mapProgress());
+                Thread.sleep(500);
+            }
+            progress.accept(1.0);
+            if (!job.isSuccessful()) {
+                throw new IOException("the backfill job of index " + spec.getName() + " of " + data + " failed: "
+                        + job.getStatus().getFailureInfo());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the backfill of index " + spec.getName() + " ran", e);
+        } catch (ClassNotFoundException e) {
+            throw new IOException("the backfill job of index " + spec.getName() + " could not start", e);
+        }
+    }
+
+    /** One data row in, its index row out. */
+    public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
+        private Catalog catalog;
+        private int index;
+        private IndexSpec spec;
+
+        @Override
+        protected void setup(Context context) {
+            catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
+            index = context.getConfiguration().getInt(INDEX, -1);
+            spec = catalog.indexes().get(index);
+        }
+
+        @Override
+        protected void map(ImmutableBytesWritable row, Result value, Context context) throws IOException, InterruptedException {
+            byte[] dataKey = value.getRow();
+            if (dataKey.length != catalog.schema().keyLength()) {
+                return; // not a key of the schema: no index holds it
+            }
+            long newest = 0;
+            for (Cell cell : value.rawCells()) {
+                newest = Math.max(newest, cell.getTimestamp());
+            }
+            byte[] indexKey = catalog.indexKey(index, dataKey);
+            Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
+                    newest, RowKeyIndexObserver.VERIFIED);
+            for (Column column : spec.getIncludeList()) {
+                Cell cell = value.getColumnLatestCell(column.getFamily().toByteArray(), column.getQualifier().toByteArray());
+                if (cell != null) {
+                    put.addColumn(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), cell.getTimestamp(),
+                            CellUtil.cloneValue(cell));
+                }
+            }
+            context.write(new ImmutableBytesWritable(indexKey), put);
+        }
+    }
+}

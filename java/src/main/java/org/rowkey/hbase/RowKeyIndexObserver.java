@@ -1,0 +1,245 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.regionserver.OperationStatus;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+
+/**
+ * Keeps a data table's indexes in step with its writes (installed by {@link RowKeyTable#create};
+ * protocol in docs/indexes.md): before a batch is written, its index rows are written UNVERIFIED;
+ * after it succeeded, they become VERIFIED (Puts) or are deleted (Deletes), every index mutation at
+ * the data mutation's timestamp, so the index shows exactly the rows the data table shows. Readers
+ * check unverified rows against the data table.
+ *
+ * <p>Inside a RegionServer this class never throws anything but {@link IOException} (any other
+ * throwable would abort the server), never aborts at region open (a catalog that cannot be read
+ * makes every write to the table fail with a {@link DoNotRetryIOException} naming it), sends its
+ * index writes at high priority (served by the priority handlers, so they never wait for the
+ * handlers the data writes occupy) through its own connection with bounded retries.
+ */
+public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObserver {
+    private static final Logger LOG = LoggerFactory.getLogger(RowKeyIndexObserver.class);
+
+    /** The status cell of an index row. */
+    static final byte[] STATUS_FAMILY = Bytes.toBytes("_i");
+    static final byte[] STATUS_QUALIFIER = Bytes.toBytes("s");
+    static final byte[] VERIFIED = {1};
+    static final byte[] UNVERIFIED = {2};
+
+    private TableName dataTable;
+    private Catalog catalog;
+    /** Why the catalog could not be read; writes are refused with it. */
+    private String catalogError;
+    private TableName[] indexTables;
+    private Connection connection;
+
+    @Override
+    public Optional<RegionObserver> getRegionObserver() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public void start(CoprocessorEnvironment env) {
+        try {
+            RegionCoprocessorEnvironment region = (RegionCoprocessorEnvironment) env;
+            TableDescriptor descriptor = region.getRegion().getTableDescriptor();
+            dataTable = descriptor.getTableName();
+            catalog = Catalog.parse(descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+            List<IndexSpec> indexes = catalog.indexes();
+            indexTables = new TableName[indexes.size()];
+            for (int i = 0; i < indexTables.length; i++) {
+                indexTables[i] = RowKeyTable.indexTableName(dataTable, indexes.get(i).getName());
+            }
+            connection = region.createConnection(indexWriterConf(region.getConfiguration()));
+        } catch (Throwable t) {
+            catalogError = "hbase-rowkey: the index catalog of table " + dataTable + " cannot be used, so no write to it"
+                    + " is accepted (a write that is not indexed would lose index rows): " + t;
+            LOG.error(catalogError, t);
+        }
+    }
+
+    /** A connection that gives up within seconds: a write waits for its index writes. */
+    static Configuration indexWriterConf(Configuration serverConf) {
+        Configuration conf = new Configuration(serverConf);
+        conf.setInt("hbase.client.retries.number", 5);
+        conf.setInt("hbase.client.pause", 100);
+        conf.setInt("hbase.rpc.timeout", 10_000);
+        conf.setInt("hbase.client.operation.timeout", 30_000);
+        conf.setInt("hbase.client.meta.operation.timeout", 30_000);
+        return conf;
+    }
+
+    @Override
+    public void stop(CoprocessorEnvironment env) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (Throwable t) {
+                LOG.warn("hbase-rowkey: closing the index connection of " + dataTable, t);
+            }
+        }
+    }
+
+    @Override
+    public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
+            MiniBatchOperationInProgress<Mutation> batch) throws IOException {
+        try {
+            if (catalogError != null) {
+                throw new DoNotRetryIOException(catalogError);
+            }
+            writeIndexes(batch, true, c.getEnvironment());
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new DoNotRetryIOException("hbase-rowkey: index write before the data of " + dataTable + " failed", t);
+        }
+    }
+
+    @Override
+    public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> c,
+            MiniBatchOperationInProgress<Mutation> batch, boolean success) {
+        if (!success || catalogError != null) {
+            return; // unverified index rows are left to the readers, who check the data
+        }
+        try {
+            writeIndexes(batch, false, c.getEnvironment());
+        } catch (Throwable t) {
+            LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
+        }
+    }
+
+    /**
+     * The index mutations of a batch, before the data ({@code before}: UNVERIFIED status for every
+     * Put and whole-row Delete) or after it (VERIFIED for Puts, the index rows deleted for whole-row
+     * Deletes and for partial Deletes that left the row empty), sent to every index table.
+     */
+    private void writeIndexes(MiniBatchOperationInProgress<Mutation> batch, boolean before,
+            RegionCoprocessorEnvironment env) throws IOException {
+        List<IndexSpec> indexes = catalog.indexes();
+        if (indexes.isEmpty()) {
+            return;
+        }
+        int keyLength = catalog.schema().keyLength();
+        List<List<Row>> perIndex = new ArrayList<>();
+        for (int i = 0; i < indexes.size(); i++) {
+            perIndex.add(new ArrayList<Row>());
+        }
+        for (int op = 0; op < batch.size(); op++) {
+            OperationStatus status = batch.getOperationStatus(op);
+            if (before ? status.getOperationStatusCode() != HConstants.OperationStatusCode.NOT_RUN
+                    : status.getOperationStatusCode() != HConstants.OperationStatusCode.SUCCESS) {
+                continue;
+            }
+            Mutation m = batch.getOperation(op);
+            byte[] row = m.getRow();
+            if (row.length != keyLength) {
+                continue; // not a key of the schema: no query can match it, no index holds it
+            }
+            long ts = latestTimestamp(m);
+            boolean wholeRow = m instanceof Delete && deletesWholeRow((Delete) m, env);
+            if (m instanceof Delete && !wholeRow && (before || !rowIsGone(env, row))) {
+                continue;
+            }
+            for (int i = 0; i < indexes.size(); i++) {
+                byte[] indexKey = catalog.indexKey(i, row);
+                Mutation indexMutation;
+                if (m instanceof Put) {
+                    Put put = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, before ? UNVERIFIED : VERIFIED);
+                    if (before) {
+                        copyCoveredCells((Put) m, indexes.get(i), put);
+                    }
+                    indexMutation = put;
+                } else if (before) {
+                    indexMutation = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, UNVERIFIED);
+                } else {
+                    indexMutation = new Delete(indexKey, ts);
+                }
+                indexMutation.setPriority(HConstants.HIGH_QOS);
+                perIndex.get(i).add(indexMutation);
+            }
+        }
+        for (int i = 0; i < indexes.size(); i++) {
+            List<Row> mutations = perIndex.get(i);
+            if (mutations.isEmpty()) {
+                continue;
+            }
+            try (Table table = connection.getTable(indexTables[i])) {
+                table.batch(mutations, new Object[mutations.size()]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[i], e);
+            }
+        }
+    }
+
+    /** The newest timestamp of a mutation's cells: the time its index mutations carry. */
+    private static long latestTimestamp(Mutation m) {
+        long ts = m.getTimestamp();
+        for (List<Cell> cells : m.getFamilyCellMap().values()) {
+            for (Cell cell : cells) {
+                ts = Math.max(ts, cell.getTimestamp());
+            }
+        }
+        return ts;
+    }
+
+    /** A Delete of every family of the table (what {@code new Delete(row)} becomes on the server). */
+    private static boolean deletesWholeRow(Delete delete, RegionCoprocessorEnvironment env) {
+        for (byte[] family : env.getRegion().getTableDescriptor().getColumnFamilyNames()) {
+            List<Cell> cells = delete.getFamilyCellMap().get(family);
+            boolean familyDeleted = false;
+            if (cells != null) {
+                for (Cell cell : cells) {
+                    familyDeleted |= CellUtil.isDeleteFamily(cell) && cell.getQualifierLength() == 0;
+                }
+            }
+            if (!familyDeleted) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a data row has no cell left (after a partial delete). */
+    private static boolean rowIsGone(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
+        return env.getRegion().get(new Get(row)).isEmpty();
+    }
+
+    private static void copyCoveredCells(Put data, IndexSpec index, Put indexPut) {
+        for (Column column : index.getIncludeList()) {
+            for (Cell cell : data.get(column.getFamily().toByteArray(), column.getQualifier().toByteArray())) {
+                indexPut.addColumn(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), cell.getTimestamp(),
+                        CellUtil.cloneValue(cell));
+            }
+        }
+    }
+}

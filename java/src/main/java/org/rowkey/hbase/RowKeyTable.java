@@ -1,0 +1,322 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.DoubleConsumer;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
+
+/**
+ * A data table of a {@link RowKeySchema} with its secondary indexes (docs/indexes.md). Create it
+ * once with {@link #create}; write with the plain HBase client (a coprocessor keeps the indexes in
+ * step); query with {@link #scan}, which reads the data table or the index that reads the fewest
+ * rows:
+ *
+ * <pre>{@code
+ * RowKeyTable.create(admin, name, schema, List.of(RowKeyIndex.of("by_date_code", "sdate", "code").salt(16)), family);
+ * RowKeyTable table = RowKeyTable.open(connection, name);
+ * try (ResultScanner rows = table.scan(RowKeyQuery.on(schema).eq("sdate", 20161209).eq("code", 404))) { ... }
+ * }</pre>
+ *
+ * The schema and the index definitions live in the data table's descriptor (its catalog), read by
+ * the coprocessor and by {@link #open}. Thread-safe; the connection stays the caller's.
+ */
+public final class RowKeyTable {
+    /** Index table names: {@code <table>__idx_<index>}, in the data table's namespace. */
+    static final String INDEX_TABLE_INFIX = "__idx_";
+
+    private final Connection connection;
+    private final TableName name;
+    /** Replaced by {@link #addIndex} and {@link #dropIndex}. */
+    private volatile Catalog catalog;
+    /**
+     * Whether an index row alone may answer (covered and key-only queries): not when a data family
+     * has a TTL, since an index row may outlive the cells it stands for.
+     */
+    private final boolean indexAloneAnswers;
+
+    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers) {
+        this.connection = connection;
+        this.name = name;
+        this.catalog = catalog;
+        this.indexAloneAnswers = indexAloneAnswers;
+    }
+
+    /** The table of index {@code index} of data table {@code table}. */
+    static TableName indexTableName(TableName table, String index) {
+        return TableName.valueOf(table.getNamespaceAsString(), table.getQualifierAsString() + INDEX_TABLE_INFIX + index);
+    }
+
+    /**
+     * Creates the data table {@code name} with {@code families}, one index table per index, the
+     * coprocessor that maintains them, and the catalog in the data table's descriptor.
+     *
+     * @throws IllegalArgumentException naming the problem: an invalid index (unknown or repeated
+     *     field, no field, a bad or duplicate name, ...), no family, a covered column in a family
+     *     the table does not have
+     * @throws IOException from HBase, e.g. when a table already exists
+     */
+    public static void create(Admin admin, TableName name, RowKeySchema schema, List<RowKeyIndex> indexes,
+            byte[]... families) throws IOException {
+        Objects.requireNonNull(admin, "admin");
+        Objects.requireNonNull(name, "table name");
+        Catalog catalog = Catalog.of(schema, indexes, IndexState.ACTIVE);
+        if (families == null || families.length == 0) {
+            throw new IllegalArgumentException("table " + name + ": at least one column family is needed");
+        }
+        Set<String> familyNames = new LinkedHashSet<>();
+        for (byte[] f : families) {
+            familyNames.add(Bytes.toStringBinary(Objects.requireNonNull(f, "family")));
+        }
+        for (IndexSpec index : catalog.indexes()) {
+            checkCoveredFamilies(index, name, familyNames);
+        }
+        for (IndexSpec index : catalog.indexes()) {
+            admin.createTable(indexTableDescriptor(name, index));
+        }
+        TableDescriptorBuilder data = TableDescriptorBuilder.newBuilder(name)
+                .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
+        for (byte[] f : families) {
+            data.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f));
+        }
+        if (!catalog.indexes().isEmpty()) {
+            data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        }
+        admin.createTable(data.build());
+    }
+
+    private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
+        Set<String> families = new LinkedHashSet<>();
+        families.add(Bytes.toStringBinary(RowKeyIndexObserver.STATUS_FAMILY));
+        TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
+                .setValue("rowkey.index.of", data.getNameAsString())
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RowKeyIndexObserver.STATUS_FAMILY));
+        for (Column c : index.getIncludeList()) {
+            if (families.add(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
+                builder.setColumnFamily(ColumnFamilyDescriptorBuilder.of(c.getFamily().toByteArray()));
+            }
+        }
+        return builder.build();
+    }
+
+    /**
+     * The table {@code name}, as its catalog describes it.
+     *
+     * @throws IllegalArgumentException when the table has no catalog (it was not created by
+     *     {@link #create}) or a corrupt one, naming the table and the problem
+     */
+    public static RowKeyTable open(Connection connection, TableName name) throws IOException {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(name, "table name");
+        TableDescriptor descriptor;
+        try (Admin admin = connection.getAdmin()) {
+            descriptor = admin.getDescriptor(name);
+        }
+        byte[] bytes = descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+        if (bytes == null) {
+            throw new IllegalArgumentException("table " + name + " has no hbase-rowkey catalog ("
+                    + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
+        }
+        boolean noTtl = true;
+        for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+            noTtl &= family.getTimeToLive() == HConstants.FOREVER;
+        }
+        try {
+            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Adds an index to a table that already holds data: creates its table, adds it to the catalog
+     * as BUILDING (the coprocessor maintains it from then on; queries do not read it), fills it from
+     * the existing rows with a MapReduce job ({@link IndexBackfill}), then marks it ACTIVE. Other
+     * {@code RowKeyTable}s of this table see it once they are opened again.
+     *
+     * @param progress told the job's progress, from 0 to 1, as it runs
+     * @throws IllegalArgumentException for an invalid index or one whose name is taken
+     */
+    public void addIndex(RowKeyIndex index, DoubleConsumer progress) throws IOException {
+        Objects.requireNonNull(index, "index");
+        Objects.requireNonNull(progress, "progress");
+        Catalog building = Catalog.parse(catalog.spec().toBuilder().addIndexes(index.toSpec(IndexState.BUILDING)).build()
+                .toByteArray());
+        int number = building.indexNumber(index.name());
+        try (Admin admin = connection.getAdmin()) {
+            TableDescriptor data = admin.getDescriptor(name);
+            checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
+            admin.createTable(indexTableDescriptor(name, building.indexes().get(number)));
+            storeCatalog(admin, data, building);
+            catalog = building;
+            IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
+            IndexSpec active = building.indexes().get(number).toBuilder().setState(IndexState.ACTIVE).build();
+            Catalog ready = Catalog.parse(building.spec().toBuilder().setIndexes(number, active).build().toByteArray());
+            storeCatalog(admin, admin.getDescriptor(name), ready);
+            catalog = ready;
+        }
+    }
+
+    /** {@link #addIndex(RowKeyIndex, DoubleConsumer)} without progress reports. */
+    public void addIndex(RowKeyIndex index) throws IOException {
+        addIndex(index, p -> { });
+    }
+
+    /**
+     * Removes an index: first from the catalog (queries and the coprocessor stop using it), then its
+     * table. Other {@code RowKeyTable}s of this table must be opened again.
+     *
+     * @throws IllegalArgumentException when the table has no index of that name
+     */
+    public void dropIndex(String index) throws IOException {
+        int number = catalog.indexNumber(Objects.requireNonNull(index, "index"));
+        if (number < 0) {
+            throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
+                    + indexNames() + ")");
+        }
+        Catalog without = Catalog.parse(catalog.spec().toBuilder().removeIndexes(number).build().toByteArray());
+        try (Admin admin = connection.getAdmin()) {
+            storeCatalog(admin, admin.getDescriptor(name), without);
+            catalog = without;
+            TableName table = indexTableName(name, index);
+            if (admin.tableExists(table)) {
+                admin.disableTable(table);
+                admin.deleteTable(table);
+            }
+        }
+    }
+
+    /** Stores a catalog in the data table's descriptor (its regions reopen with it). */
+    private static void storeCatalog(Admin admin, TableDescriptor data, Catalog catalog) throws IOException {
+        TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(data)
+                .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
+        if (!data.hasCoprocessor(RowKeyIndexObserver.class.getName())) {
+            builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        }
+        admin.modifyTable(builder.build());
+    }
+
+    private static Set<String> familyNames(TableDescriptor data) {
+        Set<String> names = new LinkedHashSet<>();
+        for (byte[] f : data.getColumnFamilyNames()) {
+            names.add(Bytes.toStringBinary(f));
+        }
+        return names;
+    }
+
+    private static void checkCoveredFamilies(IndexSpec index, TableName name, Set<String> families) {
+        for (Column c : index.getIncludeList()) {
+            if (!families.contains(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
+                throw new IllegalArgumentException("index '" + index.getName() + "' covers a column of family '"
+                        + Bytes.toStringBinary(c.getFamily().toByteArray()) + "', which table " + name
+                        + " does not have (families: " + families + ")");
+            }
+        }
+    }
+
+    /** The data table's schema. */
+    public RowKeySchema schema() {
+        return catalog.schema();
+    }
+
+    /** The names of the table's indexes. */
+    public List<String> indexNames() {
+        List<String> names = new ArrayList<>();
+        for (IndexSpec index : catalog.indexes()) {
+            names.add(index.getName());
+        }
+        return names;
+    }
+
+    /**
+     * The data rows of {@code query} (every cell of each as a plain scan of the data table gives
+     * them, or the columns of {@link RowKeyQuery#select}, or keys only), read through the plan that
+     * reads the fewest rows: the data table's key ranges, or an index's key ranges and the data
+     * rows they point to, or the index rows alone when the index covers the selected columns (or
+     * keys only are asked) and no data family has a TTL. Rows come in data-key order when the data
+     * table is read, and in index-key order through an index.
+     */
+    public ResultScanner scan(RowKeyQuery query) throws IOException {
+        Catalog current = catalog;
+        TablePlan plan = plan(query, current);
+        if (plan.getIndex().isEmpty()) {
+            Scan scan = ScanPlanner.scan(plan.getPlan());
+            for (Column c : query.columns()) {
+                scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+            }
+            if (query.isKeysOnly()) {
+                scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
+                        new KeyOnlyFilter()));
+            }
+            Table data = connection.getTable(name);
+            return new IndexResultScanner.Closing(data.getScanner(scan), data);
+        }
+        int index = current.indexNumber(plan.getIndex());
+        return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
+                query.columns(), query.isKeysOnly());
+    }
+
+    /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
+    public String explain(RowKeyQuery query) {
+        return query + "\n" + plan(query, catalog).getExplain();
+    }
+
+    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+        Objects.requireNonNull(query, "query");
+        if (!query.schema().equals(catalog.schema())) {
+            throw new IllegalArgumentException("the query is on " + query.schema() + ", table " + name + " has "
+                    + catalog.schema());
+        }
+        TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
+                .setCatalog(catalog.spec())
+                .setPredicate(query.toPredicateSpec())
+                .setMaxRanges(query.maxRanges());
+        if (indexAloneAnswers) {
+            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly());
+        }
+        if (query.indexHint() != null) {
+            request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
+                    .setHintIndex(query.indexHint());
+        }
+        try {
+            return TablePlan.parseFrom(RowKeyNative.planTable(request.build().toByteArray()));
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("the native planner returned an unreadable table plan", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RowKeyTable[" + name + ", indexes " + Arrays.toString(indexNames().toArray()) + "]";
+    }
+}

@@ -1,0 +1,221 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.rowkey.hbase.SeedTableIT.Condition;
+
+/**
+ * Seed 000's table with two indexes on a real minicluster, written with the plain HBase client
+ * (puts, re-puts, whole-row deletes, a partial delete that empties rows): through every index, the
+ * data table alone and the planner's own choice, every query returns exactly the oracle's rows.
+ */
+class IndexedTableIT extends HBaseMiniClusterBase {
+    private static final int ROWS = 20_000;
+    private static final byte[] FAMILY_F = Bytes.toBytes("f");
+    private static final byte[] QUAL_Q = Bytes.toBytes("q");
+    private static final byte[] QUAL_R = Bytes.toBytes("r");
+
+    private final RowKeySchema schema = TestData.seedSchema();
+    /** The live rows: hex key -> values. */
+    private final Map<String, Map<String, Object>> live = new LinkedHashMap<>();
+    private final List<Map<String, Object>> sample = new ArrayList<>();
+    private final TableName name = TableName.valueOf("indexed");
+    private RowKeyTable table;
+
+    @BeforeAll
+    void createAndWrite() throws IOException {
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, schema, Arrays.asList(
+                    RowKeyIndex.of("by_date_code", "sdate", "code").salt(4).include("f", "q"),
+                    RowKeyIndex.of("by_type_queue", "type", "queue")), FAMILY_F);
+        }
+        table = RowKeyTable.open(connection(), name);
+        Random random = new Random(42);
+        List<byte[]> keys = new ArrayList<>();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (int i = 0; i < ROWS; i++) {
+                Map<String, Object> row = SeedTableIT.randomRow(random, i);
+                byte[] key = schema.encode(row);
+                keys.add(key);
+                live.put(Bytes.toHex(key), row);
+                sample.add(row);
+                batch.add(new Put(key).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes(i)));
+                if (batch.size() == 1000) {
+                    t.put(batch);
+                    batch.clear();
+                }
+            }
+            t.put(batch);
+            // Re-puts (another column, same keys: the index keys do not move).
+            for (int i = 0; i < ROWS; i += 20) {
+                t.put(new Put(keys.get(i)).addColumn(FAMILY_F, QUAL_R, Bytes.toBytes("again")));
+            }
+            // Whole-row deletes.
+            for (int i = 1; i < ROWS; i += 10) {
+                t.delete(new Delete(keys.get(i)));
+                live.remove(Bytes.toHex(keys.get(i)));
+            }
+            // Partial deletes that leave the row empty (its only column), and one that does not.
+            for (int i = 3; i < ROWS; i += 50) {
+                t.delete(new Delete(keys.get(i)).addColumns(FAMILY_F, QUAL_Q));
+                live.remove(Bytes.toHex(keys.get(i)));
+            }
+            t.delete(new Delete(keys.get(0)).addColumns(FAMILY_F, QUAL_Q)); // row 0 keeps f:r
+        }
+    }
+
+    private TreeSet<String> oracle(Condition[] where) {
+        TreeSet<String> out = new TreeSet<>();
+        for (Map.Entry<String, Map<String, Object>> e : live.entrySet()) {
+            boolean all = true;
+            for (Condition c : where) {
+                all &= c.holds(e.getValue());
+            }
+            if (all) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    private TreeSet<String> rows(RowKeyQuery query) throws IOException {
+        TreeSet<String> out = new TreeSet<>();
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r : scanner) {
+                assertTrue(out.add(Bytes.toHex(r.getRow())), "a row twice: " + Bytes.toHex(r.getRow()));
+            }
+        }
+        return out;
+    }
+
+    private RowKeyQuery query(Condition[] where) {
+        RowKeyQuery q = RowKeyQuery.on(schema);
+        for (Condition c : where) {
+            c.addTo(q);
+        }
+        return q;
+    }
+
+    /** The query through the planner's choice, the data table alone and each index. */
+    private void checkEveryWay(Condition[] where, String label) throws IOException {
+        TreeSet<String> expected = oracle(where);
+        assertEquals(expected, rows(query(where)), label + "\n" + table.explain(query(where)));
+        assertEquals(expected, rows(query(where).noIndex()), label + ", no index");
+        for (String index : table.indexNames()) {
+            assertEquals(expected, rows(query(where).useIndex(index)), label + ", index " + index);
+        }
+    }
+
+    @Test
+    void seedQueriesAndRandomQueriesEqualTheOracleThroughEveryIndex() throws IOException {
+        Map<String, Object> some = sample.get(5);
+        checkEveryWay(new Condition[] {new Condition("md5url", "=", some.get("md5url")),
+                new Condition("sdate", "=", some.get("sdate"))}, "seed 1");
+        Condition[] seed2 = {new Condition("sdate", "=", 20161209), new Condition("code", "=", 404)};
+        checkEveryWay(seed2, "seed 2");
+        assertTrue(table.explain(query(seed2)).contains("INDEX by_date_code"), table.explain(query(seed2)));
+        checkEveryWay(new Condition[] {new Condition("md5url", "=", some.get("md5url")),
+                new Condition("sdate", "between", 20161201, 20161210)}, "seed 3");
+        checkEveryWay(new Condition[] {new Condition("type", "in", 1, 2), new Condition("queue", "=", 0),
+                new Condition("free", "=", true)}, "type, queue, free");
+        Random random = new Random(7);
+        for (int q = 0; q < 60; q++) {
+            Condition[] where = SeedTableIT.randomQuery(random, sample);
+            checkEveryWay(where, "random query " + q + ": " + Arrays.toString(where));
+        }
+    }
+
+    /** Row key -> value of f:q (or "" for keys only), as {@link RowKeyTable#scan} returns them. */
+    private Map<String, String> cells(RowKeyQuery query) throws IOException {
+        Map<String, String> out = new java.util.TreeMap<>();
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r : scanner) {
+                byte[] v = r.getValue(FAMILY_F, QUAL_Q);
+                out.put(Bytes.toHex(r.getRow()), v == null ? "" : Bytes.toHex(v));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void coveredAndKeyOnlyQueriesAreAnsweredFromTheIndexAloneAndEqualTheDataTable() throws IOException {
+        Random random = new Random(9);
+        for (int q = 0; q < 20; q++) {
+            Condition[] where = {new Condition("sdate", "=", 20161201 + random.nextInt(31)),
+                    new Condition("code", "in", 404, 503)};
+            RowKeyQuery covered = query(where).select(FAMILY_F, QUAL_Q);
+            assertTrue(table.explain(covered).contains("covered: the index rows answer alone"), table.explain(covered));
+            assertEquals(cells(query(where).select(FAMILY_F, QUAL_Q).noIndex()), cells(covered), "covered " + q);
+            RowKeyQuery keys = query(where).keysOnly();
+            assertTrue(table.explain(keys).contains("covered"), table.explain(keys));
+            assertEquals(oracle(where), new TreeSet<>(cells(keys).keySet()), "keys only " + q);
+            assertEquals(oracle(where), new TreeSet<>(cells(query(where).keysOnly().noIndex()).keySet()), "keys only, no index");
+            // f:r is not covered: read from the data rows.
+            RowKeyQuery other = query(where).select(FAMILY_F, QUAL_R);
+            assertTrue(!table.explain(other).contains("answer alone"), table.explain(other));
+        }
+    }
+
+    @Test
+    void indexRowsFollowTheDataRows() throws IOException {
+        // One index row per live data row: deleted rows (whole or emptied) left no index row.
+        for (String index : table.indexNames()) {
+            int count = 0;
+            try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index));
+                 ResultScanner s = t.getScanner(new Scan())) {
+                for (Result r : s) {
+                    count++;
+                    assertTrue(Arrays.equals(RowKeyIndexObserver.VERIFIED,
+                            r.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                            "index " + index + ": an unverified row after acknowledged writes");
+                }
+            }
+            assertEquals(live.size(), count, "index " + index + " rows");
+        }
+    }
+
+    @Test
+    void tablesWithoutOrWithABadCatalogAreRefusedByName() throws IOException {
+        TableName plain = createTable("plain");
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> RowKeyTable.open(connection(), plain));
+        assertTrue(none.getMessage().contains("has no hbase-rowkey catalog"), none.getMessage());
+        try (Admin admin = connection().getAdmin()) {
+            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> RowKeyTable.create(
+                    admin, TableName.valueOf("bad"), schema, Arrays.asList(RowKeyIndex.of("ix", "nope")), FAMILY_F));
+            assertTrue(unknown.getMessage().contains("unknown field 'nope'"), unknown.getMessage());
+            IllegalArgumentException family = assertThrows(IllegalArgumentException.class, () -> RowKeyTable.create(
+                    admin, TableName.valueOf("bad"), schema, Arrays.asList(RowKeyIndex.of("ix", "code").include("g", "q")),
+                    FAMILY_F));
+            assertTrue(family.getMessage().contains("does not have"), family.getMessage());
+            assertTrue(!admin.tableExists(TableName.valueOf("bad")));
+        }
+        // The cluster keeps serving.
+        assertEquals(oracle(new Condition[] {new Condition("code", "=", 404)}),
+                rows(query(new Condition[] {new Condition("code", "=", 404)})));
+    }
+}

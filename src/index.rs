@@ -1,0 +1,320 @@
+//! Secondary indexes (`docs/indexes.md`): the table catalog and each index's key, a schema of its
+//! own derived from the data schema:
+//!
+//! ```text
+//! [index salt byte] <index fields> [the data key's salt byte, as a 1-byte field] <the other data fields, in data order>
+//! ```
+//!
+//! Every field keeps its stored bytes, so an index key is the data key's bytes rearranged (and an
+//! index salt computed): a pure function of the data key, and back. For fixed values of the index
+//! fields, index keys sort as their data keys do.
+
+use crate::codec::{read_field, write_field};
+use crate::error::{Error, Result};
+use crate::limits;
+use crate::proto::rowkey::{FieldSpec, FieldType, IndexSpec, IndexState, SaltSpec, SchemaSpec, TableCatalog};
+use crate::schema::{check_version, Schema, FORMAT_VERSION};
+use crate::wire;
+
+/// The index schema's field holding the data key's salt byte (when the data key is salted).
+pub const DATA_SALT_FIELD: &str = "__data_salt";
+
+/// A data table's schema and its indexes, validated.
+#[derive(Debug)]
+pub struct Catalog {
+    schema: Schema,
+    indexes: Vec<Index>,
+    canonical: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub struct Index {
+    name: String,
+    state: IndexState,
+    /// The index key's layout.
+    schema: Schema,
+    /// Where each field of the index schema comes from in the data key.
+    sources: Vec<Source>,
+    /// Covered columns (family, qualifier).
+    include: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The data field with this index.
+    Field(usize),
+    /// The data key's salt byte.
+    DataSalt,
+}
+
+impl Catalog {
+    /// Parses and validates a serialized `TableCatalog` (from a table descriptor: checked like any
+    /// message from outside).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Catalog> {
+        Catalog::from_parsed_spec(&wire::parse::<TableCatalog>(bytes, "table catalog")?)
+    }
+
+    /// Validates a `TableCatalog` built in Rust, with the same checks as bytes from outside.
+    pub fn from_spec(spec: &TableCatalog) -> Result<Catalog> {
+        Catalog::from_bytes(&wire::serialize(spec, "table catalog")?)
+    }
+
+    /// Validates a catalog that came through `wire::parse` (alone or inside another message).
+    pub(crate) fn from_parsed_spec(spec: &TableCatalog) -> Result<Catalog> {
+        check_version("table catalog", spec.format_version)?;
+        let schema_spec = spec.schema.as_ref().ok_or_else(|| Error::Corrupt {
+            what: "table catalog",
+            detail: "the schema is missing".into(),
+        })?;
+        let schema = Schema::from_parsed(schema_spec)?;
+        let mut indexes: Vec<Index> = Vec::with_capacity(spec.indexes.len());
+        for index_spec in &spec.indexes {
+            let index = Index::new(&schema, index_spec)?;
+            if indexes.iter().any(|i| i.name == index.name) {
+                return Err(invalid(&index.name, "an index of this name is declared twice".into()));
+            }
+            indexes.push(index);
+        }
+        let mut canonical = spec.clone();
+        canonical.format_version = FORMAT_VERSION;
+        canonical.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
+        Ok(Catalog {
+            schema,
+            indexes,
+            canonical: wire::serialize(&canonical, "table catalog")?,
+        })
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    pub fn indexes(&self) -> &[Index] {
+        &self.indexes
+    }
+
+    pub fn index(&self, name: &str) -> Option<&Index> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    pub fn canonical_bytes(&self) -> &[u8] {
+        &self.canonical
+    }
+}
+
+impl Index {
+    fn new(data: &Schema, spec: &IndexSpec) -> Result<Index> {
+        let name = spec.name.as_str();
+        check_index_name(name)?;
+        let state = spec
+            .state
+            .enum_value()
+            .ok()
+            .filter(|s| *s != IndexState::INDEX_STATE_UNSPECIFIED)
+            .ok_or_else(|| invalid(name, "its state is not BUILDING or ACTIVE".into()))?;
+        if spec.fields.is_empty() {
+            return Err(invalid(name, "it has no field".into()));
+        }
+        let mut index_fields = Vec::with_capacity(spec.fields.len());
+        for field in &spec.fields {
+            let i = data.field_index(field).map_err(|_| {
+                let known: Vec<&str> = data.fields().iter().map(|f| f.name.as_str()).collect();
+                invalid(name, format!("unknown field '{field}' (fields: {})", known.join(", ")))
+            })?;
+            if index_fields.contains(&i) {
+                return Err(invalid(name, format!("field '{field}' is named twice")));
+            }
+            index_fields.push(i);
+        }
+        if index_fields.iter().enumerate().all(|(position, &i)| position == i) {
+            return Err(invalid(
+                name,
+                "its fields lead the data key in the same order, so it would order rows exactly as the data table does"
+                    .into(),
+            ));
+        }
+        if spec.salt_buckets > limits::MAX_SALT_BUCKETS {
+            return Err(invalid(
+                name,
+                format!(
+                    "salt buckets must be within 1..{}, got {}",
+                    limits::MAX_SALT_BUCKETS,
+                    spec.salt_buckets
+                ),
+            ));
+        }
+        let salted_data = data.salt().is_some();
+        if salted_data && data.field_index(DATA_SALT_FIELD).is_ok() {
+            return Err(invalid(
+                name,
+                format!("the data field name '{DATA_SALT_FIELD}' is reserved for the data key's salt byte"),
+            ));
+        }
+        let mut include = Vec::with_capacity(spec.include.len());
+        for column in &spec.include {
+            if column.family.is_empty() {
+                return Err(invalid(name, "a covered column has an empty family".into()));
+            }
+            if column.family.len() > limits::MAX_COLUMN_NAME_BYTES
+                || column.qualifier.len() > limits::MAX_COLUMN_NAME_BYTES
+            {
+                return Err(Error::LimitExceeded {
+                    what: "covered column family or qualifier length",
+                    found: column.family.len().max(column.qualifier.len()),
+                    limit: limits::MAX_COLUMN_NAME_BYTES,
+                });
+            }
+            let pair = (column.family.clone(), column.qualifier.clone());
+            if include.contains(&pair) {
+                return Err(invalid(name, "a covered column is named twice".into()));
+            }
+            include.push(pair);
+        }
+
+        let mut sources: Vec<Source> = index_fields.iter().map(|&i| Source::Field(i)).collect();
+        if salted_data {
+            sources.push(Source::DataSalt);
+        }
+        sources.extend(
+            (0..data.fields().len())
+                .filter(|i| !index_fields.contains(i))
+                .map(Source::Field),
+        );
+        let data_fields = &data.canonical_spec().fields;
+        let mut schema = SchemaSpec::new();
+        schema.format_version = FORMAT_VERSION;
+        schema.fields = sources
+            .iter()
+            .map(|source| match *source {
+                Source::Field(i) => data_fields[i].clone(),
+                Source::DataSalt => {
+                    let mut salt = FieldSpec::new();
+                    salt.name = DATA_SALT_FIELD.into();
+                    salt.type_ = FieldType::FIXED_BYTES.into();
+                    salt.width = 1;
+                    salt
+                }
+            })
+            .collect();
+        if spec.salt_buckets > 0 {
+            let mut salt = SaltSpec::new();
+            salt.buckets = spec.salt_buckets;
+            schema.salt = protobuf::MessageField::some(salt);
+        }
+        Ok(Index {
+            name: name.to_owned(),
+            state,
+            schema: Schema::from_parsed(&schema)?,
+            sources,
+            include,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn state(&self) -> IndexState {
+        self.state
+    }
+
+    /// The index key's layout: plan and filter index rows with it.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// Covered columns, (family, qualifier).
+    pub fn include(&self) -> &[(Vec<u8>, Vec<u8>)] {
+        &self.include
+    }
+
+    /// The index key of a data key.
+    pub fn index_key(&self, data: &Schema, data_key: &[u8]) -> Result<Vec<u8>> {
+        check_length(data, data_key)?;
+        let mut key = vec![0u8; self.schema.key_length()];
+        for (field, source) in self.schema.fields().iter().zip(&self.sources) {
+            match *source {
+                Source::Field(i) => write_field(field, &mut key, &read_field(&data.fields()[i], data_key)),
+                Source::DataSalt => write_field(field, &mut key, &data_key[..1]),
+            }
+        }
+        if let Some(salt) = self.schema.salt() {
+            key[0] = self
+                .schema
+                .salt_of(salt.fields.iter().map(|&i| read_field(&self.schema.fields()[i], &key)));
+        }
+        Ok(key)
+    }
+
+    /// The data key an index key stands for. An index key whose salt bytes are not the ones the
+    /// data key would have was not written by the index (a foreign or corrupt row): an error.
+    pub fn data_key(&self, data: &Schema, index_key: &[u8]) -> Result<Vec<u8>> {
+        check_length(&self.schema, index_key)?;
+        let mut key = vec![0u8; data.key_length()];
+        let mut data_salt = None;
+        for (field, source) in self.schema.fields().iter().zip(&self.sources) {
+            let stored = read_field(field, index_key);
+            match *source {
+                Source::Field(i) => write_field(&data.fields()[i], &mut key, &stored),
+                Source::DataSalt => data_salt = stored.first().copied(),
+            }
+        }
+        if let Some(salt) = data.salt() {
+            key[0] = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], &key)));
+            if data_salt != Some(key[0]) {
+                return Err(Error::Corrupt {
+                    what: "index row key",
+                    detail: format!("index '{}': its data salt byte does not match its fields", self.name),
+                });
+            }
+        }
+        if self.schema.salt().is_some() && self.index_key(data, &key)?[0] != index_key[0] {
+            return Err(Error::Corrupt {
+                what: "index row key",
+                detail: format!("index '{}': its salt byte does not match its fields", self.name),
+            });
+        }
+        Ok(key)
+    }
+}
+
+fn check_length(schema: &Schema, key: &[u8]) -> Result<()> {
+    if key.len() != schema.key_length() {
+        return Err(Error::WrongKeyLength {
+            expected: schema.key_length(),
+            found: key.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Index names become part of a table name: `[A-Za-z0-9_]+`, at most `MAX_NAME_BYTES`.
+fn check_index_name(name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::InvalidIndex {
+            index: String::new(),
+            detail: "an index has an empty name".into(),
+        });
+    }
+    if name.len() > limits::MAX_NAME_BYTES {
+        return Err(Error::LimitExceeded {
+            what: "index name length in bytes",
+            found: name.len(),
+            limit: limits::MAX_NAME_BYTES,
+        });
+    }
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Err(invalid(
+            name,
+            "an index name may hold only letters, digits and '_'".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn invalid(index: &str, detail: String) -> Error {
+    Error::InvalidIndex {
+        index: index.to_owned(),
+        detail,
+    }
+}

@@ -1,0 +1,422 @@
+//! Index keys (src/index.rs) against their definition, on random schemas (every type, descending
+//! fields, bools sharing bytes, salted data keys) and random index definitions: an index key maps
+//! back to its data key, holds the same field values, and for equal index fields sorts like the
+//! data keys; every bad definition is refused by name.
+
+mod common;
+
+use common::*;
+use hbase_rowkey::index::{Catalog, DATA_SALT_FIELD};
+use hbase_rowkey::proto::rowkey::{Column, IndexSpec, IndexState, SchemaSpec, TableCatalog};
+use hbase_rowkey::Error;
+
+fn catalog_spec(schema: SchemaSpec, indexes: Vec<IndexSpec>) -> TableCatalog {
+    let mut catalog = TableCatalog::new();
+    catalog.schema = protobuf::MessageField::some(schema);
+    catalog.indexes = indexes;
+    catalog
+}
+
+fn index_spec(name: &str, fields: &[&str], salt_buckets: u32) -> IndexSpec {
+    let mut index = IndexSpec::new();
+    index.name = name.into();
+    index.fields = fields.iter().map(|f| f.to_string()).collect();
+    index.salt_buckets = salt_buckets;
+    index.state = IndexState::ACTIVE.into();
+    index
+}
+
+/// A random index of `schema`: 1..=3 of its fields in random order, not the data key's own
+/// leading order; `None` when the schema has no such index (one field).
+fn random_index(rng: &mut Rng, schema: &SchemaDef) -> Option<IndexSpec> {
+    let n = schema.fields.len();
+    for _ in 0..20 {
+        let mut picked: Vec<usize> = Vec::new();
+        for _ in 0..1 + rng.below(3.min(n)) {
+            let f = rng.below(n);
+            if !picked.contains(&f) {
+                picked.push(f);
+            }
+        }
+        if picked.iter().enumerate().all(|(p, &f)| p == f) {
+            continue;
+        }
+        let names: Vec<&str> = picked.iter().map(|&f| schema.fields[f].name.as_str()).collect();
+        let salt = if rng.chance(40) { *rng.pick(&[1u32, 7, 256]) } else { 0 };
+        return Some(index_spec("ix", &names, salt));
+    }
+    None
+}
+
+#[test]
+fn index_keys_map_back_hold_the_values_and_sort_like_data_keys_within_a_prefix() {
+    let mut rng = Rng::new(0x1d_e7);
+    let mut checked = 0;
+    for case in 0..400 {
+        let def = random_schema(&mut rng);
+        let Some(index_def) = random_index(&mut rng, &def) else {
+            continue;
+        };
+        let catalog = Catalog::from_spec(&catalog_spec(def.spec(), vec![index_def.clone()]))
+            .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        let data = catalog.schema();
+        let index = &catalog.indexes()[0];
+        // Rows sharing their index fields' values: half the rows copy them from one base row.
+        let base = random_row(&mut rng, &def);
+        let index_positions: Vec<usize> = index_def
+            .fields
+            .iter()
+            .map(|f| def.fields.iter().position(|d| &d.name == f).unwrap())
+            .collect();
+        let mut rows: Vec<Vec<u8>> = Vec::new();
+        for r in 0..24 {
+            let mut row = random_row(&mut rng, &def);
+            if r % 2 == 0 {
+                for &p in &index_positions {
+                    row[p] = base[p].clone();
+                }
+            }
+            let key = data.encode(&def.named(&row)).unwrap();
+            let index_key = index.index_key(data, &key).unwrap();
+            assert_eq!(
+                index.data_key(data, &index_key).unwrap(),
+                key,
+                "case {case}: round trip"
+            );
+            // The index schema decodes the same values for every data field.
+            let mut from_index = index.schema().decode(&index_key).unwrap();
+            from_index.retain(|v| v.field != DATA_SALT_FIELD);
+            from_index.sort_by(|a, b| a.field.cmp(&b.field));
+            let mut from_data = data.decode(&key).unwrap();
+            from_data.sort_by(|a, b| a.field.cmp(&b.field));
+            assert_eq!(from_index, from_data, "case {case}: values");
+            if r % 2 == 0 {
+                rows.push(key);
+            }
+        }
+        // Within one index prefix, index order is data order (bytes after the index salt byte).
+        let skip = usize::from(index_def.salt_buckets > 0);
+        let mut by_data = rows.clone();
+        by_data.sort();
+        let mut by_index = rows.clone();
+        by_index.sort_by_key(|k| index.index_key(data, k).unwrap()[skip..].to_vec());
+        assert_eq!(by_data, by_index, "case {case}: order within an index prefix");
+        checked += 1;
+    }
+    assert!(checked > 250, "only {checked} cases had an index");
+}
+
+fn int_field(name: &str) -> FieldDef {
+    FieldDef {
+        name: name.into(),
+        ty: hbase_rowkey::proto::rowkey::FieldType::INT32,
+        width: 0,
+        descending: false,
+    }
+}
+
+#[test]
+fn index_keys_of_foreign_or_corrupt_rows_are_errors() {
+    let def = SchemaDef {
+        fields: vec![int_field("a"), int_field("b")],
+        salt: Some((16, vec![])),
+    };
+    let catalog = Catalog::from_spec(&catalog_spec(def.spec(), vec![index_spec("by_b", &["b"], 8)])).unwrap();
+    let (data, index) = (catalog.schema(), &catalog.indexes()[0]);
+    let data_key = data.encode(&def.named(&[V::Int(5), V::Int(-3)])).unwrap();
+    let index_key = index.index_key(data, &data_key).unwrap();
+    // Byte 0: the index salt; byte 5: the data salt (after the index salt and b).
+    for at in [0usize, 5] {
+        let mut corrupt = index_key.clone();
+        corrupt[at] ^= 0x01;
+        let err = index.data_key(data, &corrupt).unwrap_err().to_string();
+        assert!(err.contains("salt byte does not match"), "byte {at}: {err}");
+    }
+    assert!(matches!(
+        index.index_key(data, &data_key[1..]),
+        Err(Error::WrongKeyLength { .. })
+    ));
+    assert!(matches!(
+        index.data_key(data, &index_key[1..]),
+        Err(Error::WrongKeyLength { .. })
+    ));
+}
+
+#[test]
+fn bad_index_definitions_are_refused_by_name() {
+    let schema = || {
+        let mut def = SchemaDef {
+            fields: vec![int_field("a"), int_field("b"), int_field("c")],
+            salt: None,
+        };
+        def.fields[2].ty = hbase_rowkey::proto::rowkey::FieldType::BOOL;
+        def.spec()
+    };
+    let refused = |indexes: Vec<IndexSpec>, schema: SchemaSpec| -> String {
+        Catalog::from_spec(&catalog_spec(schema, indexes))
+            .map(|_| "accepted".to_string())
+            .unwrap_or_else(|e| e.to_string())
+    };
+    let cases: Vec<(Vec<IndexSpec>, &str)> = vec![
+        (
+            vec![index_spec("ix", &["nope"], 0)],
+            "invalid index 'ix': unknown field 'nope' (fields: a, b, c)",
+        ),
+        (vec![index_spec("ix", &["b", "b"], 0)], "field 'b' is named twice"),
+        (vec![index_spec("ix", &[], 0)], "invalid index 'ix': it has no field"),
+        (vec![index_spec("ix", &["a"], 0)], "lead the data key in the same order"),
+        (
+            vec![index_spec("ix", &["a", "b", "c"], 0)],
+            "lead the data key in the same order",
+        ),
+        (vec![index_spec("", &["b"], 0)], "an index has an empty name"),
+        (vec![index_spec("by-b", &["b"], 0)], "only letters, digits and '_'"),
+        (
+            vec![index_spec("ix", &["b"], 0), index_spec("ix", &["c"], 0)],
+            "invalid index 'ix': an index of this name is declared twice",
+        ),
+        (
+            vec![index_spec("ix", &["b"], 257)],
+            "salt buckets must be within 1..256, got 257",
+        ),
+        (
+            vec![{
+                let mut i = index_spec("ix", &["b"], 0);
+                i.state = IndexState::INDEX_STATE_UNSPECIFIED.into();
+                i
+            }],
+            "its state is not BUILDING or ACTIVE",
+        ),
+        (
+            vec![{
+                let mut i = index_spec("ix", &["b"], 0);
+                let mut column = Column::new();
+                column.qualifier = b"q".to_vec();
+                i.include.push(column);
+                i
+            }],
+            "a covered column has an empty family",
+        ),
+    ];
+    for (indexes, expected) in cases {
+        let got = refused(indexes, schema());
+        assert!(got.contains(expected), "expected '{expected}', got '{got}'");
+    }
+    // The reserved field name, only where the data key is salted.
+    let mut salted = schema();
+    salted.fields[1].name = DATA_SALT_FIELD.into();
+    assert_eq!(refused(vec![index_spec("ix", &["c"], 0)], salted.clone()), "accepted");
+    salted.salt = protobuf::MessageField::some(Default::default());
+    salted.salt.as_mut().unwrap().buckets = 4;
+    assert!(refused(vec![index_spec("ix", &["c"], 0)], salted).contains("is reserved"));
+    // Index fields in another order than the key's are an index.
+    assert_eq!(refused(vec![index_spec("ix", &["b", "a"], 0)], schema()), "accepted");
+    // A catalog with no schema.
+    let err = Catalog::from_spec(&TableCatalog::new()).unwrap_err().to_string();
+    assert!(err.contains("the schema is missing"), "{err}");
+}
+
+// ------------------------------------------------------------------ planning over indexes
+
+use hbase_rowkey::predicate::Predicate;
+use hbase_rowkey::proto::rowkey::{IndexHint, PredicateSpec, TablePlan, TablePlanRequest};
+use hbase_rowkey::table_plan::plan_table;
+use hbase_rowkey::Comparator;
+
+fn request(catalog: &TableCatalog, conditions: Vec<hbase_rowkey::proto::rowkey::Condition>) -> TablePlanRequest {
+    let mut r = TablePlanRequest::new();
+    r.catalog = protobuf::MessageField::some(catalog.clone());
+    let mut p = PredicateSpec::new();
+    p.conditions = conditions;
+    r.predicate = protobuf::MessageField::some(p);
+    r
+}
+
+/// Whether a key lies in a plan's ranges and passes its residual.
+fn plan_keeps(plan: &TablePlan, key: &[u8]) -> bool {
+    let in_ranges = plan
+        .plan
+        .ranges
+        .iter()
+        .any(|r| key >= r.start.as_slice() && (r.stop.is_empty() || key < r.stop.as_slice()));
+    in_ranges
+        && Comparator::from_spec(plan.plan.residual.get_or_default())
+            .unwrap()
+            .compare(key)
+            == 0
+}
+
+/// Seed 000's table with the index on (sdate, code), and one still BUILDING on type.
+fn seed_catalog() -> TableCatalog {
+    let fields: Vec<FieldDef> = [
+        ("md5url", hbase_rowkey::proto::rowkey::FieldType::MD5, 8),
+        ("sitecode", hbase_rowkey::proto::rowkey::FieldType::JAVA_HASH, 0),
+        ("status", hbase_rowkey::proto::rowkey::FieldType::INT32, 0),
+        ("code", hbase_rowkey::proto::rowkey::FieldType::INT32, 0),
+        ("sdate", hbase_rowkey::proto::rowkey::FieldType::INT32, 0),
+        ("type", hbase_rowkey::proto::rowkey::FieldType::INT32, 0),
+        ("free", hbase_rowkey::proto::rowkey::FieldType::BOOL, 0),
+    ]
+    .iter()
+    .map(|&(name, ty, width)| FieldDef {
+        name: name.into(),
+        ty,
+        width,
+        descending: false,
+    })
+    .collect();
+    let mut building = index_spec("by_type", &["type"], 0);
+    building.state = IndexState::BUILDING.into();
+    let mut covered = index_spec("by_date_code", &["sdate", "code"], 4);
+    covered.include.push({
+        let mut c = Column::new();
+        c.family = b"f".to_vec();
+        c.qualifier = b"q".to_vec();
+        c
+    });
+    catalog_spec(SchemaDef { fields, salt: None }.spec(), vec![covered, building])
+}
+
+fn int_condition(
+    field: &str,
+    op: hbase_rowkey::proto::rowkey::Op,
+    values: &[i64],
+) -> hbase_rowkey::proto::rowkey::Condition {
+    Cond {
+        field: 0,
+        op,
+        values: values.iter().map(|&v| V::Int(v)).collect(),
+    }
+    .to_proto(&SchemaDef {
+        fields: vec![int_field(field)],
+        salt: None,
+    })
+}
+
+#[test]
+fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
+    use hbase_rowkey::proto::rowkey::Op;
+    let catalog_spec = seed_catalog();
+    let catalog = Catalog::from_spec(&catalog_spec).unwrap();
+    let seed2 = || {
+        vec![
+            int_condition("sdate", Op::EQ, &[20161209]),
+            int_condition("code", Op::EQ, &[404]),
+        ]
+    };
+
+    let plan = plan_table(&catalog, &request(&catalog_spec, seed2())).unwrap();
+    assert_eq!(plan.index, "by_date_code", "{}", plan.explain);
+    assert!(!plan.covered);
+    assert_eq!(
+        plan.plan.ranges.len(),
+        4,
+        "one range per index salt bucket: {}",
+        plan.explain
+    );
+    assert!(plan.explain.starts_with("INDEX by_date_code"), "{}", plan.explain);
+    assert!(
+        plan.explain.contains("by_type") && plan.explain.contains("BUILDING"),
+        "{}",
+        plan.explain
+    );
+    let by_name = |name: &str| {
+        plan.alternatives
+            .iter()
+            .find(|a| a.index == name)
+            .unwrap()
+            .estimated_rows
+    };
+    assert!(by_name("by_date_code") * 50.0 < by_name(""), "{}", plan.explain);
+
+    // Covered when the query's columns are all included, or it wants keys only.
+    let mut covered = request(&catalog_spec, seed2());
+    covered.columns.push(catalog_spec.indexes[0].include[0].clone());
+    assert!(plan_table(&catalog, &covered).unwrap().covered);
+    let mut key_only = request(&catalog_spec, seed2());
+    key_only.key_only = true;
+    assert!(plan_table(&catalog, &key_only).unwrap().covered);
+
+    // The leading data field fixed, the index's not: the data table.
+    let mut md5 = request(&catalog_spec, vec![int_condition("code", Op::EQ, &[404])]);
+    let mut c = hbase_rowkey::proto::rowkey::Condition::new();
+    c.field = "md5url".into();
+    c.op = Op::EQ.into();
+    c.values.push(V::Str("http://a".into()).to_proto());
+    md5.predicate.mut_or_insert_default().conditions.push(c);
+    assert_eq!(plan_table(&catalog, &md5).unwrap().index, "");
+
+    // A BUILDING index is never chosen, even when it is the only one that fixes the query.
+    let by_type = plan_table(
+        &catalog,
+        &request(&catalog_spec, vec![int_condition("type", Op::EQ, &[2])]),
+    )
+    .unwrap();
+    assert_eq!(by_type.index, "", "{}", by_type.explain);
+
+    // Hints.
+    let mut no_index = request(&catalog_spec, seed2());
+    no_index.hint = IndexHint::NO_INDEX.into();
+    assert_eq!(plan_table(&catalog, &no_index).unwrap().index, "");
+    let mut forced = request(&catalog_spec, vec![int_condition("type", Op::EQ, &[2])]);
+    forced.hint = IndexHint::USE_INDEX.into();
+    forced.hint_index = "by_date_code".into();
+    assert_eq!(plan_table(&catalog, &forced).unwrap().index, "by_date_code");
+    for (name, expected) in [
+        ("nope", "the table has no index of this name"),
+        ("by_type", "it is still BUILDING"),
+    ] {
+        forced.hint_index = name.into();
+        let err = plan_table(&catalog, &forced).unwrap_err().to_string();
+        assert!(err.contains(expected), "{err}");
+    }
+}
+
+/// For random schemas, indexes and predicates, whichever source each hint picks, its ranges and
+/// residual keep exactly the rows the predicate matches (checked on each row's key in that source).
+#[test]
+fn every_source_finds_exactly_the_matching_rows() {
+    let mut rng = Rng::new(0x7ab1e);
+    let mut checked = 0;
+    for case in 0..300 {
+        let def = random_schema(&mut rng);
+        let Some(index_def) = random_index(&mut rng, &def) else {
+            continue;
+        };
+        let spec = catalog_spec(def.spec(), vec![index_def]);
+        let catalog = Catalog::from_spec(&spec).unwrap();
+        let conds = random_predicate(&mut rng, &def);
+        let conditions: Vec<_> = conds.iter().map(|c| c.to_proto(&def)).collect();
+        if Predicate::from_conditions(catalog.schema(), &conditions).is_err() {
+            continue; // a condition the schema refuses (a range on a hashed field): refused alike everywhere
+        }
+        let rows: Vec<Vec<V>> = (0..60).map(|_| random_row(&mut rng, &def)).collect();
+        for hint in [
+            IndexHint::NO_INDEX,
+            IndexHint::USE_INDEX,
+            IndexHint::INDEX_HINT_AUTOMATIC,
+        ] {
+            let mut r = request(&spec, conditions.clone());
+            r.hint = hint.into();
+            r.hint_index = "ix".into();
+            let plan = plan_table(&catalog, &r).unwrap_or_else(|e| panic!("case {case}: {e}"));
+            for row in &rows {
+                let data_key = catalog.schema().encode(&def.named(row)).unwrap();
+                let key = if plan.index.is_empty() {
+                    data_key.clone()
+                } else {
+                    catalog.indexes()[0].index_key(catalog.schema(), &data_key).unwrap()
+                };
+                assert_eq!(
+                    plan_keeps(&plan, &key),
+                    oracle(&def, row, &conds),
+                    "case {case}, hint {hint:?}, source '{}': {}",
+                    plan.index,
+                    plan.explain
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 150, "only {checked} cases");
+}
