@@ -114,11 +114,22 @@ pub fn time_budget(io_bytes: usize) -> Duration {
 }
 
 pub fn time_budget_at(io_bytes: usize, ns_per_byte: u64) -> Duration {
-    if cfg!(debug_assertions) {
+    let budget = if cfg!(debug_assertions) {
         Duration::from_secs(5)
     } else {
         Duration::from_millis(50) + Duration::from_nanos(ns_per_byte * io_bytes as u64)
-    }
+    };
+    budget * time_budget_scale()
+}
+
+/// `ROWKEY_TIME_BUDGET_SCALE` (a whole number, default 1) stretches every budget, for runs on an
+/// emulated CPU (`cargo make rust-test-aarch64`, under qemu-user): still a bound on blow-ups.
+fn time_budget_scale() -> u32 {
+    std::env::var("ROWKEY_TIME_BUDGET_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// The size of what a parser produced, for the time budget.

@@ -38,7 +38,7 @@ final class NativeLoader {
     static final String NATIVE_LIB_PROPERTY = "rowkey.native.lib";
     static final String LIBRARY = "hbase_rowkey";
     /** Platforms a library is built for, as {@code <os>-<arch>}. */
-    static final List<String> SUPPORTED = Collections.unmodifiableList(Arrays.asList("linux-x86_64"));
+    static final List<String> SUPPORTED = Collections.unmodifiableList(Arrays.asList("linux-x86_64", "linux-aarch64"));
 
     private static boolean loaded;
     private static String loadedFrom;

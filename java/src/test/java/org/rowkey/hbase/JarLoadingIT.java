@@ -67,7 +67,8 @@ class JarLoadingIT {
                     "org/rowkey/hbase/proto/RowKeyProtos.class",
                     "org/rowkey/hbase/shaded/protobuf/GeneratedMessageV3.class",
                     "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class",
-                    "native/linux-x86_64/libhbase_rowkey.so"}) {
+                    "native/linux-x86_64/libhbase_rowkey.so",
+                    "native/linux-aarch64/libhbase_rowkey.so"}) {
                 assertTrue(names.contains(required), "jar lacks " + required);
             }
             for (String n : names) {
@@ -78,10 +79,21 @@ class JarLoadingIT {
                     assertTrue(n.startsWith("org/rowkey/hbase/"), "unexpected class " + n);
                 }
             }
+            // Each platform's library is built for its machine (ELF e_machine: 62 x86-64, 183 AArch64).
+            assertEquals(62, elfMachine(jf, "native/linux-x86_64/libhbase_rowkey.so"));
+            assertEquals(183, elfMachine(jf, "native/linux-aarch64/libhbase_rowkey.so"));
             // Base classes run on Java 8; the versioned cleaner is Java 9 bytecode.
             assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/NativeCleaner.class"));
             assertEquals(52, classFileMajor(jf, "org/rowkey/hbase/EqualComparator.class"));
             assertEquals(53, classFileMajor(jf, "META-INF/versions/9/org/rowkey/hbase/NativeCleaner.class"));
+        }
+    }
+
+    private static int elfMachine(JarFile jf, String entry) throws IOException {
+        try (DataInputStream in = new DataInputStream(jf.getInputStream(jf.getEntry(entry)))) {
+            assertEquals(0x7F454C46, in.readInt(), entry + " is not an ELF file");
+            in.skipBytes(14);
+            return in.readUnsignedByte() | in.readUnsignedByte() << 8; // little-endian u16 at offset 18
         }
     }
 
@@ -94,15 +106,17 @@ class JarLoadingIT {
     void theJarsLibraryHasNoTestHooks() throws IOException {
         try (JarFile jf = new JarFile(jar().toFile())) {
             assertNull(jf.getEntry("org/rowkey/hbase/NativeTestHooks.class"), "test hooks class in the jar");
-            byte[] library;
-            try (InputStream in = jf.getInputStream(jf.getEntry("native/linux-x86_64/libhbase_rowkey.so"))) {
-                library = readAll(in);
-            }
-            String symbols = new String(library, StandardCharsets.ISO_8859_1);
-            assertTrue(symbols.contains("Java_org_rowkey_hbase_RowKeyNative_comparatorParse")
-                    && symbols.contains("rowkey_compare"), "the library's symbols are readable here");
-            for (String hook : new String[] {"selfTestPanic", "callFloor", "rowkey_call_floor", "NativeTestHooks"}) {
-                assertFalse(symbols.contains(hook), "the jar's native library exports the test hook " + hook);
+            for (String platform : NativeLoader.SUPPORTED) {
+                byte[] library;
+                try (InputStream in = jf.getInputStream(jf.getEntry(NativeLoader.resourcePath(platform)))) {
+                    library = readAll(in);
+                }
+                String symbols = new String(library, StandardCharsets.ISO_8859_1);
+                assertTrue(symbols.contains("Java_org_rowkey_hbase_RowKeyNative_comparatorParse")
+                        && symbols.contains("rowkey_compare"), platform + ": the library's symbols are readable here");
+                for (String hook : new String[] {"selfTestPanic", "callFloor", "rowkey_call_floor", "NativeTestHooks"}) {
+                    assertFalse(symbols.contains(hook), platform + ": the jar's native library exports the test hook " + hook);
+                }
             }
         }
     }
