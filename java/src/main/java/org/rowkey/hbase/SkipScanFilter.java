@@ -293,6 +293,15 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether this HBase has the {@code HintingFilter} marker (2.5.9+, 2.6.1+): without it, a filter
+     * inside {@code FilterList(MUST_PASS_ALL)} has its seek hints dropped (HBASE-28622), so the skip
+     * scan there is exact but reads every row.
+     */
+    static boolean hintingFilterExists() {
+        return HINTING_FILTER_EXISTS;
+    }
+
     /** Row key length of the query's schema. */
     int keyLength() {
         return predicate.keyLength();

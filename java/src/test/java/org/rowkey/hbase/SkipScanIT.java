@@ -168,7 +168,11 @@ class SkipScanIT extends HBaseMiniClusterBase {
                         new RowFilter(CompareOperator.EQUAL, other.toComparator()), new SkipScanFilter(q));
                 ScanOutcome both = scanWithMetrics(t.name, new Scan().setReversed(reversed).setFilter(list));
                 assertEquals(ordered(expectedBoth, reversed), hexes(both.keys), what + " AND " + other);
-                assertRead(both, replay, t, what + " in a FilterList with " + other);
+                if (SkipScanFilter.hintingFilterExists()) {
+                    assertRead(both, replay, t, what + " in a FilterList with " + other);
+                } // else: an HBase without the HintingFilter marker (HBASE-28622, before 2.5.9 / 2.6.1) drops
+                  // the seek hints of a filter inside FilterList(MUST_PASS_ALL): exact rows, every row read
+
             }
         }
         System.out.printf("SkipScanIT %s: %d queries x 2 directions over %d rows in %d regions: %d rows kept, %d read, %d seeks;"
