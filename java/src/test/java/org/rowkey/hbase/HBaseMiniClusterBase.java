@@ -3,6 +3,7 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -201,6 +202,17 @@ public abstract class HBaseMiniClusterBase {
             }
             return new ScanOutcome(keys, scanner.getScanMetrics().countOfRowsScanned.get());
         }
+    }
+
+    /** The row keys a scanner returns, as hex, sorted; closes the scanner. */
+    protected static TreeSet<String> keys(ResultScanner scanner) throws IOException {
+        TreeSet<String> out = new TreeSet<>();
+        try (ResultScanner s = scanner) {
+            for (Result r : s) {
+                out.add(Bytes.toHex(r.getRow()));
+            }
+        }
+        return out;
     }
 
     /** The row keys {@code scan} returns, in scan order. */

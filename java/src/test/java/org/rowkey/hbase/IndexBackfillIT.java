@@ -48,16 +48,6 @@ class IndexBackfillIT extends HBaseMiniClusterBase {
         return schema.encode(TestData.map("user", user, "group", user % 13, "day", user % 31));
     }
 
-    private static TreeSet<String> keys(ResultScanner scanner) throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        try (ResultScanner s = scanner) {
-            for (Result r : s) {
-                out.add(Bytes.toHex(r.getRow()));
-            }
-        }
-        return out;
-    }
-
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void anIndexAddedToALoadedTableIsFilledWhileWritesGoOnThenDropped() throws Exception {

@@ -105,16 +105,6 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
         return RowKeyQuery.on(schema).eq("group", group).useIndex("by_group");
     }
 
-    private static TreeSet<String> keys(ResultScanner scanner) throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        try (ResultScanner s = scanner) {
-            for (Result r : s) {
-                out.add(Bytes.toHex(r.getRow()));
-            }
-        }
-        return out;
-    }
-
     /**
      * Through the index (every row, and the covered f:q values answered from the index alone), and
      * by a full scan of the data table with the same predicate: equal, for every group.
