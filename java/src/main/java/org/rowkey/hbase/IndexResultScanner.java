@@ -5,18 +5,19 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
@@ -29,12 +30,17 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * then, in batches, the data rows they stand for. A VERIFIED index row of a covered plan answers
  * alone (its covered cells, or its key); otherwise its data row is read, so a row whose index entry
  * outlived it (a failed write, a partial delete) is never returned. An UNVERIFIED index row whose
- * data row exists is repaired: its covered cells made the data row's, its status VERIFIED at its
- * timestamp.
+ * data row exists is repaired where puts can do it (see {@link #repair}): its covered cells made the
+ * data row's, its status VERIFIED at its timestamp; one whose data row does not exist is marked STALE once it is older than the grace
+ * period ({@value #STALE_GRACE_KEY}, default one hour; a write in flight is never touched), and STALE
+ * rows are skipped without reading the data table.
  */
 final class IndexResultScanner implements ResultScanner {
     /** Index rows whose data rows are read with one multi-get. */
-    private static final int BATCH = 128;
+    private static final int BATCH = 1024;
+    /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
+    static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
+    static final long STALE_GRACE_DEFAULT = 3_600_000;
 
     private final Table indexTable;
     private final Table dataTable;
@@ -45,8 +51,10 @@ final class IndexResultScanner implements ResultScanner {
     private final List<Column> columns;
     private final boolean keysOnly;
     private final List<Column> included;
+    private final long staleGraceMillis;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     private boolean exhausted;
+    private long dataRowsRead;
 
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
             TablePlan plan, List<Column> columns, boolean keysOnly) throws IOException {
@@ -58,8 +66,9 @@ final class IndexResultScanner implements ResultScanner {
         this.included = catalog.indexes().get(index).getIncludeList();
         this.indexTable = connection.getTable(indexName);
         this.dataTable = connection.getTable(data);
+        this.staleGraceMillis = connection.getConfiguration().getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
         try {
-            this.indexRows = indexTable.getScanner(ScanPlanner.scan(plan.getPlan()).setCaching(BATCH));
+            this.indexRows = indexTable.getScanner(ScanPlanner.scan(plan.getPlan()).setScanMetricsEnabled(true));
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw e;
@@ -79,7 +88,11 @@ final class IndexResultScanner implements ResultScanner {
         List<Result> entries = new ArrayList<>(BATCH);
         List<byte[]> dataKeys = new ArrayList<>(BATCH);
         List<Get> gets = new ArrayList<>();
-        for (Result r; entries.size() < BATCH && (r = indexRows.next()) != null;) {
+        Result r = null;
+        while (entries.size() < BATCH && (r = indexRows.next()) != null) {
+            if (isStale(r)) {
+                continue; // its write never reached the data table
+            }
             byte[] dataKey = catalog.dataKey(index, r.getRow());
             entries.add(r);
             dataKeys.add(dataKey);
@@ -87,11 +100,13 @@ final class IndexResultScanner implements ResultScanner {
                 gets.add(new Get(dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
-        if (entries.size() < BATCH) {
+        if (r == null) {
             exhausted = true;
         }
         Result[] rows = gets.isEmpty() ? new Result[0] : dataTable.get(gets);
-        List<RowMutations> repairs = new ArrayList<>();
+        dataRowsRead += gets.size();
+        List<Put> repairs = new ArrayList<>();
+        List<CheckAndMutate> staleMarks = new ArrayList<>();
         int next = 0;
         for (int i = 0; i < entries.size(); i++) {
             Result entry = entries.get(i);
@@ -101,10 +116,12 @@ final class IndexResultScanner implements ResultScanner {
             } else {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
-                    continue; // the index row outlived its data row (or it is a write in flight): not a row
+                    // The index row outlived its data row, or it is a write in flight: not a row.
+                    staleMark(entry).ifPresent(staleMarks::add);
+                    continue;
                 }
                 if (!isVerified(entry)) {
-                    repairs.add(repair(entry, row));
+                    repair(entry, row).ifPresent(repairs::add);
                 }
                 answer = selected(row);
             }
@@ -112,9 +129,38 @@ final class IndexResultScanner implements ResultScanner {
                 ready.add(answer);
             }
         }
-        for (RowMutations repair : repairs) {
-            indexTable.mutateRow(repair);
+        if (!repairs.isEmpty()) {
+            indexTable.put(repairs);
         }
+        if (!staleMarks.isEmpty()) {
+            indexTable.checkAndMutate(staleMarks);
+        }
+    }
+
+    private static boolean isStale(Result indexRow) {
+        return Arrays.equals(RowKeyIndexObserver.STALE,
+                indexRow.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER));
+    }
+
+    /**
+     * Marks an UNVERIFIED index row whose data row does not exist STALE, once it is older than the
+     * grace period: its status rewritten at its own timestamp, only if it is still the status read (a
+     * new write of the row since then has changed it). Not a delete: a delete marker would also mask a
+     * later write of the row at that timestamp (a client or replication replaying it), which the data
+     * table would show; a later write replaces a STALE status like any other. A status without a time
+     * is left as it is.
+     */
+    private Optional<CheckAndMutate> staleMark(Result indexRow) {
+        Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+        byte[] value = CellUtil.cloneValue(status);
+        long since = RowKeyIndexObserver.unverifiedSince(value);
+        if (since < 0 || System.currentTimeMillis() - since <= staleGraceMillis) {
+            return Optional.empty();
+        }
+        return Optional.of(CheckAndMutate.newBuilder(indexRow.getRow())
+                .ifEquals(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, value)
+                .build(new Put(indexRow.getRow()).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
+                        RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), RowKeyIndexObserver.STALE)));
     }
 
     private static boolean isVerified(Result indexRow) {
@@ -162,36 +208,34 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /**
-     * Makes an unverified index row whose data row exists right: each covered cell that is not the
-     * data row's (a failed write's value) is deleted at its exact timestamp and the data's written,
-     * then the status becomes VERIFIED at its own timestamp; one atomic row mutation.
+     * Makes an unverified index row whose data row exists VERIFIED when puts alone can make it the
+     * data row's copy: each covered cell the data row has and the index lacks (or holds an older
+     * version of) is copied at the data cell's timestamp, then the status is rewritten VERIFIED at its
+     * own timestamp. When the index holds a covered cell the data row does not (a failed write's newer
+     * value), nothing is written: only a delete could remove it, and a delete marker would also mask a
+     * later write of that cell at that timestamp (a replayed write), which the data table would show.
+     * Such a row stays UNVERIFIED, answered from its data row, until the row is written again.
      */
-    private RowMutations repair(Result indexRow, Result dataRow) throws IOException {
-        RowMutations mutations = new RowMutations(indexRow.getRow());
+    private Optional<Put> repair(Result indexRow, Result dataRow) {
         Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
-        Put put = new Put(indexRow.getRow()).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
-                RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), RowKeyIndexObserver.VERIFIED);
-        Delete stale = new Delete(indexRow.getRow());
+        Put put = new Put(indexRow.getRow());
         for (Column c : included) {
             byte[] family = c.getFamily().toByteArray();
             byte[] qualifier = c.getQualifier().toByteArray();
             Cell inIndex = indexRow.getColumnLatestCell(family, qualifier);
             Cell inData = dataRow.getColumnLatestCell(family, qualifier);
-            boolean same = inIndex != null && inData != null && inIndex.getTimestamp() == inData.getTimestamp()
-                    && CellUtil.matchingValue(inIndex, inData);
-            // (At the data cell's own timestamp a put replaces the value; a version delete there would mask it.)
-            if (inIndex != null && !same && (inData == null || inData.getTimestamp() != inIndex.getTimestamp())) {
-                stale.addColumn(family, qualifier, inIndex.getTimestamp());
+            if (inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp())) {
+                return Optional.empty();
             }
+            boolean same = inIndex != null && inIndex.getTimestamp() == inData.getTimestamp()
+                    && CellUtil.matchingValue(inIndex, inData);
             if (inData != null && !same) {
+                // At the data cell's own timestamp: as the data, a later write of that cell replaces it.
                 put.addColumn(family, qualifier, inData.getTimestamp(), CellUtil.cloneValue(inData));
             }
         }
-        if (!stale.isEmpty()) {
-            mutations.add(stale);
-        }
-        mutations.add(put);
-        return mutations;
+        return Optional.of(put.addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
+                status.getTimestamp(), RowKeyIndexObserver.VERIFIED));
     }
 
     @Override
@@ -219,10 +263,24 @@ final class IndexResultScanner implements ResultScanner {
         return indexRows.renewLease();
     }
 
-    /** The index scan's metrics (rows read from the index). */
+    /**
+     * The index scan's metrics ({@code countOfRowsScanned}: index rows read) and the data rows read
+     * by Gets so far (the counter {@link RowKeyTable#DATA_ROWS_READ_METRIC}).
+     */
     @Override
     public ScanMetrics getScanMetrics() {
-        return indexRows.getScanMetrics();
+        Metrics metrics = new Metrics();
+        ScanMetrics index = indexRows.getScanMetrics();
+        if (index != null) {
+            index.getMetricsMap().forEach(metrics::setCounter);
+        }
+        metrics.dataRowsRead.set(dataRowsRead);
+        return metrics;
+    }
+
+    /** HBase's scan metrics and one counter of ours. */
+    private static final class Metrics extends ScanMetrics {
+        final AtomicLong dataRowsRead = createCounter(RowKeyTable.DATA_ROWS_READ_METRIC);
     }
 
     /** A data table scanner that also closes its table. */

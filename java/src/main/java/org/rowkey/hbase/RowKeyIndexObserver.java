@@ -53,7 +53,30 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     static final byte[] STATUS_FAMILY = Bytes.toBytes("_i");
     static final byte[] STATUS_QUALIFIER = Bytes.toBytes("s");
     static final byte[] VERIFIED = {1};
-    static final byte[] UNVERIFIED = {2};
+    /** The first byte of an unverified status; 8 more bytes say when it was written (see {@link #unverified}). */
+    static final byte UNVERIFIED = 2;
+
+    /**
+     * An UNVERIFIED status written at {@code nowMillis} (the RegionServer's clock, big-endian after
+     * the status byte): readers delete a stale index row by its age, which the cell timestamp cannot
+     * tell, since clients may set timestamps.
+     */
+    static byte[] unverified(long nowMillis) {
+        return Bytes.add(new byte[] {UNVERIFIED}, Bytes.toBytes(nowMillis));
+    }
+
+    /**
+     * The status a reader gives an UNVERIFIED index row whose data row does not exist, once the grace
+     * period has passed: its write never reached the data table, and later readers skip it without
+     * reading the data table. Any later write of the row replaces it (same timestamp, later write).
+     */
+    static final byte[] STALE = {3};
+
+    /** When an UNVERIFIED status was written, or -1 when it does not say (or is not UNVERIFIED). */
+    static long unverifiedSince(byte[] status) {
+        return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
+                ? Bytes.toLong(status, 1) : -1;
+    }
 
     private TableName dataTable;
     private Catalog catalog;
@@ -149,6 +172,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             return;
         }
         int keyLength = catalog.schema().keyLength();
+        byte[] unverified = unverified(System.currentTimeMillis());
         List<List<Row>> perIndex = new ArrayList<>();
         for (int i = 0; i < indexes.size(); i++) {
             perIndex.add(new ArrayList<Row>());
@@ -173,13 +197,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 byte[] indexKey = catalog.indexKey(i, row);
                 Mutation indexMutation;
                 if (m instanceof Put) {
-                    Put put = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, before ? UNVERIFIED : VERIFIED);
+                    Put put = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, before ? unverified : VERIFIED);
                     if (before) {
                         copyCoveredCells((Put) m, indexes.get(i), put);
                     }
                     indexMutation = put;
                 } else if (before) {
-                    indexMutation = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, UNVERIFIED);
+                    indexMutation = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, unverified);
                 } else {
                     indexMutation = new Delete(indexKey, ts);
                 }

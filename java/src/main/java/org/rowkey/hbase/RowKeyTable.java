@@ -53,6 +53,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 public final class RowKeyTable {
     /** Index table names: {@code <table>__idx_<index>}, in the data table's namespace. */
     static final String INDEX_TABLE_INFIX = "__idx_";
+    /**
+     * The scan metric ({@link ResultScanner#getScanMetrics()} of {@link #scan}) that counts the data
+     * rows read by Gets when a query is answered through an index; there {@code countOfRowsScanned}
+     * counts the index rows read.
+     */
+    public static final String DATA_ROWS_READ_METRIC = "ROWKEY_DATA_ROWS_READ";
 
     private final Connection connection;
     private final TableName name;
@@ -87,7 +93,19 @@ public final class RowKeyTable {
      */
     public static void create(Admin admin, TableName name, RowKeySchema schema, List<RowKeyIndex> indexes,
             byte[]... families) throws IOException {
+        create(admin, name, schema, indexes, new byte[0][], families);
+    }
+
+    /**
+     * {@link #create(Admin, TableName, RowKeySchema, List, byte[]...)} with the data table pre-split
+     * at {@code splitKeys} (as {@link Admin#createTable(TableDescriptor, byte[][])}). A salted
+     * index's table is pre-split at its salt buckets, so its writes spread from the first row;
+     * other index tables start with one region and split as HBase splits any table.
+     */
+    public static void create(Admin admin, TableName name, RowKeySchema schema, List<RowKeyIndex> indexes,
+            byte[][] splitKeys, byte[]... families) throws IOException {
         Objects.requireNonNull(admin, "admin");
+        Objects.requireNonNull(splitKeys, "split keys");
         Objects.requireNonNull(name, "table name");
         Catalog catalog = Catalog.of(schema, indexes, IndexState.ACTIVE);
         if (families == null || families.length == 0) {
@@ -101,7 +119,7 @@ public final class RowKeyTable {
             checkCoveredFamilies(index, name, familyNames);
         }
         for (IndexSpec index : catalog.indexes()) {
-            admin.createTable(indexTableDescriptor(name, index));
+            createIndexTable(admin, name, index);
         }
         TableDescriptorBuilder data = TableDescriptorBuilder.newBuilder(name)
                 .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
@@ -111,7 +129,23 @@ public final class RowKeyTable {
         if (!catalog.indexes().isEmpty()) {
             data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         }
-        admin.createTable(data.build());
+        createTable(admin, data.build(), splitKeys);
+    }
+
+    private static void createTable(Admin admin, TableDescriptor table, byte[][] splitKeys) throws IOException {
+        if (splitKeys.length == 0) {
+            admin.createTable(table);
+        } else {
+            admin.createTable(table, splitKeys);
+        }
+    }
+
+    private static void createIndexTable(Admin admin, TableName data, IndexSpec index) throws IOException {
+        byte[][] buckets = new byte[Math.max(index.getSaltBuckets() - 1, 0)][];
+        for (int b = 1; b < index.getSaltBuckets(); b++) {
+            buckets[b - 1] = new byte[] {(byte) b};
+        }
+        createTable(admin, indexTableDescriptor(data, index), buckets);
     }
 
     private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
@@ -176,7 +210,7 @@ public final class RowKeyTable {
         try (Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(name);
             checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
-            admin.createTable(indexTableDescriptor(name, building.indexes().get(number)));
+            createIndexTable(admin, name, building.indexes().get(number));
             storeCatalog(admin, data, building);
             catalog = building;
             IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
@@ -264,13 +298,17 @@ public final class RowKeyTable {
      * reads the fewest rows: the data table's key ranges, or an index's key ranges and the data
      * rows they point to, or the index rows alone when the index covers the selected columns (or
      * keys only are asked) and no data family has a TTL. Rows come in data-key order when the data
-     * table is read, and in index-key order through an index.
+     * table is read, and in index-key order through an index. The scanner's scan metrics are
+     * enabled (see {@link #DATA_ROWS_READ_METRIC}). An UNVERIFIED index row met on the way is
+     * repaired when its data row exists, and marked STALE (skipped from then on without reading the
+     * data table) when it does not and it was written longer ago than the connection's
+     * {@code rowkey.index.stale.grace.ms} (default one hour).
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan());
+            Scan scan = ScanPlanner.scan(plan.getPlan()).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }

@@ -1,5 +1,6 @@
 package org.rowkey.hbase;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import java.util.TreeSet;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -151,11 +153,17 @@ class IndexedTableIT extends HBaseMiniClusterBase {
 
     /** Row key -> value of f:q (or "" for keys only), as {@link RowKeyTable#scan} returns them. */
     private Map<String, String> cells(RowKeyQuery query) throws IOException {
+        return cells(query, table);
+    }
+
+    /** Each row's f:q as "value@timestamp" (hex), "" without one. */
+    private static Map<String, String> cells(RowKeyQuery query, RowKeyTable from) throws IOException {
         Map<String, String> out = new java.util.TreeMap<>();
-        try (ResultScanner scanner = table.scan(query)) {
+        try (ResultScanner scanner = from.scan(query)) {
             for (Result r : scanner) {
-                byte[] v = r.getValue(FAMILY_F, QUAL_Q);
-                out.put(Bytes.toHex(r.getRow()), v == null ? "" : Bytes.toHex(v));
+                org.apache.hadoop.hbase.Cell c = r.getColumnLatestCell(FAMILY_F, QUAL_Q);
+                out.put(Bytes.toHex(r.getRow()), c == null ? ""
+                        : Bytes.toHex(org.apache.hadoop.hbase.CellUtil.cloneValue(c)) + "@" + c.getTimestamp());
             }
         }
         return out;
@@ -217,5 +225,122 @@ class IndexedTableIT extends HBaseMiniClusterBase {
         // The cluster keeps serving.
         assertEquals(oracle(new Condition[] {new Condition("code", "=", 404)}),
                 rows(query(new Condition[] {new Condition("code", "=", 404)})));
+    }
+
+    @Test
+    void staleUnverifiedIndexRowsAreMarkedAfterTheGracePeriodAndRecentOnesStay() throws IOException {
+        TableName staleTable = TableName.valueOf("stale");
+        List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").salt(3));
+        TableName indexTable = RowKeyTable.indexTableName(staleTable, "by_code");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, staleTable, schema, indexes, new byte[][] {{0x40}, {(byte) 0x80}}, FAMILY_F);
+            assertEquals(3, admin.getRegions(staleTable).size(), "the data table at its split keys");
+            assertEquals(3, admin.getRegions(indexTable).size(), "the salted index table at its buckets");
+        }
+        Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
+        Random random = new Random(3);
+        byte[][] keys = new byte[4][];
+        for (int i = 0; i < keys.length; i++) {
+            Map<String, Object> row = SeedTableIT.randomRow(random, i);
+            row.put("code", 404);
+            keys[i] = schema.encode(row);
+        }
+        long now = System.currentTimeMillis();
+        try (Table data = connection().getTable(staleTable); Table index = connection().getTable(indexTable)) {
+            data.put(new Put(keys[0]).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes(0)));
+            // Index rows of writes that never reached the data table: written two hours ago, just now,
+            // and with a status that does not say when.
+            byte[][] statuses = {RowKeyIndexObserver.unverified(now - 7_200_000), RowKeyIndexObserver.unverified(now),
+                    {RowKeyIndexObserver.UNVERIFIED}};
+            for (int i = 1; i < keys.length; i++) {
+                index.put(new Put(catalog.indexKey(0, keys[i])).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
+                        RowKeyIndexObserver.STATUS_QUALIFIER, now - 7_200_000, statuses[i - 1]));
+            }
+            RowKeyTable stale = RowKeyTable.open(connection(), staleTable);
+            RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 404).useIndex("by_code");
+            TreeSet<String> expected = new TreeSet<>(Arrays.asList(Bytes.toHex(keys[0])));
+            // The first read: one Get per index row (none is verified and covered); the second: the
+            // row marked STALE by the first is skipped without a Get.
+            for (long gets : new long[] {4, 3}) {
+                TreeSet<String> found = new TreeSet<>();
+                try (ResultScanner scanner = stale.scan(query)) {
+                    for (Result r : scanner) {
+                        found.add(Bytes.toHex(r.getRow()));
+                    }
+                    assertEquals(4, scanner.getScanMetrics().countOfRowsScanned.get(), "index rows read");
+                    assertEquals(gets, scanner.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get(),
+                            "data rows read");
+                }
+                assertEquals(expected, found);
+            }
+            assertArrayEquals(RowKeyIndexObserver.STALE, status(index, catalog.indexKey(0, keys[1])), "the stale row");
+            assertArrayEquals(statuses[1], status(index, catalog.indexKey(0, keys[2])), "a write in flight");
+            assertArrayEquals(statuses[2], status(index, catalog.indexKey(0, keys[3])), "a row of unknown age");
+            // A later write of the stale row at its timestamp replaces the mark: the row is back.
+            data.put(new Put(keys[1], now - 7_200_000).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes(1)));
+            expected.add(Bytes.toHex(keys[1]));
+            TreeSet<String> found = new TreeSet<>();
+            try (ResultScanner scanner = stale.scan(query)) {
+                for (Result r : scanner) {
+                    found.add(Bytes.toHex(r.getRow()));
+                }
+            }
+            assertEquals(expected, found, "the row written again over its stale index row");
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[1])));
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])), "the live row");
+        }
+    }
+
+    @Test
+    void anUnverifiedRowIsRepairedByPutsOnlyAndAReplayedWriteIsNeverMasked() throws IOException {
+        TableName repairTable = TableName.valueOf("repaired");
+        List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").include("f", "q"));
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, repairTable, schema, indexes, FAMILY_F);
+        }
+        Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
+        Random random = new Random(4);
+        byte[][] keys = new byte[2][];
+        for (int i = 0; i < keys.length; i++) {
+            Map<String, Object> row = SeedTableIT.randomRow(random, i);
+            row.put("code", 503);
+            keys[i] = schema.encode(row);
+        }
+        long t0 = System.currentTimeMillis() - 10_000;
+        long t1 = t0 + 5_000;
+        RowKeyTable repaired = RowKeyTable.open(connection(), repairTable);
+        RowKeyQuery covered = RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q);
+        assertTrue(repaired.explain(covered).contains("answer alone"), repaired.explain(covered));
+        try (Table data = connection().getTable(repairTable);
+             Table index = connection().getTable(RowKeyTable.indexTableName(repairTable, "by_code"))) {
+            for (byte[] key : keys) {
+                data.put(new Put(key, t0).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v0")));
+            }
+            byte[] unverified = RowKeyIndexObserver.unverified(System.currentTimeMillis());
+            // Row 0: a write at t1 of a new covered value reached the index, not the data table.
+            index.put(new Put(catalog.indexKey(0, keys[0]), t1)
+                    .addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified)
+                    .addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v1")));
+            // Row 1: a write at t1 of an uncovered column reached the index alone.
+            index.put(new Put(catalog.indexKey(0, keys[1]), t1)
+                    .addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified));
+            for (int read = 0; read < 2; read++) {
+                assertEquals(cells(RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q).noIndex(), repaired),
+                        cells(covered, repaired), "read " + read + ": the data table's cells, v0 at t0");
+            }
+            assertArrayEquals(unverified, status(index, catalog.indexKey(0, keys[0])),
+                    "a newer covered value than the data's is not deleted: the row stays unverified");
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[1])), "repaired");
+            // The failed write, replayed at its own timestamp, is not masked by the repair.
+            data.put(new Put(keys[0], t1).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v1")));
+            Map<String, String> after = cells(covered, repaired);
+            assertEquals(cells(RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q).noIndex(), repaired), after);
+            assertEquals(Bytes.toHex(Bytes.toBytes("v1")) + "@" + t1, after.get(Bytes.toHex(keys[0])));
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
+        }
+    }
+
+    private static byte[] status(Table index, byte[] indexKey) throws IOException {
+        return index.get(new Get(indexKey)).getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
     }
 }
