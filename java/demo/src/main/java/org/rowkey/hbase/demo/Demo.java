@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
@@ -17,7 +18,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.BufferedMutator;
 import org.apache.hadoop.hbase.client.BufferedMutatorParams;
-import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Durability;
@@ -26,7 +26,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
@@ -36,13 +35,17 @@ import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.rowkey.hbase.EqualComparator;
 import org.rowkey.hbase.RangeComparator;
+import org.rowkey.hbase.RowKeyIndex;
 import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeySchema;
+import org.rowkey.hbase.RowKeyTable;
 
 /**
- * The main job: loads seed 000's URL-scan table into HBase and runs the seed's queries twice,
- * the seed's way (a full scan with one RowFilter per condition) and planned
- * ({@link RowKeyQuery#toScan()}), checks both return the same rows and prints what each read.
+ * The main job: loads seed 000's URL-scan table into HBase, with secondary indexes, and runs the
+ * seed's queries three ways: the seed's way (a full scan with one RowFilter per condition),
+ * planned on the data table alone ({@link RowKeyQuery#toScan()}), and through
+ * {@link RowKeyTable#scan}, which reads an index where that reads fewer rows; checks all return
+ * the same rows and prints what each read.
  *
  * <pre>
  *   --rows N               rows to generate (default 1,000,000)
@@ -58,6 +61,22 @@ public final class Demo {
     static final TableName PLAIN_TABLE = TableName.valueOf("urlscan");
     static final TableName SALTED_TABLE = TableName.valueOf("urlscan_salted");
 
+    /**
+     * The plain table's indexes: one for each demo query that does not fix md5url (the first
+     * covers the URL, as Phoenix's covered index does), and one that no demo query reads, since a
+     * table's writes pay for every index it has.
+     */
+    static List<RowKeyIndex> plainIndexes() {
+        return List.of(RowKeyIndex.of("by_date_code", "sdate", "code").include(FAMILY, URL),
+                RowKeyIndex.of("by_type_queue_free", "type", "queue", "free"),
+                RowKeyIndex.of("by_site_date", "sitecode", "sdate"));
+    }
+
+    /** The salted table's index: salted too, since an index leading with a date is a write hot spot (seed 001). */
+    static List<RowKeyIndex> saltedIndexes() {
+        return List.of(RowKeyIndex.of("by_date_code", "sdate", "code").salt(16));
+    }
+
     /** Seed 000's key: every queried column, fixed width, 37 bytes. */
     static RowKeySchema.Builder seedSchema() {
         return RowKeySchema.builder()
@@ -67,7 +86,7 @@ public final class Demo {
 
     public static void main(String[] args) throws Exception {
         Options options = Options.parse(args, false);
-        System.exit(withCluster(options, connection -> new Demo(connection, options).run()));
+        System.exit(withCluster(options, connection -> new Demo(connection, options, true).run()));
     }
 
     /** What runs against the cluster; returns the process's exit code. */
@@ -125,12 +144,16 @@ public final class Demo {
     private final Options options;
     private final RowKeySchema plain;
     private final RowKeySchema salted;
+    /** Whether the tables are created with their indexes ({@link #plainIndexes()}, {@link #saltedIndexes()}). */
+    private final boolean indexed;
     /** Each table's load time (writes and flush) in seconds, as {@link #load()} measured it. */
     final Map<TableName, Double> loadSeconds = new LinkedHashMap<>();
+    private final Map<TableName, RowKeyTable> tables = new LinkedHashMap<>();
 
-    Demo(Connection connection, Options options) {
+    Demo(Connection connection, Options options, boolean indexed) {
         this.connection = connection;
         this.options = options;
+        this.indexed = indexed;
         this.plain = seedSchema().build();
         this.salted = seedSchema().salt(16, "md5url").build();
     }
@@ -144,20 +167,22 @@ public final class Demo {
         for (DemoQuery q : DemoQuery.all(data)) {
             Outcome seed = runSeedWay(q);
             Outcome planned = runPlanned(q);
-            boolean same = seed.rows.equals(planned.rows);
+            Outcome table = runTable(q, false);
+            boolean same = seed.rows.equals(planned.rows) && seed.rows.equals(table.rows);
             allMatch &= same;
-            System.out.println(Report.row(q.name, seed, planned, same));
-            plans.append(q.name).append('\n').append(indent(planned(q).explain())).append('\n');
+            System.out.println(Report.row(q.name, seed, planned, table, same));
+            plans.append(q.name).append('\n').append(indent(explain(q))).append('\n');
         }
         System.out.println();
-        System.out.println("rows: rows returned; read: rows the RegionServers read (HBase scan metrics); ms: wall time.");
+        System.out.println("rows: rows returned; read: rows the RegionServers read (HBase scan metrics; through an index:"
+                + " index rows + data rows read by Gets); ms: wall time.");
         if (options.explain) {
             System.out.println();
-            System.out.println("How each planned scan reads (RowKeyQuery.explain()):");
+            System.out.println("How RowKeyTable.scan reads each query (RowKeyTable.explain(): the plan chosen, then every alternative):");
             System.out.print(plans);
         }
         System.out.println();
-        System.out.println(allMatch ? "All queries: the planned scan returned exactly the seed's rows."
+        System.out.println(allMatch ? "All queries: the planned scan and RowKeyTable.scan returned exactly the seed's rows."
                 : "MISMATCH: some planned scan returned other rows than the seed's full scan.");
         dropTablesUnlessKept();
         return allMatch ? 0 : 1;
@@ -193,6 +218,50 @@ public final class Demo {
     Outcome runSeedWay(DemoQuery q) throws IOException {
         long start = System.nanoTime();
         return scan(q, seedWayScan(schema(q.salted), q), start);
+    }
+
+    /** The table of {@code name}, opened once (its catalog read). */
+    RowKeyTable table(TableName name) throws IOException {
+        RowKeyTable table = tables.get(name);
+        if (table == null) {
+            table = RowKeyTable.open(connection, name);
+            tables.put(name, table);
+        }
+        return table;
+    }
+
+    /** How {@link RowKeyTable#scan} reads the query: the plan chosen and every alternative's estimate. */
+    String explain(DemoQuery q) throws IOException {
+        return table(q.salted ? SALTED_TABLE : PLAIN_TABLE).explain(planned(q));
+    }
+
+    /**
+     * The query through {@link RowKeyTable#scan} (an index where it reads fewer rows), with every
+     * cell or only the URL ({@code urlOnly}: an index that covers it answers alone); timed from
+     * building the query to the last row.
+     */
+    Outcome runTable(DemoQuery q, boolean urlOnly) throws IOException {
+        long start = System.nanoTime();
+        RowKeyQuery query = planned(q);
+        if (urlOnly) {
+            query.select(FAMILY, URL);
+        }
+        TreeSet<String> rows = new TreeSet<>();
+        try (ResultScanner scanner = table(q.salted ? SALTED_TABLE : PLAIN_TABLE).scan(query)) {
+            for (Result r : scanner) {
+                rows.add(Bytes.toHex(r.getRow()));
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            long scanned = metrics.countOfRowsScanned.get();
+            java.util.concurrent.atomic.AtomicLong gets = metrics.getCounter(RowKeyTable.DATA_ROWS_READ_METRIC);
+            // Through an index, the scan read index rows and the Gets read data rows.
+            return gets == null ? new Outcome(rows, scanned, -1, metrics.countOfRegions.get(), millisSince(start))
+                    : new Outcome(rows, gets.get(), scanned, metrics.countOfRegions.get(), millisSince(start));
+        }
+    }
+
+    static double millisSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e6;
     }
 
     /** The query planned ({@link RowKeyQuery#toScan()}); timed from building the query to the last row. */
@@ -254,7 +323,7 @@ public final class Demo {
             rowsRead = metrics.countOfRowsScanned.get();
             regions = metrics.countOfRegions.get();
         }
-        return new Outcome(rows, rowsRead, regions, (System.nanoTime() - start) / 1e6);
+        return new Outcome(rows, rowsRead, -1, regions, millisSince(start));
     }
 
     private void load(TableName name, RowKeySchema schema, boolean isSalted, DataSet data) throws IOException {
@@ -266,16 +335,33 @@ public final class Demo {
                 }
                 dropTable(name);
             }
-            admin.createTable(TableDescriptorBuilder.newBuilder(name)
-                    .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY)).build(), splits(isSalted));
+        }
+        loadSeconds.put(name, createAndLoad(name, schema, isSalted, indexed ? (isSalted ? saltedIndexes() : plainIndexes())
+                : List.of(), data));
+    }
+
+    /**
+     * Creates a table of the schema with its indexes ({@link RowKeyTable#create}; without indexes
+     * it is a plain HBase table with the catalog in its descriptor, no coprocessor) and loads the
+     * rows; returns the seconds taken by the writes and the flushes.
+     */
+    double createAndLoad(TableName name, RowKeySchema schema, boolean isSalted, List<RowKeyIndex> indexes, DataSet data)
+            throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            RowKeyTable.create(admin, name, schema, indexes, splits(isSalted), FAMILY);
         }
         long start = System.nanoTime();
         write(name, schema, data);
-        loadSeconds.put(name, seconds(start));
-        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s%n", data.size(), loadSeconds.get(name));
+        double seconds = seconds(start);
+        System.out.printf(Locale.ROOT, "  %,d rows in %.1f s (%s)%n", data.size(), seconds,
+                indexes.isEmpty() ? "no index" : indexes.size() + (indexes.size() == 1 ? " index" : " indexes"));
+        return seconds;
     }
 
-    /** Writes the rows into an existing table, the demo's way (a BufferedMutator, no WAL), and flushes it. */
+    /**
+     * Writes the rows into an existing table, the demo's way (a BufferedMutator, no WAL), and flushes
+     * it and its index tables (whose rows the coprocessor writes, with the WAL).
+     */
     void write(TableName name, RowKeySchema schema, DataSet data) throws IOException {
         Progress progress = new Progress("Loading " + name, data.size());
         BufferedMutatorParams params = new BufferedMutatorParams(name).writeBufferSize(8 << 20);
@@ -291,7 +377,15 @@ public final class Demo {
         progress.done();
         try (Admin admin = connection.getAdmin()) {
             admin.flush(name);
+            for (TableName index : indexTables(admin, name)) {
+                admin.flush(index);
+            }
         }
+    }
+
+    /** The index tables of a data table: {@code <table>__idx_<index>}. */
+    static List<TableName> indexTables(Admin admin, TableName name) throws IOException {
+        return Arrays.asList(admin.listTableNames(Pattern.compile(Pattern.quote(name.getNameAsString() + "__idx_") + ".*")));
     }
 
     /** 8 regions: by salt bucket (2 of the 16 each) for the salted table, by md5 prefix otherwise. */
@@ -303,11 +397,17 @@ public final class Demo {
         return splits;
     }
 
-    private void dropTable(TableName name) throws IOException {
+    /** Drops a table and its index tables. */
+    void dropTable(TableName name) throws IOException {
+        tables.remove(name);
         try (Admin admin = connection.getAdmin()) {
-            if (admin.tableExists(name)) {
-                admin.disableTable(name);
-                admin.deleteTable(name);
+            List<TableName> all = new ArrayList<>(indexTables(admin, name));
+            all.add(name);
+            for (TableName t : all) {
+                if (admin.tableExists(t)) {
+                    admin.disableTable(t);
+                    admin.deleteTable(t);
+                }
             }
         }
     }
@@ -320,18 +420,28 @@ public final class Demo {
         return "      " + text.trim().replace("\n", "\n      ");
     }
 
-    /** Rows returned (by identity), rows the servers read, regions scanned, wall time. */
+    /**
+     * Rows returned (by identity), data rows the servers read, index rows read (-1 when no index was
+     * read), regions scanned, wall time.
+     */
     static final class Outcome {
         final TreeSet<String> rows;
         final long rowsRead;
+        final long indexRowsRead;
         final long regions;
         final double millis;
 
-        Outcome(TreeSet<String> rows, long rowsRead, long regions, double millis) {
+        Outcome(TreeSet<String> rows, long rowsRead, long indexRowsRead, long regions, double millis) {
             this.rows = rows;
             this.rowsRead = rowsRead;
+            this.indexRowsRead = indexRowsRead;
             this.regions = regions;
             this.millis = millis;
+        }
+
+        /** Every row read, index and data. */
+        long allRowsRead() {
+            return rowsRead + Math.max(indexRowsRead, 0);
         }
     }
 

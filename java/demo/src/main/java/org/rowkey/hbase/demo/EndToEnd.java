@@ -11,35 +11,52 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeyTable;
 
 /**
  * The end-to-end benchmark ({@code cargo make bench-e2e}, also run by {@code cargo make bench}):
- * the demo's tables and queries ({@link Demo}, {@link DemoQuery}) on the same embedded HBase,
- * each query run the seed's way (a full scan with one RowFilter per condition) and planned
- * ({@link RowKeyQuery#toScan()}): one warm-up run each way, then {@code --runs} measured runs,
- * the two ways alternating. Every run of both ways must return the same rows (else it stops,
- * exit code 1). Writes every run's figures, their medians and the targets to {@code --json}
- * (default target/bench/end_to_end.json), which java/bench/report.py turns into report.md and
- * end_to_end.png.
+ * the demo's tables (with their indexes) and queries ({@link Demo}, {@link DemoQuery}) on the
+ * same embedded HBase. Each query runs four ways: the seed's (a full scan with one RowFilter per
+ * condition), planned on the data table ({@link RowKeyQuery#toScan()}), through
+ * {@link RowKeyTable#scan} (the planner picks the data table or an index), and the same asking
+ * only for the URL (an index that covers it answers alone): one warm-up run each, then
+ * {@code --runs} measured runs, the ways alternating. Every run of every way must return the same
+ * rows (else it stops, exit code 1). Before the queries it measures the write cost of indexes (the
+ * same rows loaded with 0, 1 and 3 indexes); after them, the backfill rate of
+ * {@link RowKeyTable#addIndex}'s MapReduce job. Writes every figure, the medians and the targets
+ * to {@code --json} (default target/bench/end_to_end.json), which java/bench/report.py turns into
+ * report.md and end_to_end.png.
  *
  * <p>Options: the demo's ({@code --rows N}, {@code --seed S}, {@code --zookeeper host:port},
  * {@code --keep}) and {@code --runs N} (default 5), {@code --json FILE}.
  *
- * <p>The issue's target, for the queries that fix the key's leading field (md5url): the
- * median wall time at least {@value #TARGET_SPEEDUP}× below the seed's full scan, and the
- * planned scan reading at most <i>rows returned + ranges</i> rows on the RegionServer (HBase's
- * scan metric {@code ROWS_SCANNED}): every row read is a row returned, except at most one per
- * key range. Rows inside the ranges that the residual per-row filter drops count as extra
- * reads, so the benchmark also counts the rows inside the ranges (once, untimed, a scan of the
- * ranges without the residual filter) to show where reads above the bound come from.
+ * <p>The targets. Queries that fix the key's leading field (md5url): the planned scan's median at
+ * least {@value #TARGET_SPEEDUP}× below the seed's full scan, reading at most <i>rows returned +
+ * ranges</i> rows on the RegionServer (HBase's scan metric {@code ROWS_SCANNED}). Rows inside the
+ * ranges that the residual per-row filter drops count as extra reads, so the benchmark also counts
+ * the rows inside the ranges (once, untimed, without the residual filter). Queries read through an
+ * index: at least {@value #TARGET_SPEEDUP}× below the seed's full scan, index rows read at most
+ * <i>rows returned + ranges + regions</i>, data rows read at most the rows returned (none when the
+ * index covers the query). Writes: one index costs less than {@value #TARGET_INDEX_WRITE_COST}× the
+ * load without.
  */
 public final class EndToEnd {
     static final double TARGET_SPEEDUP = 50;
+    static final double TARGET_INDEX_WRITE_COST = 2;
+    /** The rows of the untimed warm-up load that precedes the timed ones. */
+    private static final int WARMUP_LOAD_ROWS = 50_000;
 
     public static void main(String[] args) {
         Demo.Options options = Demo.Options.parse(args, true);
@@ -56,21 +73,36 @@ public final class EndToEnd {
         System.exit(exit);
     }
 
+    private final Connection connection;
     private final Demo demo;
     private final Demo.Options options;
     private final String cluster;
+    private final List<Load> loads = new ArrayList<>();
+    private Backfill backfill;
 
     private EndToEnd(Connection connection, Demo.Options options) {
-        this.demo = new Demo(connection, options);
+        this.connection = connection;
+        this.demo = new Demo(connection, options, true);
         this.options = options;
         this.cluster = options.zookeeper == null
                 ? "embedded minicluster in the benchmark's JVM (1 master, 1 RegionServer, 1 DataNode)"
                 : "existing cluster, ZooKeeper " + options.zookeeper;
     }
 
+    private static final TableName NO_INDEX = TableName.valueOf("urlscan_no_index");
+    private static final TableName ONE_INDEX = TableName.valueOf("urlscan_one_index");
+
     private int run() throws IOException {
-        DataSet data = demo.load();
+        DataSet data = new DataSet(options.rows, options.seed);
+        measureWriteCost(data);
+        demo.load();
+        loads.add(new Load(Demo.PLAIN_TABLE, Demo.plainIndexes().size(), data.size(), demo.loadSeconds.get(Demo.PLAIN_TABLE)));
         List<DemoQuery> queries = DemoQuery.all(data);
+        System.out.println();
+        System.out.println("Loads (writes and flushes; the same rows, the demo's way: BufferedMutator, no WAL on the data):");
+        for (Load l : loads) {
+            System.out.println("  " + l.line(loads.get(0)));
+        }
         System.out.println();
         System.out.printf(Locale.ROOT, "%,d rows; each query each way: 1 warm-up run, then %d measured run%s (the ways alternate).%n",
                 data.size(), options.runs, options.runs == 1 ? "" : "s");
@@ -83,9 +115,13 @@ public final class EndToEnd {
         }
         System.out.println();
         System.out.println("ms: median wall time (building the scan to the last row); read: rows the RegionServer read"
-                + " (scan metrics); ranges: key ranges of the plan; target (leading field): speedup >= "
-                + (int) TARGET_SPEEDUP + " and planned read <= rows + ranges.");
-        System.out.println("All runs: the planned scan returned exactly the seed's rows.");
+                + " (scan metrics; through an index: index rows + data rows read by Gets); ranges: key ranges of the"
+                + " plan; url only: the query asking for f:url alone.");
+        System.out.println("Targets: leading field: speedup >= " + (int) TARGET_SPEEDUP + " and planned read <= rows + ranges;"
+                + " through an index: speedup >= " + (int) TARGET_SPEEDUP + ", index read <= rows + ranges + regions,"
+                + " data read <= rows (0 when covered).");
+        System.out.println("All runs: every way returned exactly the seed's rows.");
+        measureBackfill(data, queries);
         Path json = Paths.get(options.json);
         if (json.toAbsolutePath().getParent() != null) {
             Files.createDirectories(json.toAbsolutePath().getParent());
@@ -96,45 +132,108 @@ public final class EndToEnd {
         return 0;
     }
 
-    /** One query: warm-up, measured runs, the check that both ways return the same rows every time. */
-    private Measured measure(DemoQuery q) throws IOException {
-        RowKeyQuery query = demo.planned(q);
-        Measured m = new Measured(q, query.toRanges().size(), rowsInRanges(q, query), options.runs);
-        Demo.Outcome first = null;
-        for (int run = -1; run < options.runs; run++) { // run -1: the warm-up, not recorded
-            Demo.Outcome seed = demo.runSeedWay(q);
-            Demo.Outcome planned = demo.runPlanned(q);
-            String which = run < 0 ? "warm-up run" : "run " + (run + 1);
-            if (!seed.rows.equals(planned.rows)) {
-                throw new IllegalStateException(String.format(Locale.ROOT,
-                        "MISMATCH, %s, %s: the seed's full scan returned %,d rows, the planned scan %,d; "
-                                + "only in the seed's: %s; only in the planned: %s",
-                        q.name, which, seed.rows.size(), planned.rows.size(),
-                        firstMissing(seed, planned), firstMissing(planned, seed)));
+    /**
+     * Loads the rows into the plain schema without an index and with one (the covered index on
+     * (sdate, code)), after an untimed warm-up load; the demo's own load adds the 3-index figure.
+     * The table without an index stays for the backfill.
+     */
+    private void measureWriteCost(DataSet data) throws IOException {
+        TableName warmup = TableName.valueOf("urlscan_warmup");
+        System.out.println("Warm-up load (untimed):");
+        demo.dropTable(warmup);
+        demo.createAndLoad(warmup, demo.schema(false), false, Demo.plainIndexes(),
+                new DataSet(Math.min(WARMUP_LOAD_ROWS, data.size()), options.seed + 1));
+        demo.dropTable(warmup);
+        demo.dropTable(NO_INDEX);
+        demo.dropTable(ONE_INDEX);
+        loads.add(new Load(NO_INDEX, 0, data.size(), demo.createAndLoad(NO_INDEX, demo.schema(false), false, List.of(), data)));
+        loads.add(new Load(ONE_INDEX, 1, data.size(),
+                demo.createAndLoad(ONE_INDEX, demo.schema(false), false, Demo.plainIndexes().subList(0, 1), data)));
+        demo.dropTable(ONE_INDEX);
+    }
+
+    /**
+     * Adds the covered index on (sdate, code) to the loaded table without one, by the MapReduce
+     * backfill ({@link RowKeyTable#addIndex}, the LocalJobRunner here), times it, and checks that
+     * seed 2 through the new index returns the seed way's rows.
+     */
+    private void measureBackfill(DataSet data, List<DemoQuery> queries) throws IOException {
+        System.out.println();
+        RowKeyTable table = RowKeyTable.open(connection, NO_INDEX);
+        Demo.Progress progress = new Demo.Progress("Backfilling " + NO_INDEX, 100);
+        int[] shown = {0};
+        long start = System.nanoTime();
+        table.addIndex(Demo.plainIndexes().get(0), p -> {
+            while (shown[0] < (int) (p * 100)) {
+                shown[0]++;
+                progress.step();
             }
-            if (first == null) {
-                first = seed;
-            } else if (!first.rows.equals(seed.rows)) {
-                throw new IllegalStateException(String.format(Locale.ROOT,
-                        "MISMATCH, %s, %s: %,d rows, other rows than the first run's %,d", q.name, which,
-                        seed.rows.size(), first.rows.size()));
-            }
-            if (run >= 0) {
-                m.seed.record(run, seed);
-                m.planned.record(run, planned);
+        });
+        double seconds = Demo.seconds(start);
+        progress.done();
+        DemoQuery seed2 = queries.get(1);
+        TreeSet<String> rows = new TreeSet<>();
+        try (ResultScanner scanner = table.scan(demo.planned(seed2).useIndex("by_date_code"))) {
+            for (Result r : scanner) {
+                rows.add(Bytes.toHex(r.getRow()));
             }
         }
-        m.rowsReturned = first.rows.size();
+        TreeSet<String> expected = demo.runSeedWay(seed2).rows;
+        if (!rows.equals(expected)) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "MISMATCH after the backfill: %s through the new"
+                    + " index returned %,d rows, the seed's full scan %,d", seed2.name, rows.size(), expected.size()));
+        }
+        backfill = new Backfill(data.size(), seconds);
+        System.out.printf(Locale.ROOT, "Backfill (RowKeyTable.addIndex, MapReduce, LocalJobRunner): %,d rows in %.1f s,"
+                + " %,.0f rows/s; %s through the new index returned the seed's %,d rows.%n",
+                data.size(), seconds, data.size() / seconds, seed2.name, rows.size());
+        demo.dropTable(NO_INDEX);
+    }
+
+    /** One query: warm-up, measured runs, the check that every way returns the same rows every time. */
+    private Measured measure(DemoQuery q) throws IOException {
+        RowKeyQuery query = demo.planned(q);
+        String explain = demo.explain(q);
+        Measured m = new Measured(q, query.toRanges().size(), rowsInRanges(q, query), rangesOf(explain), options.runs);
+        TreeSet<String> first = null;
+        for (int run = -1; run < options.runs; run++) { // run -1: the warm-up, not recorded
+            Demo.Outcome[] outcomes = {demo.runSeedWay(q), demo.runPlanned(q), demo.runTable(q, false), demo.runTable(q, true)};
+            String which = run < 0 ? "warm-up run" : "run " + (run + 1);
+            if (first == null) {
+                first = outcomes[0].rows;
+            }
+            for (int w = 0; w < outcomes.length; w++) {
+                if (!first.equals(outcomes[w].rows)) {
+                    throw new IllegalStateException(String.format(Locale.ROOT,
+                            "MISMATCH, %s, %s, %s: %,d rows, the seed's first run %,d; only in the seed's: %s; only in this way's: %s",
+                            q.name, which, WAYS[w], outcomes[w].rows.size(), first.size(),
+                            firstMissing(first, outcomes[w].rows), firstMissing(outcomes[w].rows, first)));
+                }
+                if (run >= 0) {
+                    m.ways[w].record(run, outcomes[w]);
+                }
+            }
+        }
+        m.rowsReturned = first.size();
         return m;
     }
 
-    private static String firstMissing(Demo.Outcome a, Demo.Outcome b) {
-        for (String row : a.rows) {
-            if (!b.rows.contains(row)) {
+    /** The ways, in the order of {@link Measured#ways} and of the JSON. */
+    static final String[] WAYS = {"seed", "planned", "table", "table_url"};
+
+    private static String firstMissing(TreeSet<String> a, TreeSet<String> b) {
+        for (String row : a) {
+            if (!b.contains(row)) {
                 return row;
             }
         }
         return "none";
+    }
+
+    /** The key ranges of the plan {@link RowKeyTable#explain} shows first (the chosen one). */
+    static int rangesOf(String explain) {
+        Matcher m = Pattern.compile("RANGE SCAN over (\\d+) key range").matcher(explain);
+        return m.find() ? Integer.parseInt(m.group(1)) : 1;
     }
 
     /**
@@ -151,25 +250,71 @@ public final class EndToEnd {
         return demo.scan(q, scan, System.nanoTime()).rows.size();
     }
 
+    /** A load's figures. */
+    private static final class Load {
+        final TableName table;
+        final int indexes;
+        final int rows;
+        final double seconds;
+
+        Load(TableName table, int indexes, int rows, double seconds) {
+            this.table = table;
+            this.indexes = indexes;
+            this.rows = rows;
+            this.seconds = seconds;
+        }
+
+        String line(Load none) {
+            return String.format(Locale.ROOT, "%-22s %d index%s: %6.1f s, %,9.0f rows/s, %.2fx the load without an index",
+                    table, indexes, indexes == 1 ? "  " : "es", seconds, rows / seconds, seconds / none.seconds);
+        }
+    }
+
+    /** The backfill's figures. */
+    private static final class Backfill {
+        final int rows;
+        final double seconds;
+
+        Backfill(int rows, double seconds) {
+            this.rows = rows;
+            this.seconds = seconds;
+        }
+    }
+
     /** A query's figures. */
     private static final class Measured {
         final DemoQuery query;
         final int ranges;
         final long rowsInRanges;
-        final Way seed;
-        final Way planned;
+        /** The key ranges of the plan RowKeyTable.scan chose (the index's, through an index). */
+        final int tableRanges;
+        /** Seed, planned, table, table_url: as {@link #WAYS}. */
+        final Way[] ways;
         long rowsReturned;
 
-        Measured(DemoQuery query, int ranges, long rowsInRanges, int runs) {
+        Measured(DemoQuery query, int ranges, long rowsInRanges, int tableRanges, int runs) {
             this.query = query;
             this.ranges = ranges;
             this.rowsInRanges = rowsInRanges;
-            this.seed = new Way(runs);
-            this.planned = new Way(runs);
+            this.tableRanges = tableRanges;
+            this.ways = new Way[] {new Way(runs), new Way(runs), new Way(runs), new Way(runs)};
         }
 
-        double speedup() {
-            return seed.medianMillis() / planned.medianMillis();
+        Way seed() {
+            return ways[0];
+        }
+
+        Way planned() {
+            return ways[1];
+        }
+
+        double speedup(Way way) {
+            return seed().medianMillis() / way.medianMillis();
+        }
+
+        /** Whether RowKeyTable.scan read an index for this query. */
+        boolean throughIndex() {
+            return ways[2].medianIndexRowsRead() >= 0;
         }
 
         long readBound() {
@@ -177,41 +322,66 @@ public final class EndToEnd {
         }
 
         boolean speedupMet() {
-            return speedup() >= TARGET_SPEEDUP;
+            return speedup(planned()) >= TARGET_SPEEDUP;
         }
 
         boolean readMet() {
-            return planned.medianRowsRead() <= readBound();
+            return planned().medianRowsRead() <= readBound();
+        }
+
+        long indexReadBound(Way way) {
+            return rowsReturned + tableRanges + way.maxRegions();
+        }
+
+        /** The targets of a way through an index: speedup, index rows read, data rows read. */
+        boolean indexTargetsMet(Way way, boolean covered) {
+            return speedup(way) >= TARGET_SPEEDUP && way.medianIndexRowsRead() <= indexReadBound(way)
+                    && way.medianRowsRead() <= (covered ? 0 : rowsReturned);
         }
 
         String line() {
-            return String.format(Locale.ROOT, FORMAT, query.name, String.format(Locale.ROOT, "%,d", rowsReturned),
-                    String.format(Locale.ROOT, "%,d", seed.medianRowsRead()), String.format(Locale.ROOT, "%.1f", seed.medianMillis()),
-                    String.format(Locale.ROOT, "%,d", planned.medianRowsRead()), String.format(Locale.ROOT, "%.1f", planned.medianMillis()),
-                    String.format(Locale.ROOT, "%,d", ranges), String.format(Locale.ROOT, "%.1fx", speedup()),
-                    !query.onLeadingField() ? "-" : speedupMet() && readMet() ? "met"
-                            : "NOT met (" + (speedupMet() ? "" : "speedup < " + (int) TARGET_SPEEDUP + "x") + (speedupMet() || readMet() ? "" : ", ")
-                                    + (readMet() ? "" : "read > " + readBound()) + ")");
+            String target;
+            if (query.onLeadingField()) {
+                target = speedupMet() && readMet() ? "met"
+                        : "NOT met (" + (speedupMet() ? "" : "speedup < " + (int) TARGET_SPEEDUP + "x")
+                                + (speedupMet() || readMet() ? "" : ", ") + (readMet() ? "" : "read > " + readBound()) + ")";
+            } else if (throughIndex()) {
+                target = (indexTargetsMet(ways[2], false) ? "met" : "NOT met") + " / url only "
+                        + (indexTargetsMet(ways[3], ways[3].medianRowsRead() == 0) ? "met" : "NOT met");
+            } else {
+                target = "-";
+            }
+            return String.format(Locale.ROOT, FORMAT, query.name, Report.count(rowsReturned),
+                    Report.count(seed().medianRowsRead()), millis(seed()),
+                    Report.count(planned().medianRowsRead()), millis(planned()),
+                    ways[2].read(), millis(ways[2]), ways[3].read(), millis(ways[3]),
+                    String.format(Locale.ROOT, "%.1fx", speedup(ways[2])), target);
         }
     }
 
-    private static final String FORMAT = "%-58s %9s | %11s %9s | %11s %9s %7s | %9s  %s";
+    private static String millis(Way way) {
+        return String.format(Locale.ROOT, "%.1f", way.medianMillis());
+    }
+
+    private static final String FORMAT = "%-58s %7s | %9s %6s | %9s %6s | %17s %6s | %17s %6s | %7s  %s";
 
     private static String header() {
-        return String.format(Locale.ROOT, FORMAT, "query", "rows", "seed: read", "ms", "planned: read", "ms", "ranges",
-                "speedup", "target") + "\n" + "-".repeat(150);
+        return String.format(Locale.ROOT, FORMAT, "query", "rows", "seed: read", "ms", "toScan: read", "ms",
+                "table.scan: read", "ms", "url only: read", "ms", "speedup", "target") + "\n" + "-".repeat(170);
     }
 
     /** One way's measured runs. */
     private static final class Way {
         final double[] millis;
         final long[] rowsRead;
+        final long[] indexRowsRead;
         final long[] rowsReturned;
         final long[] regions;
 
         Way(int runs) {
             millis = new double[runs];
             rowsRead = new long[runs];
+            indexRowsRead = new long[runs];
             rowsReturned = new long[runs];
             regions = new long[runs];
         }
@@ -219,6 +389,7 @@ public final class EndToEnd {
         void record(int run, Demo.Outcome o) {
             millis[run] = o.millis;
             rowsRead[run] = o.rowsRead;
+            indexRowsRead[run] = o.indexRowsRead;
             rowsReturned[run] = o.rows.size();
             regions[run] = o.regions;
         }
@@ -231,14 +402,31 @@ public final class EndToEnd {
             return Math.round(median(Arrays.stream(rowsRead).asDoubleStream().toArray()));
         }
 
+        /** Index rows read; -1 when no index was read. */
+        long medianIndexRowsRead() {
+            return Math.round(median(Arrays.stream(indexRowsRead).asDoubleStream().toArray()));
+        }
+
+        long maxRegions() {
+            return Arrays.stream(regions).max().orElse(0);
+        }
+
+        /** Rows read as "index + data", or the data rows alone. */
+        String read() {
+            long index = medianIndexRowsRead();
+            return index < 0 ? Report.count(medianRowsRead()) : Report.count(index) + " + " + Report.count(medianRowsRead());
+        }
+
         String json() {
             double[] sorted = millis.clone();
             Arrays.sort(sorted);
             return "{\"wall_ms\": " + Json.array(millis) + ", \"rows_read\": " + Json.array(rowsRead)
+                    + ", \"index_rows_read\": " + Json.array(indexRowsRead)
                     + ", \"rows_returned\": " + Json.array(rowsReturned) + ", \"regions\": " + Json.array(regions)
                     + ", \"median_ms\": " + Json.number(medianMillis()) + ", \"min_ms\": " + Json.number(sorted[0])
                     + ", \"max_ms\": " + Json.number(sorted[sorted.length - 1])
-                    + ", \"median_rows_read\": " + medianRowsRead() + "}";
+                    + ", \"median_rows_read\": " + medianRowsRead()
+                    + ", \"median_index_rows_read\": " + medianIndexRowsRead() + "}";
         }
     }
 
@@ -266,31 +454,56 @@ public final class EndToEnd {
                         + " " + System.getProperty("os.arch"))).append("},\n");
         b.append("  \"rows\": ").append(rows).append(",\n");
         b.append("  \"seed\": ").append(options.seed).append(",\n");
-        b.append("  \"tables\": \"urlscan (plain) and urlscan_salted (16 salt buckets), 8 regions each\",\n");
+        b.append("  \"tables\": \"urlscan (plain, 8 regions; indexes ").append(Demo.plainIndexes())
+                .append(") and urlscan_salted (16 salt buckets, 8 regions; index ").append(Demo.saltedIndexes()).append(")\",\n");
         b.append("  \"warmup_runs\": 1,\n");
         b.append("  \"runs\": ").append(options.runs).append(",\n");
         b.append("  \"target\": {\"speedup\": ").append(Json.number(TARGET_SPEEDUP))
                 .append(", \"read_bound\": \"planned rows read <= rows returned + ranges\"")
                 .append(", \"applies_to\": ").append(Json.string("queries with an equality or IN-list on "
-                        + DemoQuery.LEADING_FIELD + ", the key's leading field")).append("},\n");
+                        + DemoQuery.LEADING_FIELD + ", the key's leading field"))
+                .append(", \"index_read_bound\": \"index rows read <= rows returned + ranges + regions; data rows read <= rows returned, 0 when covered\"")
+                .append(", \"index_write_cost\": ").append(Json.number(TARGET_INDEX_WRITE_COST)).append("},\n");
+        b.append("  \"loads\": [");
+        for (int i = 0; i < loads.size(); i++) {
+            Load l = loads.get(i);
+            b.append(i == 0 ? "" : ", ").append("{\"table\": ").append(Json.string(l.table.getNameAsString()))
+                    .append(", \"indexes\": ").append(l.indexes).append(", \"rows\": ").append(l.rows)
+                    .append(", \"seconds\": ").append(Json.number(l.seconds))
+                    .append(", \"cost\": ").append(Json.number(l.seconds / loads.get(0).seconds)).append("}");
+        }
+        b.append("],\n");
+        b.append("  \"backfill\": {\"rows\": ").append(backfill.rows).append(", \"seconds\": ")
+                .append(Json.number(backfill.seconds)).append(", \"rows_per_s\": ")
+                .append(Json.number(backfill.rows / backfill.seconds)).append("},\n");
         b.append("  \"queries\": [\n");
         for (int i = 0; i < results.size(); i++) {
             Measured m = results.get(i);
             boolean leading = m.query.onLeadingField();
+            boolean index = !leading && m.throughIndex();
             b.append("    {\"name\": ").append(Json.string(m.query.name))
                     .append(", \"table\": ").append(Json.string(m.query.salted ? "urlscan_salted" : "urlscan"))
                     .append(", \"leading_field\": ").append(leading)
+                    .append(", \"through_index\": ").append(m.throughIndex())
                     .append(", \"same_rows\": true")
                     .append(", \"rows_returned\": ").append(m.rowsReturned)
                     .append(", \"ranges\": ").append(m.ranges)
                     .append(", \"rows_in_ranges\": ").append(m.rowsInRanges)
-                    .append(",\n     \"seed\": ").append(m.seed.json())
-                    .append(",\n     \"planned\": ").append(m.planned.json())
-                    .append(",\n     \"speedup\": ").append(Json.number(m.speedup()))
+                    .append(", \"table_ranges\": ").append(m.tableRanges);
+            for (int w = 0; w < WAYS.length; w++) {
+                b.append(",\n     \"").append(WAYS[w]).append("\": ").append(m.ways[w].json());
+            }
+            b.append(",\n     \"speedup\": ").append(Json.number(m.speedup(m.planned())))
+                    .append(", \"table_speedup\": ").append(Json.number(m.speedup(m.ways[2])))
+                    .append(", \"table_url_speedup\": ").append(Json.number(m.speedup(m.ways[3])))
                     .append(", \"read_bound\": ").append(m.readBound())
+                    .append(", \"index_read_bound\": ").append(index ? String.valueOf(m.indexReadBound(m.ways[2])) : "null")
                     .append(", \"speedup_met\": ").append(leading ? String.valueOf(m.speedupMet()) : "null")
                     .append(", \"read_met\": ").append(leading ? String.valueOf(m.readMet()) : "null")
-                    .append(", \"target_met\": ").append(leading ? String.valueOf(m.speedupMet() && m.readMet()) : "null")
+                    .append(", \"target_met\": ").append(leading ? String.valueOf(m.speedupMet() && m.readMet())
+                            : index ? String.valueOf(m.indexTargetsMet(m.ways[2], false)) : "null")
+                    .append(", \"url_target_met\": ").append(index
+                            ? String.valueOf(m.indexTargetsMet(m.ways[3], m.ways[3].medianRowsRead() == 0)) : "null")
                     .append("}").append(i + 1 < results.size() ? "," : "").append('\n');
         }
         b.append("  ]\n}\n");

@@ -74,6 +74,6 @@ final class OurIndexedTable {
                 rows.add(Bytes.toHex(r.getRow()));
             }
         }
-        return new Demo.Outcome(rows, -1, -1, (System.nanoTime() - start) / 1e6);
+        return new Demo.Outcome(rows, -1, -1, -1, (System.nanoTime() - start) / 1e6);
     }
 }

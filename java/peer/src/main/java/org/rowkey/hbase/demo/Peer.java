@@ -93,7 +93,7 @@ public final class Peer {
     private Peer(Connection connection, Demo.Options options) {
         this.connection = connection;
         this.options = options;
-        this.demo = new Demo(connection, options);
+        this.demo = new Demo(connection, options, false);
         this.reads = new RegionReads(connection);
         this.ourIndexed = new OurIndexedTable(connection, demo);
     }

@@ -304,7 +304,7 @@ final class PhoenixTables {
             }
             // Rows read come from the region counters (RegionReads): Phoenix's request metrics
             // reported 0 for COUNT_ROWS_SCANNED here, so there is no scan metric to give.
-            return new Demo.Outcome(rows, -1, -1, millis);
+            return new Demo.Outcome(rows, -1, -1, -1, millis);
         }
 
         /** Phoenix's EXPLAIN of the query, one line per step. */
