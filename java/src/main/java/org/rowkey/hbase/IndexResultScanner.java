@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.hadoop.hbase.Cell;
@@ -38,10 +41,16 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 final class IndexResultScanner implements ResultScanner {
     /** Index rows whose data rows are read with one multi-get. */
     private static final int BATCH = 1024;
+    /** Multi-gets of one batch read at once, and the fewest Gets worth a multi-get of their own. */
+    private static final int PARALLEL_GETS = 4;
+    private static final int PARALLEL_GETS_MIN = 128;
+    /** Reads the parts of large batches, shared by every scanner; when all are busy the caller reads. */
+    private static final ExecutorService GETS = BoundedPool.create("rowkey-index-data-reader", 16);
     /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
     static final long STALE_GRACE_DEFAULT = 3_600_000;
 
+    private final Connection connection;
     private final Table indexTable;
     private final Table dataTable;
     private final ResultScanner indexRows;
@@ -64,6 +73,7 @@ final class IndexResultScanner implements ResultScanner {
         this.columns = columns;
         this.keysOnly = keysOnly;
         this.included = catalog.indexes().get(index).getIncludeList();
+        this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = connection.getTable(data);
         this.staleGraceMillis = connection.getConfiguration().getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
@@ -103,7 +113,7 @@ final class IndexResultScanner implements ResultScanner {
         if (r == null) {
             exhausted = true;
         }
-        Result[] rows = gets.isEmpty() ? new Result[0] : dataTable.get(gets);
+        Result[] rows = dataRows(gets);
         dataRowsRead += gets.size();
         List<Put> repairs = new ArrayList<>();
         List<CheckAndMutate> staleMarks = new ArrayList<>();
@@ -135,6 +145,42 @@ final class IndexResultScanner implements ResultScanner {
         if (!staleMarks.isEmpty()) {
             indexTable.checkAndMutate(staleMarks);
         }
+    }
+
+    /**
+     * The data rows of {@code gets}, in their order. A large batch is read as a few multi-gets at
+     * once: a RegionServer serves one multi-get in one handler, region after region.
+     */
+    private Result[] dataRows(List<Get> gets) throws IOException {
+        if (gets.size() < 2 * PARALLEL_GETS_MIN) {
+            return gets.isEmpty() ? new Result[0] : dataTable.get(gets);
+        }
+        int parts = Math.min(PARALLEL_GETS, gets.size() / PARALLEL_GETS_MIN);
+        List<Future<Result[]>> reads = new ArrayList<>();
+        for (int p = 0; p < parts; p++) {
+            List<Get> part = gets.subList(p * gets.size() / parts, (p + 1) * gets.size() / parts);
+            reads.add(GETS.submit(() -> {
+                try (Table table = connection.getTable(dataTable.getName())) {
+                    return table.get(part);
+                }
+            }));
+        }
+        Result[] rows = new Result[gets.size()];
+        int at = 0;
+        for (Future<Result[]> read : reads) {
+            try {
+                Result[] part = read.get();
+                System.arraycopy(part, 0, rows, at, part.length);
+                at += part.length;
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException ? (IOException) e.getCause()
+                        : new IOException("reading the data rows of index " + catalog.indexes().get(index).getName(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while reading data rows");
+            }
+        }
+        return rows;
     }
 
     private static boolean isStale(Result indexRow) {

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
@@ -14,6 +17,7 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -77,6 +81,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
                 ? Bytes.toLong(status, 1) : -1;
     }
+
+    /**
+     * Writes the second and later index tables of a batch while the handler writes the first. Shared
+     * by every region of the server, bounded; when every thread is busy the handler writes itself
+     * (no queue to wait in, so no handler waits for another's work).
+     */
+    private static final ExecutorService INDEX_WRITERS = BoundedPool.create("rowkey-index-writer", 32);
 
     private TableName dataTable;
     private Catalog catalog;
@@ -208,20 +219,56 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     indexMutation = new Delete(indexKey, ts);
                 }
                 indexMutation.setPriority(HConstants.HIGH_QOS);
+                if (!before) {
+                    // Not logged: if a crash loses it, the index row is UNVERIFIED again (that write
+                    // was logged) and readers check it against the data table.
+                    indexMutation.setDurability(Durability.SKIP_WAL);
+                }
                 perIndex.get(i).add(indexMutation);
             }
         }
-        for (int i = 0; i < indexes.size(); i++) {
-            List<Row> mutations = perIndex.get(i);
-            if (mutations.isEmpty()) {
-                continue;
-            }
-            try (Table table = connection.getTable(indexTables[i])) {
-                table.batch(mutations, new Object[mutations.size()]);
+        // The index tables are written at once: the first in this thread, the others by the pool.
+        List<Future<?>> others = new ArrayList<>();
+        for (int i = 1; i < indexes.size(); i++) {
+            int index = i;
+            others.add(INDEX_WRITERS.submit(() -> {
+                writeIndex(index, perIndex.get(index));
+                return null;
+            }));
+        }
+        IOException failure = null;
+        try {
+            writeIndex(0, perIndex.get(0));
+        } catch (IOException e) {
+            failure = e;
+        }
+        for (int i = 0; i < others.size(); i++) {
+            try {
+                others.get(i).get();
+            } catch (ExecutionException e) {
+                if (failure == null) {
+                    failure = e.getCause() instanceof IOException ? (IOException) e.getCause()
+                            : new IOException("hbase-rowkey: writing index " + indexTables[i + 1] + " failed", e.getCause());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[i], e);
+                throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[i + 1], e);
             }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void writeIndex(int index, List<Row> mutations) throws IOException {
+        if (mutations.isEmpty()) {
+            return;
+        }
+        try (Table table = connection.getTable(indexTables[index])) {
+            table.batch(mutations, new Object[mutations.size()]);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[index], e);
         }
     }
 

@@ -200,10 +200,17 @@ public final class RowKeyTable {
      *
      * @param progress told the job's progress, from 0 to 1, as it runs
      * @throws IllegalArgumentException for an invalid index or one whose name is taken
+     * @throws IllegalStateException when hbase-mapreduce is not on the class path
      */
     public void addIndex(RowKeyIndex index, DoubleConsumer progress) throws IOException {
         Objects.requireNonNull(index, "index");
         Objects.requireNonNull(progress, "progress");
+        try {
+            Class.forName("org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil", false, RowKeyTable.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("addIndex runs a MapReduce job: it needs hbase-mapreduce (the HBase version's"
+                    + " org.apache.hbase:hbase-mapreduce) on the class path; nothing was changed", e);
+        }
         Catalog building = Catalog.parse(catalog.spec().toBuilder().addIndexes(index.toSpec(IndexState.BUILDING)).build()
                 .toByteArray());
         int number = building.indexNumber(index.name());
@@ -308,7 +315,7 @@ public final class RowKeyTable {
         Catalog current = catalog;
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan()).setScanMetricsEnabled(true);
+            Scan scan = ScanPlanner.scan(plan.getPlan(), query).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }
