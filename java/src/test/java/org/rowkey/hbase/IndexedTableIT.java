@@ -238,13 +238,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             assertEquals(3, admin.getRegions(indexTable).size(), "the salted index table at its buckets");
         }
         Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
-        Random random = new Random(3);
-        byte[][] keys = new byte[4][];
-        for (int i = 0; i < keys.length; i++) {
-            Map<String, Object> row = SeedTableIT.randomRow(random, i);
-            row.put("code", 404);
-            keys[i] = schema.encode(row);
-        }
+        byte[][] keys = keysWithCode(4, 404, new Random(3));
         long now = System.currentTimeMillis();
         try (Table data = connection().getTable(staleTable); Table index = connection().getTable(indexTable)) {
             data.put(new Put(keys[0]).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes(0)));
@@ -299,13 +293,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             RowKeyTable.create(admin, repairTable, schema, indexes, FAMILY_F);
         }
         Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
-        Random random = new Random(4);
-        byte[][] keys = new byte[2][];
-        for (int i = 0; i < keys.length; i++) {
-            Map<String, Object> row = SeedTableIT.randomRow(random, i);
-            row.put("code", 503);
-            keys[i] = schema.encode(row);
-        }
+        byte[][] keys = keysWithCode(2, 503, new Random(4));
         long t0 = System.currentTimeMillis() - 10_000;
         long t1 = t0 + 5_000;
         RowKeyTable repaired = RowKeyTable.open(connection(), repairTable);
@@ -338,6 +326,17 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             assertEquals(Bytes.toHex(Bytes.toBytes("v1")) + "@" + t1, after.get(Bytes.toHex(keys[0])));
             assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
         }
+    }
+
+    /** Keys of random rows whose code is {@code code}. */
+    private byte[][] keysWithCode(int count, int code, Random random) {
+        byte[][] keys = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            Map<String, Object> row = SeedTableIT.randomRow(random, i);
+            row.put("code", code);
+            keys[i] = schema.encode(row);
+        }
+        return keys;
     }
 
     private static byte[] status(Table index, byte[] indexKey) throws IOException {
