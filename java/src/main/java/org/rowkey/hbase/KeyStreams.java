@@ -20,8 +20,9 @@ final class KeyStreams {
     }
 
     /**
-     * The keys in every input. {@code inputs.get(0)} leads (give the smallest first): each of its
-     * keys costs at most one seek per other input, so the seeks follow the smallest input.
+     * The keys in every input, by the leapfrog join: at most {@code k x (smallest input + 1)} seeks
+     * for {@code k} inputs, whatever their order ({@code inputs.get(0)} starts: give the smallest
+     * estimate first).
      */
     static KeyStream intersection(List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
@@ -91,46 +92,50 @@ final class KeyStreams {
         }
     }
 
-    /** Leapfrog: followers seek to the lead's key; one that lands beyond it sends the lead there. */
+    /**
+     * Leapfrog: in turn, each input seeks to the largest key any input is on; a key all of them land
+     * on is a match. Each input's landing keys only grow and the inputs take turns, so the seeks
+     * follow the smallest input, whichever it is (the order only picks who starts).
+     */
     private static final class Intersection extends Derived {
-        private final KeyStream lead;
-        private final List<KeyStream> followers;
+        private final List<KeyStream> inputs;
 
         Intersection(List<? extends KeyStream> inputs) {
-            this.lead = inputs.get(0);
-            this.followers = new ArrayList<>(inputs.subList(1, inputs.size()));
+            this.inputs = new ArrayList<>(inputs);
         }
 
         @Override
         byte[] settle() throws IOException {
-            byte[] candidate = lead.key();
-            next:
-            while (candidate != null) {
-                for (KeyStream follower : followers) {
-                    follower.seek(candidate);
-                    byte[] at = follower.key();
-                    if (at == null) {
-                        return null;
-                    }
-                    if (compare(at, candidate) > 0) {
-                        lead.seek(at);
-                        candidate = lead.key();
-                        continue next;
-                    }
+            byte[] highest = inputs.get(0).key();
+            int agreeing = 1;
+            for (int turn = 1; highest != null; turn = (turn + 1) % inputs.size()) {
+                if (agreeing == inputs.size()) {
+                    return highest;
                 }
-                return candidate;
+                KeyStream input = inputs.get(turn);
+                input.seek(highest);
+                byte[] at = input.key();
+                if (at == null) {
+                    return null;
+                }
+                if (compare(at, highest) == 0) {
+                    agreeing++;
+                } else {
+                    highest = at;
+                    agreeing = 1;
+                }
             }
             return null;
         }
 
         @Override
         void moveInputsPast(byte[] key) throws IOException {
-            lead.advance(); // the followers stay: the lead's next key is where they seek next
+            inputs.get(0).advance(); // the others are on the key too: they seek past it in turn
         }
 
         @Override
         void seekInputs(byte[] target) throws IOException {
-            lead.seek(target);
+            inputs.get(0).seek(target);
         }
     }
 

@@ -32,6 +32,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.PlanAlternative;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
@@ -310,10 +311,17 @@ public final class RowKeyTable {
      * repaired when its data row exists, and marked STALE (skipped from then on without reading the
      * data table) when it does not and it was written longer ago than the connection's
      * {@code rowkey.index.stale.grace.ms} (default one hour).
+     * When several indexes (or the data table's leading fields) each fix some conditions, and for
+     * {@link RowKeyQuery#anyOf} and {@link RowKeyQuery#limit} queries, the rows come from a leapfrog
+     * join of key streams (docs/joins.md), in data-key order, each data row read from the data table.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
-        TablePlan plan = plan(query, current);
+        Object chosen = choose(query, current);
+        if (chosen instanceof JoinPlan) {
+            return new JoinScanner(connection, name, current, (JoinPlan) chosen, query.columns(), query.isKeysOnly());
+        }
+        TablePlan plan = (TablePlan) chosen;
         if (plan.getIndex().isEmpty()) {
             Scan scan = ScanPlanner.scan(plan.getPlan(), query).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
@@ -333,15 +341,52 @@ public final class RowKeyTable {
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
-        return query + "\n" + plan(query, catalog).getExplain();
+        Catalog current = catalog;
+        Object chosen = choose(query, current);
+        if (chosen instanceof JoinPlan) {
+            String single = query.isUnion() || query.limit() > 0 ? ""
+                    : "instead of the best single plan: " + plan(query, current).getExplain();
+            return query + "\n" + ((JoinPlan) chosen).explain(current.schema()) + single;
+        }
+        return query + "\n" + ((TablePlan) chosen).getExplain();
     }
 
-    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+    /**
+     * How {@code query} is answered: a {@link JoinPlan} for an {@code anyOf} query or one with a
+     * limit (streams give data-key order), and for a plain query whose intersection of streams is
+     * estimated to read fewer rows than the best single plan (unless an index hint is given); else
+     * the single {@link TablePlan}.
+     */
+    private Object choose(RowKeyQuery query, Catalog catalog) {
+        checkSchema(query, catalog);
+        JoinPlanner joins = new JoinPlanner(catalog, RowKeyTable::planTable);
+        if (query.isUnion() || query.limit() > 0) {
+            return joins.plan(query, query.indexHint());
+        }
+        TablePlan single = plan(query, catalog);
+        if (query.indexHint() != null) {
+            return single;
+        }
+        JoinPlan join = joins.plan(query, null);
+        double singleRows = Double.MAX_VALUE;
+        for (PlanAlternative a : single.getAlternativesList()) {
+            if (a.getIndex().equals(single.getIndex())) {
+                singleRows = a.getEstimatedRows();
+            }
+        }
+        return join.branches.get(0).streams.size() >= 2 && join.cost() < singleRows ? join : single;
+    }
+
+    private void checkSchema(RowKeyQuery query, Catalog catalog) {
         Objects.requireNonNull(query, "query");
         if (!query.schema().equals(catalog.schema())) {
             throw new IllegalArgumentException("the query is on " + query.schema() + ", table " + name + " has "
                     + catalog.schema());
         }
+    }
+
+    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+        checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setCatalog(catalog.spec())
                 .setPredicate(query.toPredicateSpec())
@@ -353,8 +398,13 @@ public final class RowKeyTable {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
                     .setHintIndex(query.indexHint());
         }
+        return planTable(request.build());
+    }
+
+    /** The native table planner's answer to {@code request}. */
+    static TablePlan planTable(TablePlanRequest request) {
         try {
-            return TablePlan.parseFrom(RowKeyNative.planTable(request.build().toByteArray()));
+            return TablePlan.parseFrom(RowKeyNative.planTable(request.toByteArray()));
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException("the native planner returned an unreadable table plan", e);
         }
