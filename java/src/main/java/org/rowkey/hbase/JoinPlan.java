@@ -54,19 +54,35 @@ final class JoinPlan {
     static final class Branch {
         /** The branch's whole predicate, checked on every key the streams give. */
         final List<Condition> conditions;
-        /** In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. */
+        /**
+         * In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. One stream
+         * (no leapfrog hint): its scans filter its rows with the whole branch.
+         */
         final List<Stream> streams;
+        /** Streams not intersected (their conditions are checked on the lead's rows), for explain. */
+        final List<Stream> leftOut;
         /** The data table's plan of the branch, when it has no stream. */
         final ScanPlan dataPlan;
+        /** Whether the streams' scans filter with the whole branch (a single stream: no seek to spare). */
+        boolean filtersOnServer() {
+            return streams.size() == 1;
+        }
+
         /** Estimated rows read, each data-row lookup counted as {@link JoinPlanner#LOOKUP_COST} rows. */
         final double cost;
 
-        Branch(List<Condition> conditions, List<Stream> streams, ScanPlan dataPlan, double cost) {
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, double cost) {
             this.conditions = conditions;
             this.streams = Collections.unmodifiableList(streams);
+            this.leftOut = Collections.unmodifiableList(leftOut);
             this.dataPlan = dataPlan;
             this.cost = cost;
         }
+    }
+
+    private static void describe(StringBuilder s, String role, Stream st, RowKeySchema schema) {
+        s.append("    ").append(role).append(' ').append(st.source).append(' ').append(RowKeyQuery.of(schema, st.conditions))
+                .append(String.format(": ~%.0f keys, %d range(s)%n", st.estimatedRows, st.ranges()));
     }
 
     final List<Branch> branches;
@@ -105,10 +121,13 @@ final class JoinPlan {
                 s.append("    leapfrog intersection, in turn from the lead each seeks to the highest key:\n");
             }
             for (int j = 0; j < b.streams.size(); j++) {
-                Stream st = b.streams.get(j);
-                s.append("    ").append(b.streams.size() == 1 ? "stream" : j == 0 ? "lead  " : "follow").append(' ')
-                        .append(st.source).append(' ').append(RowKeyQuery.of(schema, st.conditions))
-                        .append(String.format(": ~%.0f keys, %d range(s)%n", st.estimatedRows, st.ranges()));
+                describe(s, b.streams.size() == 1 ? "stream" : j == 0 ? "lead  " : "follow", b.streams.get(j), schema);
+            }
+            if (b.filtersOnServer()) {
+                s.append("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
+            }
+            for (Stream st : b.leftOut) {
+                describe(s, "not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects):", st, schema);
             }
             s.append("    each key is checked against the whole branch, then its data row read\n");
         }

@@ -37,8 +37,8 @@ final class JoinPlanner {
     /** Streams intersected at most (the smallest ones). */
     static final int MAX_STREAMS = 4;
     /**
-     * A stream estimated to hold more of the table than this is not intersected with a smaller one:
-     * a seek per candidate key to drop few of them, which the per-key check drops anyway.
+     * Under the leapfrog hint, a stream estimated to hold more of the table than this is still not
+     * intersected with a smaller one: a seek per candidate key to drop few of them.
      */
     static final double MAX_FOLLOWER_FRACTION = 0.25;
 
@@ -52,18 +52,20 @@ final class JoinPlanner {
     }
 
     /**
-     * The join plan of {@code query}. {@code hint} as {@link RowKeyQuery#indexHint()}: null lets
-     * every source be a stream, "" only the data table, a name only that index.
+     * The join plan of {@code query}. Its index hint ({@link RowKeyQuery#indexHint()}) limits the
+     * streams: "" to the data table, a name to that index. Without {@link RowKeyQuery#leapfrog()},
+     * each branch reads only its smallest stream, with the branch's whole predicate as its scans'
+     * filter.
      */
-    JoinPlan plan(RowKeyQuery query, String hint) {
+    JoinPlan plan(RowKeyQuery query) {
         List<JoinPlan.Branch> branches = new ArrayList<>();
         for (List<Condition> conditions : query.disjuncts()) {
-            branches.add(branch(conditions, hint, query.maxRanges()));
+            branches.add(branch(conditions, query.indexHint(), query.isLeapfrog(), query.maxRanges()));
         }
         return new JoinPlan(branches, query.limit());
     }
 
-    private JoinPlan.Branch branch(List<Condition> conditions, String hint, int maxRanges) {
+    private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {
         Map<String, Condition> fixed = new LinkedHashMap<>();
         for (Condition c : conditions) {
             if (c.getOp() == Op.EQ || c.getOp() == Op.IN) {
@@ -89,14 +91,15 @@ final class JoinPlanner {
             }
         }
         streams.sort(Comparator.comparingDouble(s -> s.estimatedRows));
+        List<JoinPlan.Stream> leftOut = new ArrayList<>();
         for (int i = streams.size() - 1; i >= 1; i--) {
-            if (i >= MAX_STREAMS || streams.get(i).estimatedRows > MAX_FOLLOWER_FRACTION * TABLE_ROWS) {
-                streams.remove(i);
+            if (!leapfrog || i >= MAX_STREAMS || streams.get(i).estimatedRows > MAX_FOLLOWER_FRACTION * TABLE_ROWS) {
+                leftOut.add(0, streams.remove(i));
             }
         }
         if (streams.isEmpty()) {
             TablePlan data = planner.apply(request(conditions, IndexHint.NO_INDEX, "", maxRanges));
-            return new JoinPlan.Branch(conditions, streams, data.getPlan(), estimate(data, ""));
+            return new JoinPlan.Branch(conditions, streams, leftOut, data.getPlan(), estimate(data, ""));
         }
         double lead = streams.get(0).estimatedRows;
         double matches = lead;
@@ -104,7 +107,7 @@ final class JoinPlanner {
             matches *= Math.min(1.0, s.estimatedRows / TABLE_ROWS);
         }
         double cost = streams.size() * lead + LOOKUP_COST * matches;
-        return new JoinPlan.Branch(conditions, streams, null, cost);
+        return new JoinPlan.Branch(conditions, streams, leftOut, null, cost);
     }
 
     /** Adds the stream of {@code fields} of source {@code index} (-1: data table) when each value combination plans as exact prefixes. */

@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -13,9 +14,11 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
@@ -86,6 +89,9 @@ final class JoinScanner implements ResultScanner {
         for (JoinPlan.Stream s : b.streams) {
             Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
                     catalog.indexes().get(s.index).getName()));
+            // Index keys hold every key field: the whole branch can be checked on the stream's rows.
+            Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
+                    RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
             List<KeyStream> ranges = new ArrayList<>();
             for (JoinPlan.Point p : s.points) {
                 SkipScanFilter point = s.index < 0 ? null : new SkipScanFilter(RowKeyQuery.of(catalog.schema(), p.equalities));
@@ -95,8 +101,8 @@ final class JoinScanner implements ResultScanner {
                 for (KeyRange r : p.ranges) {
                     byte[] prefix = r.getStart().toByteArray();
                     RangeKeyStream leaf = s.index < 0
-                            ? new RangeKeyStream(table, prefix, r.getStop().toByteArray(), null, k -> k, k -> k)
-                            : new RangeKeyStream(table, prefix, r.getStop().toByteArray(), null,
+                            ? new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch, k -> k, k -> k)
+                            : new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch,
                                     row -> catalog.dataKey(s.index, row),
                                     target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target));
                     leaves.add(leaf);

@@ -48,6 +48,8 @@ public final class RowKeyQuery {
     private final List<List<Condition>> branches = new ArrayList<>();
     /** {@link RowKeyTable#scan}: the first rows in data-key order; 0 for all. */
     private int limit;
+    /** {@link RowKeyTable#scan}: intersect every key stream with the leapfrog join. */
+    private boolean leapfrog;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -79,8 +81,8 @@ public final class RowKeyQuery {
             if (!q.schema.equals(union.schema)) {
                 throw new IllegalArgumentException("anyOf: a query is on " + q.schema + ", the first on " + union.schema);
             }
-            if (!q.columns.isEmpty() || q.keysOnly || q.indexHint != null || q.limit != 0) {
-                throw new IllegalArgumentException("anyOf: set columns, keys only, index hints and limits on the anyOf"
+            if (!q.columns.isEmpty() || q.keysOnly || q.indexHint != null || q.limit != 0 || q.leapfrog) {
+                throw new IllegalArgumentException("anyOf: set columns, keys only, hints and limits on the anyOf"
                         + " query, not on a branch: " + q);
             }
             union.branches.addAll(q.disjuncts());
@@ -97,6 +99,19 @@ public final class RowKeyQuery {
             throw new IllegalArgumentException("limit must be at least 1, got " + n);
         }
         this.limit = n;
+        return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} intersects every index (and data-table prefix) that fixes some of the
+     * conditions with the leapfrog join, each stream seeking to the others' keys, rather than read
+     * the smallest one with the other conditions checked on its rows (docs/joins.md). The planner
+     * does not choose it alone: an index row holds every key field, so that check is free while a
+     * seek costs a scan request; it pays when the streams' sizes are far apart and the estimates
+     * (there are no statistics) cannot say which is the small one.
+     */
+    public RowKeyQuery leapfrog() {
+        this.leapfrog = true;
         return this;
     }
 
@@ -206,6 +221,10 @@ public final class RowKeyQuery {
     /** The limit; 0 for none. */
     int limit() {
         return limit;
+    }
+
+    boolean isLeapfrog() {
+        return leapfrog;
     }
 
     /** Whether this is an {@link #anyOf} query. */

@@ -32,7 +32,6 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
-import org.rowkey.hbase.proto.RowKeyProtos.PlanAlternative;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
@@ -310,10 +309,9 @@ public final class RowKeyTable {
      * enabled (see {@link #DATA_ROWS_READ_METRIC}). An UNVERIFIED index row met on the way is
      * repaired when its data row exists, and marked STALE (skipped from then on without reading the
      * data table) when it does not and it was written longer ago than the connection's
-     * {@code rowkey.index.stale.grace.ms} (default one hour).
-     * When several indexes (or the data table's leading fields) each fix some conditions, and for
-     * {@link RowKeyQuery#anyOf} and {@link RowKeyQuery#limit} queries, the rows come from a leapfrog
-     * join of key streams (docs/joins.md), in data-key order, each data row read from the data table.
+     * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
+     * {@link RowKeyQuery#limit} and {@link RowKeyQuery#leapfrog} queries are answered by joins of
+     * key streams (docs/joins.md), in data-key order, each data row read from the data table.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
@@ -344,37 +342,21 @@ public final class RowKeyTable {
         Catalog current = catalog;
         Object chosen = choose(query, current);
         if (chosen instanceof JoinPlan) {
-            String single = query.isUnion() || query.limit() > 0 ? ""
-                    : "instead of the best single plan: " + plan(query, current).getExplain();
-            return query + "\n" + ((JoinPlan) chosen).explain(current.schema()) + single;
+            return query + "\n" + ((JoinPlan) chosen).explain(current.schema());
         }
         return query + "\n" + ((TablePlan) chosen).getExplain();
     }
 
     /**
-     * How {@code query} is answered: a {@link JoinPlan} for an {@code anyOf} query or one with a
-     * limit (streams give data-key order), and for a plain query whose intersection of streams is
-     * estimated to read fewer rows than the best single plan (unless an index hint is given); else
-     * the single {@link TablePlan}.
+     * How {@code query} is answered: a {@link JoinPlan} for an {@code anyOf} query, one with a
+     * limit (streams give data-key order) or the leapfrog hint; else the single {@link TablePlan}.
      */
     private Object choose(RowKeyQuery query, Catalog catalog) {
         checkSchema(query, catalog);
-        JoinPlanner joins = new JoinPlanner(catalog, RowKeyTable::planTable);
-        if (query.isUnion() || query.limit() > 0) {
-            return joins.plan(query, query.indexHint());
+        if (query.isUnion() || query.limit() > 0 || query.isLeapfrog()) {
+            return new JoinPlanner(catalog, RowKeyTable::planTable).plan(query);
         }
-        TablePlan single = plan(query, catalog);
-        if (query.indexHint() != null) {
-            return single;
-        }
-        JoinPlan join = joins.plan(query, null);
-        double singleRows = Double.MAX_VALUE;
-        for (PlanAlternative a : single.getAlternativesList()) {
-            if (a.getIndex().equals(single.getIndex())) {
-                singleRows = a.getEstimatedRows();
-            }
-        }
-        return join.branches.get(0).streams.size() >= 2 && join.cost() < singleRows ? join : single;
+        return plan(query, catalog);
     }
 
     private void checkSchema(RowKeyQuery query, Catalog catalog) {

@@ -28,10 +28,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
  * Seed 002's people table (100,000 rows keyed by user id; indexes on birthplace, salted, on age
- * and on vip) on a real minicluster: "born in Hangzhou, aged 20, the first 10 by user id" through a
- * leapfrog join that reads far fewer rows than either index, and random two- and three-way
- * intersections and unions, with and without limits, equal to an in-memory oracle in data-key
- * order. Index rows whose data rows do not exist are never returned.
+ * and on vip) on a real minicluster: "born in Hangzhou, aged 20, the first 10 by user id" through
+ * one filtered stream and through the leapfrog join, and random two- and three-way intersections
+ * and unions, with and without limits and the leapfrog hint, equal to an in-memory oracle in
+ * data-key order. Index rows whose data rows do not exist are never returned.
  */
 class JoinIT extends HBaseMiniClusterBase {
     private static final int ROWS = 100_000;
@@ -112,28 +112,38 @@ class JoinIT extends HBaseMiniClusterBase {
     }
 
     @Test
-    void hangzhouAgedTwentyFirstTenByUserIdIsALeapfrogJoin() throws IOException {
-        RowKeyQuery query = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
-        String explain = table.explain(query);
+    void hangzhouAgedTwentyFirstTenByUserId() throws IOException {
+        Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;
+        long hangzhou = oracle(r -> "Hangzhou".equals(r.get("birthplace")), 0).size();
+        long twenty = oracle(r -> (int) r.get("age") == 20, 0).size();
+        long[] read = new long[1];
+
+        // The planner: the smaller stream by estimate, its rows filtered on the server, stopping at 10.
+        RowKeyQuery firstTen = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
+        String explain = table.explain(firstTen);
+        System.out.println(explain);
+        assertTrue(explain.contains("stream INDEX by_birthplace"), explain);
+        assertTrue(explain.contains("not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects): INDEX by_age"),
+                explain);
+        assertEquals(oracle(both, 10), rows(firstTen, read));
+        System.out.println("JoinIT: first 10, one stream: " + read[0] + " index rows read; Hangzhou " + hangzhou
+                + ", aged 20 " + twenty);
+        assertTrue(read[0] < hangzhou / 2, read[0] + " rows read");
+
+        // The leapfrog join of both indexes.
+        RowKeyQuery leapfrog = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10).leapfrog();
+        explain = table.explain(leapfrog);
         System.out.println(explain);
         assertTrue(explain.contains("leapfrog intersection"), explain);
         assertTrue(explain.contains("lead   INDEX by_birthplace"), explain);
         assertTrue(explain.contains("follow INDEX by_age"), explain);
-        long[] read = new long[1];
-        List<String> got = rows(query, read);
-        assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 10), got);
-        assertEquals(10, got.size());
-        // Either index alone holds thousands of rows; the join reads about 2 per match it passes.
-        long hangzhou = oracle(r -> "Hangzhou".equals(r.get("birthplace")), 0).size();
-        long twenty = oracle(r -> (int) r.get("age") == 20, 0).size();
-        System.out.println("JoinIT: first 10 read " + read[0] + " index rows; Hangzhou " + hangzhou + ", aged 20 " + twenty);
-        assertTrue(read[0] < 400, read[0] + " rows read");
+        assertEquals(oracle(both, 10), rows(leapfrog, read));
+        System.out.println("JoinIT: first 10, leapfrog: " + read[0] + " index rows read");
 
-        // Without the limit: every match, and a plain query chooses the join by estimate.
-        RowKeyQuery all = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20);
-        assertTrue(table.explain(all).startsWith(all + "\nJOIN"), table.explain(all));
-        List<String> every = rows(all, read);
-        assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 0), every);
+        // Every match: the seeks follow the really smaller index (aged 20), not the estimated one.
+        List<String> every = rows(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).leapfrog(), read);
+        assertEquals(oracle(both, 0), every);
+        System.out.println("JoinIT: all " + every.size() + ", leapfrog: " + read[0] + " index rows read");
         assertTrue(read[0] <= 3L * Math.min(hangzhou, twenty), read[0] + " rows read for " + every.size());
     }
 
@@ -152,8 +162,10 @@ class JoinIT extends HBaseMiniClusterBase {
                     t.put(new Put(catalog.indexKey(catalog.indexNumber(index), key)).addColumn(
                             RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
                 }
-                List<String> got = rows(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3), null);
-                assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 3), got);
+                for (RowKeyQuery q : new RowKeyQuery[] {RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3),
+                    RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3).leapfrog()}) {
+                    assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 3), rows(q, null), q.toString());
+                }
             }
         }
     }
@@ -248,6 +260,11 @@ class JoinIT extends HBaseMiniClusterBase {
                 java.util.Collections.sort(got); // a single index plan gives index-key order
             }
             assertEquals(oracle(any, limit), got, "case " + c + ": " + text + "limit " + limit + "\n" + table.explain(query));
+            if (c % 2 == 0) {
+                query.leapfrog();
+                assertEquals(oracle(any, limit), rows(query, null), "case " + c + ", leapfrog: " + text + "limit " + limit
+                        + "\n" + table.explain(query));
+            }
         }
     }
 }
