@@ -29,7 +29,8 @@ import org.rowkey.hbase.RowKeyTable;
  * The index intersection benchmark ({@code cargo make bench-join}): on an embedded HBase, a table of
  * {@code --rows} rows (default 1,000,000) keyed {@code id, a, b} with an index on {@code a} and one
  * on {@code b}; {@code a = 1} holds 1,000 rows (|A|) and {@code b = 1} 100,000 (|B|), independently
- * spread. The query {@code a = 1 AND b = 1} is answered four ways, side by side: the leapfrog join
+ * spread (and {@code a = 2} 100 rows, {@code b = 2} 500,000: a second query whose sizes are 5,000
+ * times apart). Each query {@code a = v AND b = v} is answered four ways, side by side: the leapfrog join
  * ({@code query.leapfrog()}), reading both indexes in full and merging the keys, the best single
  * index (on a) with the native per-row filter on its index rows, and the other single index (on b,
  * what a planner with a wrong estimate reads). Rows read are the index rows the server read; time
@@ -73,11 +74,21 @@ public final class JoinBench {
     }
 
     int run() throws IOException {
-        int sizeA = Math.max(1, rows / 1000);
-        int sizeB = Math.max(1, rows / 10);
-        load(sizeA, sizeB);
-        RowKeyQuery both = RowKeyQuery.on(schema).eq("a", 1).eq("b", 1).leapfrog();
+        // Scenario 1 (the issue's): a = 1 on rows/1000, b = 1 on rows/10. Scenario 2: a = 2 on
+        // rows/10000, b = 2 on rows/2, sizes 5,000 times apart, where the leapfrog should beat
+        // the wrong single index.
+        int[] sizes = {Math.max(1, rows / 1000), Math.max(1, rows / 10), Math.max(1, rows / 10_000), Math.max(1, rows / 2)};
+        load(sizes);
+        System.out.printf(Locale.ROOT, "%n%,d rows, %d runs per way (median), HBase %s%n", rows, runs,
+                org.apache.hadoop.hbase.util.VersionInfo.getVersion());
+        return scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]);
+    }
+
+    /** The four ways of {@code a = value AND b = value}, side by side; 0 when they agree. */
+    private int scenario(int value, int sizeA, int sizeB) throws IOException {
+        RowKeyQuery both = RowKeyQuery.on(schema).eq("a", value).eq("b", value).leapfrog();
         String explain = table.explain(both);
+        System.out.println();
         System.out.println(explain);
         if (!explain.contains("follow INDEX")) {
             System.err.println("no leapfrog intersection for " + both);
@@ -87,12 +98,11 @@ public final class JoinBench {
             "best single index (a) + per-row filter", "other single index (b) + per-row filter"};
         Way[] ways = {
             () -> scan(both),
-            this::bothInFullAndMerge,
-            () -> scan(RowKeyQuery.on(schema).eq("a", 1).eq("b", 1).useIndex("by_a")),
-            () -> scan(RowKeyQuery.on(schema).eq("a", 1).eq("b", 1).useIndex("by_b")),
+            () -> bothInFullAndMerge(value),
+            () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_a")),
+            () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_b")),
         };
-        System.out.printf(Locale.ROOT, "%n%,d rows, |A| = %,d (a = 1), |B| = %,d (b = 1), %d runs per way (median), HBase %s%n%n",
-                rows, sizeA, sizeB, runs, org.apache.hadoop.hbase.util.VersionInfo.getVersion());
+        System.out.printf(Locale.ROOT, "a = %d AND b = %d: |A| = %,d, |B| = %,d%n%n", value, value, sizeA, sizeB);
         System.out.println("| way | rows returned | index rows read | read / abs(A) | median ms | ms / leapfrog's |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
         List<String> expected = null;
@@ -143,10 +153,10 @@ public final class JoinBench {
         return new Outcome(keys, read);
     }
 
-    /** Every key of a = 1 and of b = 1 (key-only, from the indexes alone), merged; then the data rows. */
-    private Outcome bothInFullAndMerge() throws IOException {
-        Outcome a = scan(RowKeyQuery.on(schema).eq("a", 1).useIndex("by_a").keysOnly());
-        Outcome b = scan(RowKeyQuery.on(schema).eq("b", 1).useIndex("by_b").keysOnly());
+    /** Every key of a = value and of b = value (key-only, from the indexes alone), merged; then the data rows. */
+    private Outcome bothInFullAndMerge(int value) throws IOException {
+        Outcome a = scan(RowKeyQuery.on(schema).eq("a", value).useIndex("by_a").keysOnly());
+        Outcome b = scan(RowKeyQuery.on(schema).eq("b", value).useIndex("by_b").keysOnly());
         TreeSet<String> common = new TreeSet<>(a.keys);
         common.retainAll(new TreeSet<>(b.keys));
         List<Get> gets = new ArrayList<>();
@@ -164,7 +174,8 @@ public final class JoinBench {
         return new Outcome(keys, a.rowsRead + b.rowsRead);
     }
 
-    private void load(int sizeA, int sizeB) throws IOException {
+    /** {@code sizes}: rows with a = 1, b = 1, a = 2, b = 2; every other row gets a and b in 3..1002. */
+    private void load(int[] sizes) throws IOException {
         TableName name = TableName.valueOf("join_bench");
         try (Admin admin = connection.getAdmin()) {
             if (admin.tableExists(name)) {
@@ -176,18 +187,17 @@ public final class JoinBench {
                     FAMILY);
         }
         table = RowKeyTable.open(connection, name);
-        // a = 1 on sizeA rows, b = 1 on sizeB rows, chosen at random; other values spread over 2..1000.
         Random random = new Random(12);
-        boolean[] inA = choose(random, sizeA);
-        boolean[] inB = choose(random, sizeB);
+        int[] a = values(random, sizes[0], sizes[2]);
+        int[] b = values(random, sizes[1], sizes[3]);
         long t0 = System.nanoTime();
         try (Table t = connection.getTable(name)) {
             List<Put> batch = new ArrayList<>();
             java.util.Map<String, Object> row = new java.util.HashMap<>();
             for (int i = 0; i < rows; i++) {
                 row.put("id", (long) i);
-                row.put("a", inA[i] ? 1 : 2 + random.nextInt(999));
-                row.put("b", inB[i] ? 1 : 2 + random.nextInt(999));
+                row.put("a", a[i] != 0 ? a[i] : 3 + random.nextInt(1000));
+                row.put("b", b[i] != 0 ? b[i] : 3 + random.nextInt(1000));
                 batch.add(new Put(schema.encode(row)).addColumn(FAMILY, QUALIFIER, Bytes.toBytes(i)));
                 if (batch.size() == 5000) {
                     t.put(batch);
@@ -204,15 +214,18 @@ public final class JoinBench {
         System.err.printf(Locale.ROOT, "loaded %,d rows in %.1f s%n", rows, (System.nanoTime() - t0) / 1e9);
     }
 
-    private boolean[] choose(Random random, int count) {
-        boolean[] chosen = new boolean[rows];
-        for (int n = 0; n < count;) {
-            int i = random.nextInt(rows);
-            if (!chosen[i]) {
-                chosen[i] = true;
-                n++;
+    /** Value 1 on {@code ones} rows and 2 on {@code twos} rows chosen at random, 0 elsewhere. */
+    private int[] values(Random random, int ones, int twos) {
+        int[] values = new int[rows];
+        for (int value = 1; value <= 2; value++) {
+            for (int n = 0; n < (value == 1 ? ones : twos);) {
+                int i = random.nextInt(rows);
+                if (values[i] == 0) {
+                    values[i] = value;
+                    n++;
+                }
             }
         }
-        return chosen;
+        return values;
     }
 }
