@@ -157,7 +157,7 @@ class JoinIT extends HBaseMiniClusterBase {
         byte[] key = schema.encode(ghost);
         Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
         for (String index : new String[] {"by_birthplace", "by_age"}) {
-            for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, RowKeyIndexObserver.UNVERIFIED}) {
+            for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, {RowKeyIndexObserver.UNVERIFIED}, RowKeyIndexObserver.STALE}) {
                 try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
                     t.put(new Put(catalog.indexKey(catalog.indexNumber(index), key)).addColumn(
                             RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
