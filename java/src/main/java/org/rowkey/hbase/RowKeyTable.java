@@ -315,11 +315,10 @@ public final class RowKeyTable {
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
-        Object chosen = choose(query, current);
-        if (chosen instanceof JoinPlan) {
-            return new JoinScanner(connection, name, current, (JoinPlan) chosen, query.columns(), query.isKeysOnly());
+        if (isJoin(query)) {
+            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
         }
-        TablePlan plan = (TablePlan) chosen;
+        TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
             Scan scan = ScanPlanner.scan(plan.getPlan(), query).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
@@ -340,23 +339,25 @@ public final class RowKeyTable {
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
         Catalog current = catalog;
-        Object chosen = choose(query, current);
-        if (chosen instanceof JoinPlan) {
-            return query + "\n" + ((JoinPlan) chosen).explain(current.schema());
+        if (isJoin(query)) {
+            return query + "\n" + joinPlan(query, current).explain(current.schema());
         }
-        return query + "\n" + ((TablePlan) chosen).getExplain();
+        return query + "\n" + plan(query, current).getExplain();
     }
 
     /**
-     * How {@code query} is answered: a {@link JoinPlan} for an {@code anyOf} query, one with a
-     * limit (streams give data-key order) or the leapfrog hint; else the single {@link TablePlan}.
+     * Whether {@code query} is answered by joins of key streams (docs/joins.md): an {@code anyOf}
+     * query, one with a limit (streams give data-key order) or the leapfrog hint. Others get the
+     * single plan of {@link #plan}.
      */
-    private Object choose(RowKeyQuery query, Catalog catalog) {
+    private static boolean isJoin(RowKeyQuery query) {
+        Objects.requireNonNull(query, "query");
+        return query.isUnion() || query.limit() > 0 || query.isLeapfrog();
+    }
+
+    private JoinPlan joinPlan(RowKeyQuery query, Catalog catalog) {
         checkSchema(query, catalog);
-        if (query.isUnion() || query.limit() > 0 || query.isLeapfrog()) {
-            return new JoinPlanner(catalog, RowKeyTable::planTable).plan(query);
-        }
-        return plan(query, catalog);
+        return new JoinPlanner(catalog, RowKeyTable::planTable).plan(query);
     }
 
     private void checkSchema(RowKeyQuery query, Catalog catalog) {
