@@ -44,6 +44,12 @@ public final class RowKeyQuery {
     private final List<Column> columns = new ArrayList<>();
     /** {@link RowKeyTable#scan}: row keys only, no cells. */
     private boolean keysOnly;
+    /** {@link #anyOf}: the AND-branches (each a list of conditions) OR-ed; empty for a plain query. */
+    private final List<List<Condition>> branches = new ArrayList<>();
+    /** {@link RowKeyTable#scan}: the first rows in data-key order; 0 for all. */
+    private int limit;
+    /** {@link RowKeyTable#scan}: intersect every key stream with the leapfrog join. */
+    private boolean leapfrog;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -52,6 +58,61 @@ public final class RowKeyQuery {
     /** A query with no condition (it matches every row of the schema) on {@code schema}. */
     public static RowKeyQuery on(RowKeySchema schema) {
         return new RowKeyQuery(Objects.requireNonNull(schema, "schema"));
+    }
+
+    /**
+     * The rows of any of {@code queries} (all on the same schema), each once, in data-key order:
+     * {@link RowKeyTable#scan} answers it as a union of AND-plans (docs/joins.md). Conditions added
+     * to the result apply to every branch. Only {@link RowKeyTable#scan} and
+     * {@link RowKeyTable#explain} answer such a query; select columns, keys only and the limit on
+     * the result, not on the branches.
+     *
+     * @throws IllegalArgumentException for no query, queries on different schemas, or a branch
+     *     with columns, keys only, an index hint or a limit of its own
+     */
+    public static RowKeyQuery anyOf(RowKeyQuery... queries) {
+        Objects.requireNonNull(queries, "queries");
+        if (queries.length == 0) {
+            throw new IllegalArgumentException("anyOf: no query given");
+        }
+        RowKeyQuery union = new RowKeyQuery(Objects.requireNonNull(queries[0], "query").schema);
+        for (RowKeyQuery q : queries) {
+            Objects.requireNonNull(q, "query");
+            if (!q.schema.equals(union.schema)) {
+                throw new IllegalArgumentException("anyOf: a query is on " + q.schema + ", the first on " + union.schema);
+            }
+            if (!q.columns.isEmpty() || q.keysOnly || q.indexHint != null || q.limit != 0 || q.leapfrog) {
+                throw new IllegalArgumentException("anyOf: set columns, keys only, hints and limits on the anyOf"
+                        + " query, not on a branch: " + q);
+            }
+            union.branches.addAll(q.disjuncts());
+        }
+        return union;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} returns the first {@code n} rows in data-key order and stops reading
+     * as soon as it has them.
+     */
+    public RowKeyQuery limit(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + n);
+        }
+        this.limit = n;
+        return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} intersects every index (and data-table prefix) that fixes some of the
+     * conditions with the leapfrog join, each stream seeking to the others' keys, rather than read
+     * the smallest one with the other conditions checked on its rows (docs/joins.md). The planner
+     * does not choose it alone: an index row holds every key field, so that check is free while a
+     * seek costs a scan request; it pays when the streams' sizes are far apart and the estimates
+     * (there are no statistics) cannot say which is the small one.
+     */
+    public RowKeyQuery leapfrog() {
+        this.leapfrog = true;
+        return this;
     }
 
     /** {@code field = value}. */
@@ -103,6 +164,7 @@ public final class RowKeyQuery {
 
     /** The comparator that matches exactly the rows of this query (use with {@code CompareOperator.EQUAL}). */
     public PredicateComparator toComparator() {
+        requirePlain("toComparator");
         return new PredicateComparator(this);
     }
 
@@ -156,6 +218,41 @@ public final class RowKeyQuery {
         return this;
     }
 
+    /** The limit; 0 for none. */
+    int limit() {
+        return limit;
+    }
+
+    boolean isLeapfrog() {
+        return leapfrog;
+    }
+
+    /** Whether this is an {@link #anyOf} query. */
+    boolean isUnion() {
+        return !branches.isEmpty();
+    }
+
+    /** The query as OR-ed AND-branches: this query's conditions with each branch's (one branch when plain). */
+    List<List<Condition>> disjuncts() {
+        List<List<Condition>> out = new ArrayList<>();
+        if (branches.isEmpty()) {
+            out.add(new ArrayList<>(conditions));
+        }
+        for (List<Condition> branch : branches) {
+            List<Condition> all = new ArrayList<>(conditions);
+            all.addAll(branch);
+            out.add(all);
+        }
+        return out;
+    }
+
+    /** A plain query on {@code schema} with exactly {@code conditions} (an AND-branch, a join stream). */
+    static RowKeyQuery of(RowKeySchema schema, List<Condition> conditions) {
+        RowKeyQuery q = new RowKeyQuery(schema);
+        q.conditions.addAll(conditions);
+        return q;
+    }
+
     /** The selected columns; empty for every column. */
     List<Column> columns() {
         return columns;
@@ -186,6 +283,7 @@ public final class RowKeyQuery {
      * filter.
      */
     public Scan toScan() {
+        requirePlain("toScan");
         return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), this);
     }
 
@@ -195,11 +293,13 @@ public final class RowKeyQuery {
      * row can match. Rows inside them may still fail conditions: filter with {@link #toComparator()}.
      */
     public List<MultiRowRangeFilter.RowRange> toRanges() {
+        requirePlain("toRanges");
         return ScanPlanner.ranges(ScanPlanner.plan(this, maxRanges));
     }
 
     /** Which key ranges {@link #toScan()} reads and which conditions it filters per row, and why. */
     public String explain() {
+        requirePlain("explain (use RowKeyTable.explain)");
         return toString() + "\n" + ScanPlanner.plan(this, maxRanges).getExplain();
     }
 
@@ -210,6 +310,7 @@ public final class RowKeyQuery {
 
     /** The conditions as the wire message, for the comparator and the scan planner. */
     PredicateSpec toPredicateSpec() {
+        requirePlain("a single predicate");
         return PredicateSpec.newBuilder().addAllConditions(conditions).build();
     }
 
@@ -222,10 +323,23 @@ public final class RowKeyQuery {
                 .build();
     }
 
-    /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}. */
+    /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}; branches OR-ed. */
     @Override
     public String toString() {
-        return "RowKeyQuery[" + RowKeyNative.describeComparator(toComparatorSpec().toByteArray()) + "]";
+        StringBuilder s = new StringBuilder("RowKeyQuery[");
+        List<List<Condition>> disjuncts = disjuncts();
+        for (int i = 0; i < disjuncts.size(); i++) {
+            s.append(i == 0 ? "" : " OR ").append(disjuncts.size() > 1 ? "(" : "")
+                    .append(RowKeyNative.describeComparator(of(schema, disjuncts.get(i)).toComparatorSpec().toByteArray()))
+                    .append(disjuncts.size() > 1 ? ")" : "");
+        }
+        return s.append(limit > 0 ? " LIMIT " + limit : "").append("]").toString();
+    }
+
+    private void requirePlain(String what) {
+        if (isUnion()) {
+            throw new IllegalStateException(what + ": an anyOf query is answered only by RowKeyTable.scan");
+        }
     }
 
     private RowKeyQuery with(String field, Op op, Object... values) {

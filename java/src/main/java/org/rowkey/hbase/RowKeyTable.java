@@ -309,10 +309,15 @@ public final class RowKeyTable {
      * enabled (see {@link #DATA_ROWS_READ_METRIC}). An UNVERIFIED index row met on the way is
      * repaired when its data row exists, and marked STALE (skipped from then on without reading the
      * data table) when it does not and it was written longer ago than the connection's
-     * {@code rowkey.index.stale.grace.ms} (default one hour).
+     * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
+     * {@link RowKeyQuery#limit} and {@link RowKeyQuery#leapfrog} queries are answered by joins of
+     * key streams (docs/joins.md), in data-key order, each data row read from the data table.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
+        if (isJoin(query)) {
+            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
+        }
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
             Scan scan = ScanPlanner.scan(plan.getPlan(), query).setScanMetricsEnabled(true);
@@ -333,15 +338,38 @@ public final class RowKeyTable {
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
-        return query + "\n" + plan(query, catalog).getExplain();
+        Catalog current = catalog;
+        if (isJoin(query)) {
+            return query + "\n" + joinPlan(query, current).explain(current.schema());
+        }
+        return query + "\n" + plan(query, current).getExplain();
     }
 
-    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+    /**
+     * Whether {@code query} is answered by joins of key streams (docs/joins.md): an {@code anyOf}
+     * query, one with a limit (streams give data-key order) or the leapfrog hint. Others get the
+     * single plan of {@link #plan}.
+     */
+    private static boolean isJoin(RowKeyQuery query) {
+        Objects.requireNonNull(query, "query");
+        return query.isUnion() || query.limit() > 0 || query.isLeapfrog();
+    }
+
+    private JoinPlan joinPlan(RowKeyQuery query, Catalog catalog) {
+        checkSchema(query, catalog);
+        return new JoinPlanner(catalog, RowKeyTable::planTable).plan(query);
+    }
+
+    private void checkSchema(RowKeyQuery query, Catalog catalog) {
         Objects.requireNonNull(query, "query");
         if (!query.schema().equals(catalog.schema())) {
             throw new IllegalArgumentException("the query is on " + query.schema() + ", table " + name + " has "
                     + catalog.schema());
         }
+    }
+
+    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+        checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setCatalog(catalog.spec())
                 .setPredicate(query.toPredicateSpec())
@@ -353,8 +381,13 @@ public final class RowKeyTable {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
                     .setHintIndex(query.indexHint());
         }
+        return planTable(request.build());
+    }
+
+    /** The native table planner's answer to {@code request}. */
+    static TablePlan planTable(TablePlanRequest request) {
         try {
-            return TablePlan.parseFrom(RowKeyNative.planTable(request.build().toByteArray()));
+            return TablePlan.parseFrom(RowKeyNative.planTable(request.toByteArray()));
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException("the native planner returned an unreadable table plan", e);
         }

@@ -241,6 +241,21 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         return ReturnCode.SEEK_NEXT_USING_HINT;
     }
 
+    /**
+     * The smallest key at or after {@code key} that can match, or null when none can: where a join
+     * stream over this filter's conditions seeks to (docs/joins.md).
+     */
+    byte[] ceiling(byte[] key) {
+        if (predicate.compareTo(key, 0, key.length) == 0 && saltAllows(key, key.length)) {
+            return key;
+        }
+        try {
+            return SkipScanNative.seek(skip.get(), key, 0, key.length, false);
+        } finally {
+            NativeCleaner.keepAlive(skip);
+        }
+    }
+
     /** Whether {@code a[0, aLength)} comes before {@code b[0, bLength)} in the scan's direction. */
     private boolean isBefore(byte[] a, int aLength, byte[] b, int bLength) {
         int order = Bytes.compareTo(a, 0, aLength, b, 0, bLength);

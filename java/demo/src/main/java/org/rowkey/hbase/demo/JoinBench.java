@@ -1,0 +1,231 @@
+package org.rowkey.hbase.demo;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.TreeSet;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.RowKeyIndex;
+import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeySchema;
+import org.rowkey.hbase.RowKeyTable;
+
+/**
+ * The index intersection benchmark ({@code cargo make bench-join}): on an embedded HBase, a table of
+ * {@code --rows} rows (default 1,000,000) keyed {@code id, a, b} with an index on {@code a} and one
+ * on {@code b}; {@code a = 1} holds 1,000 rows (|A|) and {@code b = 1} 100,000 (|B|), independently
+ * spread (and {@code a = 2} 100 rows, {@code b = 2} 500,000: a second query whose sizes are 5,000
+ * times apart). Each query {@code a = v AND b = v} is answered four ways, side by side: the leapfrog join
+ * ({@code query.leapfrog()}), reading both indexes in full and merging the keys, the best single
+ * index (on a) with the native per-row filter on its index rows, and the other single index (on b,
+ * what a planner with a wrong estimate reads). Rows read are the index rows the server read; time
+ * is the median of {@code --runs} runs after a warm-up, data rows fetched included. Every way must
+ * return the same rows.
+ */
+public final class JoinBench {
+    static final byte[] FAMILY = Bytes.toBytes("f");
+    static final byte[] QUALIFIER = Bytes.toBytes("q");
+
+    private final Connection connection;
+    private final int rows;
+    private final int runs;
+    private final RowKeySchema schema = RowKeySchema.builder().int64("id").int32("a").int32("b").build();
+    private RowKeyTable table;
+
+    JoinBench(Connection connection, int rows, int runs) {
+        this.connection = connection;
+        this.rows = rows;
+        this.runs = runs;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Demo.Options options = Demo.Options.parse(args, true);
+        System.exit(Demo.withCluster(options, c -> new JoinBench(c, options.rows, options.runs).run()));
+    }
+
+    /** One run of one way: the rows (hex keys) and the index rows read. */
+    static final class Outcome {
+        final List<String> keys;
+        final long rowsRead;
+
+        Outcome(List<String> keys, long rowsRead) {
+            this.keys = keys;
+            this.rowsRead = rowsRead;
+        }
+    }
+
+    interface Way {
+        Outcome run() throws IOException;
+    }
+
+    int run() throws IOException {
+        // Scenario 1 (the issue's): a = 1 on rows/1000, b = 1 on rows/10. Scenario 2: a = 2 on
+        // rows/10000, b = 2 on rows/2, sizes 5,000 times apart, where the leapfrog should beat
+        // the wrong single index.
+        int[] sizes = {Math.max(1, rows / 1000), Math.max(1, rows / 10), Math.max(1, rows / 10_000), Math.max(1, rows / 2)};
+        load(sizes);
+        System.out.printf(Locale.ROOT, "%n%,d rows, %d runs per way (median), HBase %s%n", rows, runs,
+                org.apache.hadoop.hbase.util.VersionInfo.getVersion());
+        return scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]);
+    }
+
+    /** The four ways of {@code a = value AND b = value}, side by side; 0 when they agree. */
+    private int scenario(int value, int sizeA, int sizeB) throws IOException {
+        RowKeyQuery both = RowKeyQuery.on(schema).eq("a", value).eq("b", value).leapfrog();
+        String explain = table.explain(both);
+        System.out.println();
+        System.out.println(explain);
+        if (!explain.contains("follow INDEX")) {
+            System.err.println("no leapfrog intersection for " + both);
+            return 1;
+        }
+        String[] names = {"leapfrog join (query.leapfrog())", "both indexes in full + merge",
+            "best single index (a) + per-row filter", "other single index (b) + per-row filter"};
+        Way[] ways = {
+            () -> scan(both),
+            () -> bothInFullAndMerge(value),
+            () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_a")),
+            () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_b")),
+        };
+        System.out.printf(Locale.ROOT, "a = %d AND b = %d: |A| = %,d, |B| = %,d%n%n", value, value, sizeA, sizeB);
+        System.out.println("| way | rows returned | index rows read | read / abs(A) | median ms | ms / leapfrog's |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        List<String> expected = null;
+        double leapfrogMillis = 0;
+        long leapfrogRead = 0;
+        double fastestOther = Double.MAX_VALUE;
+        for (int w = 0; w < ways.length; w++) {
+            Outcome first = ways[w].run(); // warm-up, and the rows to compare
+            double[] millis = new double[runs];
+            for (int r = 0; r < runs; r++) {
+                long t0 = System.nanoTime();
+                ways[w].run();
+                millis[r] = (System.nanoTime() - t0) / 1e6;
+            }
+            Arrays.sort(millis);
+            double median = millis[runs / 2];
+            if (expected == null) {
+                expected = first.keys;
+                leapfrogMillis = median;
+                leapfrogRead = first.rowsRead;
+            } else {
+                if (!expected.equals(first.keys)) {
+                    System.err.println(names[w] + " returned other rows than the join: " + first.keys.size() + " vs "
+                            + expected.size());
+                    return 1;
+                }
+                fastestOther = Math.min(fastestOther, median);
+            }
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %.1f | %.2f |%n", names[w], first.keys.size(),
+                    first.rowsRead, first.rowsRead / (double) sizeA, median, median / leapfrogMillis);
+        }
+        System.out.printf(Locale.ROOT, "%nleapfrog: %,d index rows read = %.2f x |A| (target <= 3); fastest of all: %s%n",
+                leapfrogRead, leapfrogRead / (double) sizeA, leapfrogMillis <= fastestOther ? "yes" : "no");
+        return 0;
+    }
+
+    private Outcome scan(RowKeyQuery query) throws IOException {
+        List<String> keys = new ArrayList<>();
+        long read;
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r; (r = scanner.next()) != null;) {
+                keys.add(Bytes.toHex(r.getRow()));
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            read = metrics == null ? -1 : metrics.countOfRowsScanned.get();
+        }
+        Collections.sort(keys);
+        return new Outcome(keys, read);
+    }
+
+    /** Every key of a = value and of b = value (key-only, from the indexes alone), merged; then the data rows. */
+    private Outcome bothInFullAndMerge(int value) throws IOException {
+        Outcome a = scan(RowKeyQuery.on(schema).eq("a", value).useIndex("by_a").keysOnly());
+        Outcome b = scan(RowKeyQuery.on(schema).eq("b", value).useIndex("by_b").keysOnly());
+        TreeSet<String> common = new TreeSet<>(a.keys);
+        common.retainAll(new TreeSet<>(b.keys));
+        List<Get> gets = new ArrayList<>();
+        for (String key : common) {
+            gets.add(new Get(Bytes.fromHex(key)));
+        }
+        List<String> keys = new ArrayList<>();
+        try (Table data = connection.getTable(TableName.valueOf("join_bench"))) {
+            for (Result r : data.get(gets)) {
+                if (!r.isEmpty()) {
+                    keys.add(Bytes.toHex(r.getRow()));
+                }
+            }
+        }
+        return new Outcome(keys, a.rowsRead + b.rowsRead);
+    }
+
+    /** {@code sizes}: rows with a = 1, b = 1, a = 2, b = 2; every other row gets a and b in 3..1002. */
+    private void load(int[] sizes) throws IOException {
+        TableName name = TableName.valueOf("join_bench");
+        try (Admin admin = connection.getAdmin()) {
+            if (admin.tableExists(name)) {
+                System.err.println("table join_bench exists: reusing it");
+                table = RowKeyTable.open(connection, name);
+                return;
+            }
+            RowKeyTable.create(admin, name, schema, Arrays.asList(RowKeyIndex.of("by_a", "a"), RowKeyIndex.of("by_b", "b")),
+                    FAMILY);
+        }
+        table = RowKeyTable.open(connection, name);
+        Random random = new Random(12);
+        int[] a = values(random, sizes[0], sizes[2]);
+        int[] b = values(random, sizes[1], sizes[3]);
+        long t0 = System.nanoTime();
+        try (Table t = connection.getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            java.util.Map<String, Object> row = new java.util.HashMap<>();
+            for (int i = 0; i < rows; i++) {
+                row.put("id", (long) i);
+                row.put("a", a[i] != 0 ? a[i] : 3 + random.nextInt(1000));
+                row.put("b", b[i] != 0 ? b[i] : 3 + random.nextInt(1000));
+                batch.add(new Put(schema.encode(row)).addColumn(FAMILY, QUALIFIER, Bytes.toBytes(i)));
+                if (batch.size() == 5000) {
+                    t.put(batch);
+                    batch.clear();
+                }
+            }
+            t.put(batch);
+        }
+        try (Admin admin = connection.getAdmin()) {
+            for (TableName n : new TableName[] {name, TableName.valueOf("join_bench__idx_by_a"), TableName.valueOf("join_bench__idx_by_b")}) {
+                admin.flush(n);
+            }
+        }
+        System.err.printf(Locale.ROOT, "loaded %,d rows in %.1f s%n", rows, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Value 1 on {@code ones} rows and 2 on {@code twos} rows chosen at random, 0 elsewhere. */
+    private int[] values(Random random, int ones, int twos) {
+        int[] values = new int[rows];
+        for (int value = 1; value <= 2; value++) {
+            for (int n = 0; n < (value == 1 ? ones : twos);) {
+                int i = random.nextInt(rows);
+                if (values[i] == 0) {
+                    values[i] = value;
+                    n++;
+                }
+            }
+        }
+        return values;
+    }
+}

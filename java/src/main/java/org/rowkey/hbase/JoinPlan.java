@@ -1,0 +1,136 @@
+package org.rowkey.hbase;
+
+import java.util.Collections;
+import java.util.List;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
+
+/**
+ * How {@link RowKeyTable#scan} answers a query with {@link KeyStream}s (docs/joins.md): a union of
+ * AND-branches, each the leapfrog intersection of its streams (smallest estimate first: it leads), or the
+ * data table's own plan when no stream fixes any of its conditions; then the first {@link #limit}
+ * keys. Made by {@link JoinPlanner}; immutable.
+ */
+final class JoinPlan {
+    /** One combination of the stream fields' values: its key ranges (one per salt bucket). */
+    static final class Point {
+        final List<Condition> equalities;
+        final List<KeyRange> ranges;
+
+        Point(List<Condition> equalities, List<KeyRange> ranges) {
+            this.equalities = equalities;
+            this.ranges = ranges;
+        }
+    }
+
+    /** A source whose fixed fields make each of its ranges a run of data keys in data-key order. */
+    static final class Stream {
+        /** The index number, or -1 for the data table. */
+        final int index;
+        final String source;
+        final List<Condition> conditions;
+        final List<Point> points;
+        final double estimatedRows;
+
+        Stream(int index, String source, List<Condition> conditions, List<Point> points, double estimatedRows) {
+            this.index = index;
+            this.source = source;
+            this.conditions = conditions;
+            this.points = points;
+            this.estimatedRows = estimatedRows;
+        }
+
+        int ranges() {
+            int n = 0;
+            for (Point p : points) {
+                n += p.ranges.size();
+            }
+            return n;
+        }
+    }
+
+    static final class Branch {
+        /** The branch's whole predicate, checked on every key the streams give. */
+        final List<Condition> conditions;
+        /**
+         * In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. One stream
+         * (no leapfrog hint): its scans filter its rows with the whole branch.
+         */
+        final List<Stream> streams;
+        /** Streams not intersected (their conditions are checked on the lead's rows), for explain. */
+        final List<Stream> leftOut;
+        /** The data table's plan of the branch, when it has no stream. */
+        final ScanPlan dataPlan;
+        /** Whether the streams' scans filter with the whole branch (a single stream: no seek to spare). */
+        boolean filtersOnServer() {
+            return streams.size() == 1;
+        }
+
+        /** Estimated rows read, each data-row lookup counted as {@link JoinPlanner#LOOKUP_COST} rows. */
+        final double cost;
+
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, double cost) {
+            this.conditions = conditions;
+            this.streams = Collections.unmodifiableList(streams);
+            this.leftOut = Collections.unmodifiableList(leftOut);
+            this.dataPlan = dataPlan;
+            this.cost = cost;
+        }
+    }
+
+    private static void describe(StringBuilder s, String role, Stream st, RowKeySchema schema) {
+        s.append("    ").append(role).append(' ').append(st.source).append(' ').append(RowKeyQuery.of(schema, st.conditions))
+                .append(String.format(": ~%.0f keys, %d range(s)%n", st.estimatedRows, st.ranges()));
+    }
+
+    final List<Branch> branches;
+    /** 0: every row. */
+    final int limit;
+
+    JoinPlan(List<Branch> branches, int limit) {
+        this.branches = Collections.unmodifiableList(branches);
+        this.limit = limit;
+    }
+
+    double cost() {
+        double cost = 0;
+        for (Branch b : branches) {
+            cost += b.cost;
+        }
+        return cost;
+    }
+
+    /** What {@link RowKeyTable#explain} shows: each branch's streams in lead order with their estimates. */
+    String explain(RowKeySchema schema) {
+        StringBuilder s = new StringBuilder("JOIN: ");
+        s.append(branches.size() == 1 ? "one AND-branch" : "union of " + branches.size() + " AND-branches (keys deduplicated)")
+                .append(", rows in data-key order").append(limit > 0 ? ", stops after " + limit + " rows" : "")
+                .append(String.format(" (estimated rows read: %.0f)%n", cost()));
+        for (int i = 0; i < branches.size(); i++) {
+            Branch b = branches.get(i);
+            s.append("  branch ").append(i + 1).append(": ").append(RowKeyQuery.of(schema, b.conditions))
+                    .append(String.format(" (estimated %.0f)%n", b.cost));
+            if (b.streams.isEmpty()) {
+                s.append("    no index or data-table prefix fixes a condition: DATA TABLE ")
+                        .append(b.dataPlan.getExplain().trim().replace("\n", "\n      ")).append('\n');
+                continue;
+            }
+            if (b.streams.size() > 1) {
+                s.append("    leapfrog intersection, in turn from the lead each seeks to the highest key:\n");
+            }
+            for (int j = 0; j < b.streams.size(); j++) {
+                describe(s, b.streams.size() == 1 ? "stream" : j == 0 ? "lead  " : "follow", b.streams.get(j), schema);
+            }
+            if (b.filtersOnServer()) {
+                s.append("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
+            }
+            for (Stream st : b.leftOut) {
+                describe(s, "not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects):", st, schema);
+            }
+            s.append("    each key is checked against the whole branch, then its data row read\n");
+        }
+        return s.toString();
+    }
+}

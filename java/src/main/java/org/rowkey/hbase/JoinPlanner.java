@@ -1,0 +1,199 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import com.google.protobuf.ByteString;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.proto.RowKeyProtos.Op;
+import org.rowkey.hbase.proto.RowKeyProtos.PlanAlternative;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
+
+/**
+ * Plans a query as {@link KeyStream} joins (docs/joins.md): for each AND-branch, every ACTIVE
+ * index whose fields all have {@code =}/{@code IN} conditions, and the data table's longest
+ * {@code =}/{@code IN} prefix, is a stream; the native table planner gives each value combination's
+ * key ranges and each stream's estimated rows (key-only, so without lookups).
+ */
+final class JoinPlanner {
+    /** A data-row lookup costs as many rows as this ({@code LOOKUP_COST} of src/table_plan.rs). */
+    static final double LOOKUP_COST = 4.0;
+    /** The table size the native planner assumes ({@code DEFAULT_TABLE_ROWS} of src/table_plan.rs). */
+    static final double TABLE_ROWS = 1_000_000;
+    /** Value combinations (IN-lists multiplied) above which a source is not used as a stream: each is a seek per lead key. */
+    static final int MAX_POINTS = 64;
+    /** Streams intersected at most (the smallest ones). */
+    static final int MAX_STREAMS = 4;
+    /**
+     * Under the leapfrog hint, a stream estimated to hold more of the table than this is still not
+     * intersected with a smaller one: a seek per candidate key to drop few of them.
+     */
+    static final double MAX_FOLLOWER_FRACTION = 0.25;
+
+    private final Catalog catalog;
+    private final Function<TablePlanRequest, TablePlan> planner;
+
+    /** {@code planner}: the native table planner ({@link RowKeyTable}'s, which parses its answer). */
+    JoinPlanner(Catalog catalog, Function<TablePlanRequest, TablePlan> planner) {
+        this.catalog = catalog;
+        this.planner = planner;
+    }
+
+    /**
+     * The join plan of {@code query}. Its index hint ({@link RowKeyQuery#indexHint()}) limits the
+     * streams: "" to the data table, a name to that index. Without {@link RowKeyQuery#leapfrog()},
+     * each branch reads only its smallest stream, with the branch's whole predicate as its scans'
+     * filter.
+     */
+    JoinPlan plan(RowKeyQuery query) {
+        List<JoinPlan.Branch> branches = new ArrayList<>();
+        for (List<Condition> conditions : query.disjuncts()) {
+            branches.add(branch(conditions, query.indexHint(), query.isLeapfrog(), query.maxRanges()));
+        }
+        return new JoinPlan(branches, query.limit());
+    }
+
+    private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {
+        Map<String, Condition> fixed = new LinkedHashMap<>();
+        for (Condition c : conditions) {
+            if (c.getOp() == Op.EQ || c.getOp() == Op.IN) {
+                fixed.putIfAbsent(c.getField(), c); // another condition on the field is checked per key
+            }
+        }
+        List<JoinPlan.Stream> streams = new ArrayList<>();
+        if (hint == null || hint.isEmpty()) {
+            List<String> prefix = new ArrayList<>();
+            for (String field : catalog.schema().fieldNames()) {
+                if (!fixed.containsKey(field)) {
+                    break;
+                }
+                prefix.add(field);
+            }
+            addStream(streams, -1, "DATA TABLE", prefix, fixed, maxRanges);
+        }
+        for (int i = 0; i < catalog.indexes().size(); i++) {
+            IndexSpec index = catalog.indexes().get(i);
+            boolean allowed = hint == null || hint.equals(index.getName());
+            if (allowed && index.getState() == IndexState.ACTIVE && fixed.keySet().containsAll(index.getFieldsList())) {
+                addStream(streams, i, "INDEX " + index.getName(), index.getFieldsList(), fixed, maxRanges);
+            }
+        }
+        streams.sort(Comparator.comparingDouble(s -> s.estimatedRows));
+        List<JoinPlan.Stream> leftOut = new ArrayList<>();
+        for (int i = streams.size() - 1; i >= 1; i--) {
+            if (!leapfrog || i >= MAX_STREAMS || streams.get(i).estimatedRows > MAX_FOLLOWER_FRACTION * TABLE_ROWS) {
+                leftOut.add(0, streams.remove(i));
+            }
+        }
+        if (streams.isEmpty()) {
+            TablePlan data = planner.apply(request(conditions, IndexHint.NO_INDEX, "", maxRanges));
+            return new JoinPlan.Branch(conditions, streams, leftOut, data.getPlan(), estimate(data, ""));
+        }
+        double lead = streams.get(0).estimatedRows;
+        double matches = lead;
+        for (JoinPlan.Stream s : streams.subList(1, streams.size())) {
+            matches *= Math.min(1.0, s.estimatedRows / TABLE_ROWS);
+        }
+        double cost = streams.size() * lead + LOOKUP_COST * matches;
+        return new JoinPlan.Branch(conditions, streams, leftOut, null, cost);
+    }
+
+    /** Adds the stream of {@code fields} of source {@code index} (-1: data table) when each value combination plans as exact prefixes. */
+    private void addStream(List<JoinPlan.Stream> streams, int index, String source, List<String> fields,
+            Map<String, Condition> fixed, int maxRanges) {
+        if (fields.isEmpty()) {
+            return;
+        }
+        List<Condition> conditions = new ArrayList<>();
+        long combinations = 1;
+        for (String f : fields) {
+            Condition c = fixed.get(f);
+            conditions.add(c);
+            combinations *= c.getValuesCount();
+            if (combinations > MAX_POINTS) {
+                return;
+            }
+        }
+        String name = index < 0 ? "" : catalog.indexes().get(index).getName();
+        IndexHint hint = index < 0 ? IndexHint.NO_INDEX : IndexHint.USE_INDEX;
+        List<JoinPlan.Point> points = new ArrayList<>();
+        for (List<Condition> point : points(conditions)) {
+            TablePlan plan = planner.apply(request(point, hint, name, maxRanges));
+            if (plan.getPlan().getCapped()) {
+                return;
+            }
+            for (KeyRange r : plan.getPlan().getRangesList()) {
+                if (!isPrefixRange(r)) {
+                    return; // not one value combination per range: its keys would not be in data-key order
+                }
+            }
+            points.add(new JoinPlan.Point(point, plan.getPlan().getRangesList()));
+        }
+        double rows = estimate(planner.apply(request(conditions, hint, name, maxRanges)), name);
+        streams.add(new JoinPlan.Stream(index, source, conditions, points, rows));
+    }
+
+    /** Every combination of one value per condition, as equalities. */
+    private static List<List<Condition>> points(List<Condition> conditions) {
+        List<List<Condition>> out = new ArrayList<>();
+        out.add(new ArrayList<>());
+        for (Condition c : conditions) {
+            List<List<Condition>> next = new ArrayList<>();
+            for (List<Condition> partial : out) {
+                for (int v = 0; v < c.getValuesCount(); v++) {
+                    List<Condition> more = new ArrayList<>(partial);
+                    more.add(Condition.newBuilder().setField(c.getField()).setOp(Op.EQ).addValues(c.getValues(v)).build());
+                    next.add(more);
+                }
+            }
+            out = next;
+        }
+        return out;
+    }
+
+    /** Whether a range is every key with one prefix: its stop is the prefix's successor. */
+    private static boolean isPrefixRange(KeyRange range) {
+        byte[] start = range.getStart().toByteArray();
+        if (start.length == 0) {
+            return false;
+        }
+        byte[] successor = Arrays.copyOf(start, start.length);
+        int i = successor.length - 1;
+        while (i >= 0 && successor[i] == (byte) 0xff) {
+            i--;
+        }
+        if (i < 0) {
+            return range.getStop().isEmpty();
+        }
+        successor[i]++;
+        return range.getStop().equals(ByteString.copyFrom(successor, 0, i + 1));
+    }
+
+    private TablePlanRequest request(List<Condition> conditions, IndexHint hint, String index, int maxRanges) {
+        return TablePlanRequest.newBuilder().setCatalog(catalog.spec())
+                .setPredicate(PredicateSpec.newBuilder().addAllConditions(conditions)).setMaxRanges(maxRanges)
+                .setKeyOnly(true).setHint(hint).setHintIndex(index).build();
+    }
+
+    /** The estimated rows of the plan's alternative {@code source} ("" the data table). */
+    private static double estimate(TablePlan plan, String source) {
+        for (PlanAlternative a : plan.getAlternativesList()) {
+            if (a.getIndex().equals(source)) {
+                return a.getEstimatedRows();
+            }
+        }
+        throw new IllegalStateException("the native planner gave no estimate for '" + source + "'");
+    }
+}

@@ -1,0 +1,205 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.RowFilter;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+
+/**
+ * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
+ * intersections, each key checked against its branch's whole predicate, then its data row read with
+ * a batched {@code Get} (a key whose data row does not exist is dropped: an index row never answers
+ * alone), in data-key order, stopping at the plan's limit. {@link #getScanMetrics()} counts the rows
+ * the streams read and the scans they opened.
+ */
+final class JoinScanner implements ResultScanner {
+    /** Keys whose data rows are read with one multi-get. */
+    private static final int BATCH = 128;
+
+    private final List<Table> tables = new ArrayList<>();
+    private final List<SkipScanFilter> seekers = new ArrayList<>();
+    private final List<RangeKeyStream> leaves = new ArrayList<>();
+    private final Table data;
+    private final KeyStream keys;
+    private final int limit;
+    private final List<Column> columns;
+    private final boolean keysOnly;
+    private final ArrayDeque<Result> ready = new ArrayDeque<>();
+    private long returned;
+    private boolean exhausted;
+
+    JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
+            boolean keysOnly) throws IOException {
+        this.limit = plan.limit;
+        this.columns = columns;
+        this.keysOnly = keysOnly;
+        try {
+            this.data = table(connection, name);
+            List<KeyStream> branches = new ArrayList<>();
+            for (JoinPlan.Branch b : plan.branches) {
+                KeyStream branch = branch(connection, name, catalog, b);
+                if (branch != null) {
+                    PredicateComparator whole = new PredicateComparator(RowKeyQuery.of(catalog.schema(), b.conditions));
+                    branches.add(KeyStreams.filter(branch, key -> whole.compareTo(key, 0, key.length) == 0));
+                }
+            }
+            this.keys = branches.isEmpty() ? null : KeyStreams.union(branches);
+            this.exhausted = keys == null;
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private Table table(Connection connection, TableName name) throws IOException {
+        Table t = connection.getTable(name);
+        tables.add(t);
+        return t;
+    }
+
+    /** A branch's intersection of streams (its data plan when it has none); null when it can hold no key. */
+    private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinPlan.Branch b)
+            throws IOException {
+        if (b.streams.isEmpty()) {
+            Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions));
+            RangeKeyStream all = new RangeKeyStream(data, scan.getStartRow(), scan.getStopRow(), scan.getFilter(),
+                    k -> k, k -> k);
+            leaves.add(all);
+            return all;
+        }
+        List<KeyStream> streams = new ArrayList<>();
+        for (JoinPlan.Stream s : b.streams) {
+            Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
+                    catalog.indexes().get(s.index).getName()));
+            // Index keys hold every key field: the whole branch can be checked on the stream's rows.
+            Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
+                    RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
+            List<KeyStream> ranges = new ArrayList<>();
+            for (JoinPlan.Point p : s.points) {
+                SkipScanFilter point = s.index < 0 ? null : new SkipScanFilter(RowKeyQuery.of(catalog.schema(), p.equalities));
+                if (point != null) {
+                    seekers.add(point);
+                }
+                for (KeyRange r : p.ranges) {
+                    byte[] prefix = r.getStart().toByteArray();
+                    RangeKeyStream leaf = s.index < 0
+                            ? new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch, k -> k, k -> k)
+                            : new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch,
+                                    row -> catalog.dataKey(s.index, row),
+                                    target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target));
+                    leaves.add(leaf);
+                    ranges.add(leaf);
+                }
+            }
+            if (ranges.isEmpty()) {
+                return null; // an IN with no value
+            }
+            streams.add(KeyStreams.union(ranges));
+        }
+        return KeyStreams.intersection(streams);
+    }
+
+    /**
+     * Where, in an index range of prefix {@code prefix} (index salt and field values), the first data
+     * key at or after {@code target} is: the index key of the smallest data key at or after it with
+     * the range's field values, under the range's own salt byte.
+     */
+    private static byte[] indexRowAtOrAfter(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
+            byte[] target) {
+        byte[] dataKey = point.ceiling(target);
+        if (dataKey == null) {
+            return null;
+        }
+        byte[] row = catalog.indexKey(index, dataKey);
+        System.arraycopy(prefix, 0, row, 0, prefix.length);
+        return row;
+    }
+
+    @Override
+    public Result next() throws IOException {
+        while (ready.isEmpty() && !exhausted) {
+            fill();
+        }
+        Result r = ready.poll();
+        if (r != null) {
+            returned++;
+        }
+        return r;
+    }
+
+    /** Reads the data rows of the next keys: at most a batch, and no more than the limit still needs. */
+    private void fill() throws IOException {
+        int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
+        List<Get> gets = new ArrayList<>(wanted);
+        for (byte[] key = keys.key(); key != null && gets.size() < wanted; key = keys.key()) {
+            Get get = new Get(key);
+            for (Column c : columns) {
+                get.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+            }
+            if (keysOnly) {
+                get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
+            }
+            gets.add(get);
+            keys.advance();
+        }
+        if (gets.size() < wanted) {
+            exhausted = true;
+        }
+        for (Result row : gets.isEmpty() ? new Result[0] : data.get(gets)) {
+            if (!row.isEmpty() && (limit == 0 || returned + ready.size() < limit)) {
+                ready.add(row);
+            }
+        }
+        if (limit > 0 && returned + ready.size() >= limit) {
+            exhausted = true;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (SkipScanFilter f : seekers) {
+            f.close();
+        }
+        for (Table t : tables) {
+            try {
+                t.close();
+            } catch (IOException ignored) {
+                // nothing is buffered: a table of a shared connection
+            }
+        }
+    }
+
+    @Override
+    public boolean renewLease() {
+        return false; // no scanner stays open between calls
+    }
+
+    /** Rows read by the streams ({@code countOfRowsScanned}) and the scans they opened ({@code countOfRPCcalls}). */
+    @Override
+    public ScanMetrics getScanMetrics() {
+        ScanMetrics metrics = new ScanMetrics();
+        for (RangeKeyStream leaf : leaves) {
+            metrics.countOfRowsScanned.addAndGet(leaf.rowsRead());
+            metrics.countOfRPCcalls.addAndGet(leaf.scans());
+        }
+        return metrics;
+    }
+}

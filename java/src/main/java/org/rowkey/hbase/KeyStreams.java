@@ -1,0 +1,242 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the union
+ * (OR), the difference (AND-NOT) and a per-key filter. Each result is a stream itself, so they
+ * compose (a union of intersections is an {@code anyOf} query).
+ */
+final class KeyStreams {
+    private KeyStreams() {}
+
+    static int compare(byte[] a, byte[] b) {
+        return Bytes.compareTo(a, b);
+    }
+
+    /**
+     * The keys in every input, by the leapfrog join: at most {@code k x (smallest input + 1)} seeks
+     * for {@code k} inputs, whatever their order ({@code inputs.get(0)} starts: give the smallest
+     * estimate first).
+     */
+    static KeyStream intersection(List<? extends KeyStream> inputs) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("an intersection needs at least one input");
+        }
+        return inputs.size() == 1 ? inputs.get(0) : new Intersection(inputs);
+    }
+
+    /** The keys in any input, each once. */
+    static KeyStream union(List<? extends KeyStream> inputs) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("a union needs at least one input");
+        }
+        return inputs.size() == 1 ? inputs.get(0) : new Union(inputs);
+    }
+
+    /** The keys of {@code kept} that are not in {@code removed}. */
+    static KeyStream difference(KeyStream kept, KeyStream removed) {
+        return new Difference(kept, removed);
+    }
+
+    /** The keys of {@code input} that pass {@code test}. */
+    static KeyStream filter(KeyStream input, Predicate<byte[]> test) {
+        return new Filter(input, test);
+    }
+
+    /** The common shape: a current key settled lazily, seeks that are no-ops when not ahead. */
+    private abstract static class Derived implements KeyStream {
+        private boolean positioned;
+        private byte[] current;
+
+        /** Moves the inputs from where they are to the next key of this stream; returns it or null. */
+        abstract byte[] settle() throws IOException;
+
+        /** Moves the inputs past the current key {@code key}. */
+        abstract void moveInputsPast(byte[] key) throws IOException;
+
+        /** Seeks the inputs to {@code target}. */
+        abstract void seekInputs(byte[] target) throws IOException;
+
+        @Override
+        public final byte[] key() throws IOException {
+            if (!positioned) {
+                current = settle();
+                positioned = true;
+            }
+            return current;
+        }
+
+        @Override
+        public final void advance() throws IOException {
+            byte[] key = key();
+            if (key != null) {
+                moveInputsPast(key);
+                current = settle();
+            }
+        }
+
+        @Override
+        public final void seek(byte[] target) throws IOException {
+            if (positioned && (current == null || compare(current, target) >= 0)) {
+                return;
+            }
+            seekInputs(target);
+            current = settle();
+            positioned = true;
+        }
+    }
+
+    /**
+     * Leapfrog: in turn, each input seeks to the largest key any input is on; a key all of them land
+     * on is a match. Each input's landing keys only grow and the inputs take turns, so the seeks
+     * follow the smallest input, whichever it is (the order only picks who starts).
+     */
+    private static final class Intersection extends Derived {
+        private final List<KeyStream> inputs;
+
+        Intersection(List<? extends KeyStream> inputs) {
+            this.inputs = new ArrayList<>(inputs);
+        }
+
+        @Override
+        byte[] settle() throws IOException {
+            byte[] highest = inputs.get(0).key();
+            int agreeing = 1;
+            for (int turn = 1; highest != null; turn = (turn + 1) % inputs.size()) {
+                if (agreeing == inputs.size()) {
+                    return highest;
+                }
+                KeyStream input = inputs.get(turn);
+                input.seek(highest);
+                byte[] at = input.key();
+                if (at == null) {
+                    return null;
+                }
+                if (compare(at, highest) == 0) {
+                    agreeing++;
+                } else {
+                    highest = at;
+                    agreeing = 1;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        void moveInputsPast(byte[] key) throws IOException {
+            inputs.get(0).advance(); // the others are on the key too: they seek past it in turn
+        }
+
+        @Override
+        void seekInputs(byte[] target) throws IOException {
+            inputs.get(0).seek(target);
+        }
+    }
+
+    private static final class Union extends Derived {
+        private final List<KeyStream> inputs;
+
+        Union(List<? extends KeyStream> inputs) {
+            this.inputs = new ArrayList<>(inputs);
+        }
+
+        @Override
+        byte[] settle() throws IOException {
+            byte[] smallest = null;
+            for (KeyStream input : inputs) {
+                byte[] key = input.key();
+                if (key != null && (smallest == null || compare(key, smallest) < 0)) {
+                    smallest = key;
+                }
+            }
+            return smallest;
+        }
+
+        @Override
+        void moveInputsPast(byte[] key) throws IOException {
+            for (KeyStream input : inputs) {
+                byte[] at = input.key();
+                if (at != null && compare(at, key) == 0) {
+                    input.advance();
+                }
+            }
+        }
+
+        @Override
+        void seekInputs(byte[] target) throws IOException {
+            for (KeyStream input : inputs) {
+                input.seek(target);
+            }
+        }
+    }
+
+    private static final class Difference extends Derived {
+        private final KeyStream kept;
+        private final KeyStream removed;
+
+        Difference(KeyStream kept, KeyStream removed) {
+            this.kept = kept;
+            this.removed = removed;
+        }
+
+        @Override
+        byte[] settle() throws IOException {
+            for (byte[] key = kept.key(); key != null; key = kept.key()) {
+                removed.seek(key);
+                byte[] at = removed.key();
+                if (at == null || compare(at, key) != 0) {
+                    return key;
+                }
+                kept.advance();
+            }
+            return null;
+        }
+
+        @Override
+        void moveInputsPast(byte[] key) throws IOException {
+            kept.advance();
+        }
+
+        @Override
+        void seekInputs(byte[] target) throws IOException {
+            kept.seek(target);
+        }
+    }
+
+    private static final class Filter extends Derived {
+        private final KeyStream input;
+        private final Predicate<byte[]> test;
+
+        Filter(KeyStream input, Predicate<byte[]> test) {
+            this.input = input;
+            this.test = test;
+        }
+
+        @Override
+        byte[] settle() throws IOException {
+            for (byte[] key = input.key(); key != null; key = input.key()) {
+                if (test.test(key)) {
+                    return key;
+                }
+                input.advance();
+            }
+            return null;
+        }
+
+        @Override
+        void moveInputsPast(byte[] key) throws IOException {
+            input.advance();
+        }
+
+        @Override
+        void seekInputs(byte[] target) throws IOException {
+            input.seek(target);
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+
+/**
+ * Seed 002's people table (100,000 rows keyed by user id; indexes on birthplace, salted, on age
+ * and on vip) on a real minicluster: "born in Hangzhou, aged 20, the first 10 by user id" through
+ * one filtered stream and through the leapfrog join, and random two- and three-way intersections
+ * and unions, with and without limits and the leapfrog hint, equal to an in-memory oracle in
+ * data-key order. Index rows whose data rows do not exist are never returned.
+ */
+class JoinIT extends HBaseMiniClusterBase {
+    private static final int ROWS = 100_000;
+    private static final String[] CITIES = {"Hangzhou", "Beijing", "Shanghai", "Shenzhen", "Chengdu", "Wuhan",
+        "Xian", "Nanjing", "Suzhou", "Tianjin", "Harbin", "Kunming", "Xiamen", "Qingdao", "Dalian", "Lhasa"};
+    private static final byte[] F = Bytes.toBytes("f");
+    private static final byte[] Q = Bytes.toBytes("q");
+
+    private final RowKeySchema schema = RowKeySchema.builder().int64("user_id").fixedString("birthplace", 12)
+            .int32("age").bool("vip").build();
+    /** The live rows in data-key order: key -> values. */
+    private final TreeMap<byte[], Map<String, Object>> live = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    private final TableName name = TableName.valueOf("people");
+    private RowKeyTable table;
+
+    private static List<RowKeyIndex> indexes() {
+        return Arrays.asList(RowKeyIndex.of("by_birthplace", "birthplace").salt(4), RowKeyIndex.of("by_age", "age"),
+                RowKeyIndex.of("by_vip", "vip"));
+    }
+
+    @BeforeAll
+    void createAndWrite() throws IOException {
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, schema, indexes(), F);
+        }
+        table = RowKeyTable.open(connection(), name);
+        Random random = new Random(2);
+        List<byte[]> keys = new ArrayList<>();
+        long t0 = System.nanoTime();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (int i = 0; i < ROWS; i++) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("user_id", 1000L + 7L * i);
+                // Hangzhou one in 16; ages 18..67.
+                row.put("birthplace", CITIES[random.nextInt(CITIES.length)]);
+                row.put("age", 18 + random.nextInt(50));
+                row.put("vip", random.nextInt(10) == 0);
+                byte[] key = schema.encode(row);
+                keys.add(key);
+                live.put(key, row);
+                batch.add(new Put(key).addColumn(F, Q, Bytes.toBytes(i)));
+                if (batch.size() == 2000) {
+                    t.put(batch);
+                    batch.clear();
+                }
+            }
+            t.put(batch);
+            for (int i = 5; i < ROWS; i += 97) {
+                t.delete(new Delete(keys.get(i)));
+                live.remove(keys.get(i));
+            }
+        }
+        System.out.println("JoinIT: " + ROWS + " rows written in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+    }
+
+    private List<String> oracle(Predicate<Map<String, Object>> where, int limit) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<byte[], Map<String, Object>> e : live.entrySet()) {
+            if (where.test(e.getValue()) && (limit == 0 || out.size() < limit)) {
+                out.add(Bytes.toHex(e.getKey()));
+            }
+        }
+        return out;
+    }
+
+    private List<String> rows(RowKeyQuery query, long[] rowsRead) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r; (r = scanner.next()) != null;) {
+                out.add(Bytes.toHex(r.getRow()));
+            }
+            if (rowsRead != null) {
+                rowsRead[0] = scanner.getScanMetrics().countOfRowsScanned.get();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void hangzhouAgedTwentyFirstTenByUserId() throws IOException {
+        Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;
+        long hangzhou = oracle(r -> "Hangzhou".equals(r.get("birthplace")), 0).size();
+        long twenty = oracle(r -> (int) r.get("age") == 20, 0).size();
+        long[] read = new long[1];
+
+        // The planner: the smaller stream by estimate, its rows filtered on the server, stopping at 10.
+        RowKeyQuery firstTen = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
+        String explain = table.explain(firstTen);
+        System.out.println(explain);
+        assertTrue(explain.contains("stream INDEX by_birthplace"), explain);
+        assertTrue(explain.contains("not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects): INDEX by_age"),
+                explain);
+        assertEquals(oracle(both, 10), rows(firstTen, read));
+        System.out.println("JoinIT: first 10, one stream: " + read[0] + " index rows read; Hangzhou " + hangzhou
+                + ", aged 20 " + twenty);
+        assertTrue(read[0] < hangzhou / 2, read[0] + " rows read");
+
+        // The leapfrog join of both indexes.
+        RowKeyQuery leapfrog = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10).leapfrog();
+        explain = table.explain(leapfrog);
+        System.out.println(explain);
+        assertTrue(explain.contains("leapfrog intersection"), explain);
+        assertTrue(explain.contains("lead   INDEX by_birthplace"), explain);
+        assertTrue(explain.contains("follow INDEX by_age"), explain);
+        assertEquals(oracle(both, 10), rows(leapfrog, read));
+        System.out.println("JoinIT: first 10, leapfrog: " + read[0] + " index rows read");
+
+        // Every match: the seeks follow the really smaller index (aged 20), not the estimated one.
+        List<String> every = rows(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).leapfrog(), read);
+        assertEquals(oracle(both, 0), every);
+        System.out.println("JoinIT: all " + every.size() + ", leapfrog: " + read[0] + " index rows read");
+        assertTrue(read[0] <= 3L * Math.min(hangzhou, twenty), read[0] + " rows read for " + every.size());
+    }
+
+    @Test
+    void indexRowsWithoutDataRowsAreNeverReturned() throws IOException {
+        Map<String, Object> ghost = new LinkedHashMap<>();
+        ghost.put("user_id", 1001L); // no row has it: user ids are 1000 + 7i
+        ghost.put("birthplace", "Hangzhou");
+        ghost.put("age", 20);
+        ghost.put("vip", false);
+        byte[] key = schema.encode(ghost);
+        Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
+        for (String index : new String[] {"by_birthplace", "by_age"}) {
+            for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, {RowKeyIndexObserver.UNVERIFIED}, RowKeyIndexObserver.STALE}) {
+                try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
+                    t.put(new Put(catalog.indexKey(catalog.indexNumber(index), key)).addColumn(
+                            RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
+                }
+                for (RowKeyQuery q : new RowKeyQuery[] {RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3),
+                    RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3).leapfrog()}) {
+                    assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 3), rows(q, null), q.toString());
+                }
+            }
+        }
+    }
+
+    /** A random condition: its query form and its oracle. */
+    private static final class Cond {
+        final java.util.function.UnaryOperator<RowKeyQuery> add;
+        final Predicate<Map<String, Object>> holds;
+        final String text;
+
+        Cond(java.util.function.UnaryOperator<RowKeyQuery> add, Predicate<Map<String, Object>> holds, String text) {
+            this.add = add;
+            this.holds = holds;
+            this.text = text;
+        }
+    }
+
+    private Cond randomCondition(Random random, String field) {
+        switch (field) {
+            case "birthplace": {
+                String a = CITIES[random.nextInt(CITIES.length)];
+                String b = CITIES[random.nextInt(CITIES.length)];
+                return random.nextBoolean()
+                        ? new Cond(q -> q.eq("birthplace", a), r -> a.equals(r.get("birthplace")), "birthplace=" + a)
+                        : new Cond(q -> q.in("birthplace", a, b), r -> a.equals(r.get("birthplace")) || b.equals(r.get("birthplace")),
+                                "birthplace in " + a + "," + b);
+            }
+            case "age": {
+                int a = 18 + random.nextInt(50);
+                int b = 18 + random.nextInt(50);
+                return random.nextBoolean()
+                        ? new Cond(q -> q.eq("age", a), r -> (int) r.get("age") == a, "age=" + a)
+                        : new Cond(q -> q.in("age", a, b), r -> (int) r.get("age") == a || (int) r.get("age") == b,
+                                "age in " + a + "," + b);
+            }
+            case "vip": {
+                boolean v = random.nextBoolean();
+                return new Cond(q -> q.eq("vip", v), r -> (boolean) r.get("vip") == v, "vip=" + v);
+            }
+            default: {
+                long low = 1000L + random.nextInt(7 * ROWS);
+                long high = low + random.nextInt(7 * ROWS / 4);
+                return new Cond(q -> q.between("user_id", low, high),
+                        r -> (long) r.get("user_id") >= low && (long) r.get("user_id") <= high, "user_id " + low + ".." + high);
+            }
+        }
+    }
+
+    /** One AND-branch of two or three of the indexed conditions, sometimes with a user-id range. */
+    private List<Cond> randomBranch(Random random) {
+        List<String> fields = new ArrayList<>(Arrays.asList("birthplace", "age", "vip"));
+        java.util.Collections.shuffle(fields, random);
+        List<Cond> branch = new ArrayList<>();
+        int n = 2 + random.nextInt(2);
+        for (String f : fields.subList(0, n)) {
+            branch.add(randomCondition(random, f));
+        }
+        if (random.nextInt(3) == 0) {
+            branch.add(randomCondition(random, "user_id"));
+        }
+        return branch;
+    }
+
+    @Test
+    void randomIntersectionsAndUnionsEqualTheOracle() throws IOException {
+        Random random = new Random(20);
+        for (int c = 0; c < 18; c++) {
+            int branchCount = c < 7 ? 1 : 2 + random.nextInt(2);
+            List<RowKeyQuery> queries = new ArrayList<>();
+            List<Predicate<Map<String, Object>>> tests = new ArrayList<>();
+            StringBuilder text = new StringBuilder();
+            for (int b = 0; b < branchCount; b++) {
+                RowKeyQuery q = RowKeyQuery.on(schema);
+                Predicate<Map<String, Object>> test = r -> true;
+                for (Cond cond : randomBranch(random)) {
+                    q = cond.add.apply(q);
+                    test = test.and(cond.holds);
+                    text.append(cond.text).append(' ');
+                }
+                queries.add(q);
+                tests.add(test);
+                text.append("| ");
+            }
+            RowKeyQuery query = branchCount == 1 ? queries.get(0) : RowKeyQuery.anyOf(queries.toArray(new RowKeyQuery[0]));
+            int limit = random.nextInt(3) == 0 ? 1 + random.nextInt(50) : 0;
+            if (limit > 0) {
+                query.limit(limit);
+            }
+            Predicate<Map<String, Object>> any = r -> tests.stream().anyMatch(t -> t.test(r));
+            List<String> got = rows(query, null);
+            if (branchCount == 1 && limit == 0) {
+                java.util.Collections.sort(got); // a single index plan gives index-key order
+            }
+            assertEquals(oracle(any, limit), got, "case " + c + ": " + text + "limit " + limit + "\n" + table.explain(query));
+            if (c % 2 == 0) {
+                query.leapfrog();
+                assertEquals(oracle(any, limit), rows(query, null), "case " + c + ", leapfrog: " + text + "limit " + limit
+                        + "\n" + table.explain(query));
+            }
+        }
+    }
+}

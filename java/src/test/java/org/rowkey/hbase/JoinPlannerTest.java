@@ -1,0 +1,103 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+
+/** Which streams {@link JoinPlanner} plans, and the query forms that lead to it; no cluster. */
+class JoinPlannerTest {
+    private final RowKeySchema schema = RowKeySchema.builder().int64("user_id").fixedString("birthplace", 12)
+            .int32("age").bool("vip").build();
+    private final Catalog catalog = Catalog.of(schema, Arrays.asList(RowKeyIndex.of("by_birthplace", "birthplace").salt(4),
+            RowKeyIndex.of("by_age", "age"), RowKeyIndex.of("by_vip", "vip")), IndexState.ACTIVE);
+    private final JoinPlanner planner = new JoinPlanner(catalog, RowKeyTable::planTable);
+
+    private static List<String> sources(List<JoinPlan.Stream> streams) {
+        List<String> out = new ArrayList<>();
+        streams.forEach(s -> out.add(s.source));
+        return out;
+    }
+
+    @Test
+    void oneFilteredStreamByDefaultEveryStreamUnderTheLeapfrogHint() {
+        RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
+        JoinPlan.Branch plain = planner.plan(q).branches.get(0);
+        assertEquals(Arrays.asList("INDEX by_birthplace"), sources(plain.streams));
+        assertEquals(Arrays.asList("INDEX by_age"), sources(plain.leftOut));
+        assertTrue(plain.filtersOnServer());
+        assertEquals(4, plain.streams.get(0).ranges(), "one range per salt bucket");
+
+        JoinPlan.Branch leapfrog = planner.plan(q.leapfrog()).branches.get(0);
+        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(leapfrog.streams));
+        assertTrue(!leapfrog.filtersOnServer());
+        assertEquals(10, planner.plan(q).limit);
+    }
+
+    @Test
+    void inListsBecomeOnePointEachUpToTheCapAndTheDataTablePrefixIsAStream() {
+        RowKeyQuery q = RowKeyQuery.on(schema).in("age", 20, 21, 22).eq("user_id", 7L).leapfrog();
+        JoinPlan.Branch b = planner.plan(q).branches.get(0);
+        assertEquals(Arrays.asList("DATA TABLE", "INDEX by_age"), sources(b.streams));
+        assertEquals(3, b.streams.get(1).points.size());
+
+        Object[] many = new Object[JoinPlanner.MAX_POINTS + 1];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = i;
+        }
+        JoinPlan.Branch capped = planner.plan(RowKeyQuery.on(schema).in("age", many).eq("vip", true).leapfrog()).branches.get(0);
+        assertEquals(Arrays.asList("INDEX by_vip"), sources(capped.streams), "too many values: not a stream");
+    }
+
+    @Test
+    void aBranchWithNoStreamReadsTheDataTablesPlanAndHintsLimitTheStreams() {
+        JoinPlan.Branch ranges = planner.plan(RowKeyQuery.on(schema).between("age", 20, 30).limit(5)).branches.get(0);
+        assertTrue(ranges.streams.isEmpty());
+        assertNotNull(ranges.dataPlan);
+        JoinPlan.Branch noIndex = planner.plan(RowKeyQuery.on(schema).eq("age", 20).noIndex().limit(5)).branches.get(0);
+        assertTrue(noIndex.streams.isEmpty());
+        JoinPlan.Branch onlyAge = planner.plan(RowKeyQuery.on(schema).eq("age", 20).eq("vip", true).useIndex("by_age")
+                .leapfrog()).branches.get(0);
+        assertEquals(Arrays.asList("INDEX by_age"), sources(onlyAge.streams));
+    }
+
+    @Test
+    void anyOfIsAUnionOfBranchesWithTheSharedConditions() {
+        RowKeyQuery q = RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 20), RowKeyQuery.on(schema).eq("vip", true))
+                .eq("birthplace", "Hangzhou");
+        JoinPlan plan = planner.plan(q);
+        assertEquals(2, plan.branches.size());
+        assertEquals(2, plan.branches.get(0).conditions.size());
+        assertEquals("RowKeyQuery[(birthplace = 'Hangzhou' AND age = 20) OR (birthplace = 'Hangzhou' AND vip = true)]",
+                q.toString());
+        String explain = plan.explain(schema);
+        assertTrue(explain.startsWith("JOIN: union of 2 AND-branches"), explain);
+    }
+
+    @Test
+    void badQueryFormsAreRefusedByName() {
+        RowKeySchema other = RowKeySchema.builder().int32("x").build();
+        assertThrows(IllegalArgumentException.class, RowKeyQuery::anyOf);
+        IllegalArgumentException schemas = assertThrows(IllegalArgumentException.class,
+                () -> RowKeyQuery.anyOf(RowKeyQuery.on(schema), RowKeyQuery.on(other)));
+        assertTrue(schemas.getMessage().contains("anyOf"), schemas.getMessage());
+        IllegalArgumentException branch = assertThrows(IllegalArgumentException.class,
+                () -> RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 1).limit(3)));
+        assertTrue(branch.getMessage().contains("not on a branch"), branch.getMessage());
+        IllegalArgumentException limit = assertThrows(IllegalArgumentException.class, () -> RowKeyQuery.on(schema).limit(0));
+        assertTrue(limit.getMessage().contains("limit must be at least 1"), limit.getMessage());
+        RowKeyQuery union = RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 1), RowKeyQuery.on(schema).eq("age", 2));
+        IllegalStateException comparator = assertThrows(IllegalStateException.class, union::toComparator);
+        assertTrue(comparator.getMessage().contains("RowKeyTable.scan"), comparator.getMessage());
+        assertThrows(IllegalStateException.class, union::toScan);
+        assertThrows(IllegalStateException.class, () -> new SkipScanFilter(union));
+    }
+}

@@ -1,0 +1,249 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The joins of {@link KeyStreams} against set algebra on random sorted streams (duplicates, empty
+ * inputs, keys above 0x7f to catch signed comparisons), with the seek count of the leapfrog join
+ * bounded by its smallest input and every stream's seek targets never going backwards.
+ */
+class KeyStreamsTest {
+    private static final int CASES = 3000;
+
+    /** An in-memory stream that counts its repositioning seeks and checks that targets only grow. */
+    static final class ListStream implements KeyStream {
+        private final List<byte[]> keys;
+        private int position = -1;
+        private byte[] lastTarget;
+        int seeks;
+
+        ListStream(List<byte[]> sortedKeys) {
+            this.keys = sortedKeys;
+        }
+
+        @Override
+        public byte[] key() {
+            if (position < 0) {
+                position = 0;
+            }
+            return position < keys.size() ? keys.get(position) : null;
+        }
+
+        @Override
+        public void advance() {
+            byte[] current = key();
+            if (current == null) {
+                return;
+            }
+            while (position < keys.size() && KeyStreams.compare(keys.get(position), current) == 0) {
+                position++;
+            }
+        }
+
+        @Override
+        public void seek(byte[] target) {
+            if (lastTarget != null && KeyStreams.compare(target, lastTarget) < 0) {
+                throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
+            }
+            lastTarget = target.clone();
+            boolean started = position >= 0;
+            if (started && (position >= keys.size() || KeyStreams.compare(keys.get(position), target) >= 0)) {
+                return; // already there: no seek
+            }
+            seeks++;
+            int at = Math.max(position, 0);
+            while (at < keys.size() && KeyStreams.compare(keys.get(at), target) < 0) {
+                at++;
+            }
+            position = at;
+        }
+    }
+
+    private static final Comparator<byte[]> ORDER = KeyStreams::compare;
+
+    private static String hex(byte[] key) {
+        StringBuilder s = new StringBuilder();
+        for (byte b : key) {
+            s.append(String.format("%02x", b & 0xff));
+        }
+        return s.toString();
+    }
+
+    /** Sorted keys of 2 bytes (values spread over 0..0xffff in few clusters), with duplicates. */
+    private static List<byte[]> randomKeys(Random random, int universe) {
+        int size = random.nextInt(5) == 0 ? 0 : random.nextInt(80);
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            int value = random.nextInt(universe) * (0xffff / universe);
+            keys.add(new byte[] {(byte) (value >>> 8), (byte) value});
+            if (random.nextInt(6) == 0) {
+                keys.add(keys.get(keys.size() - 1).clone());
+            }
+        }
+        keys.sort(ORDER);
+        return keys;
+    }
+
+    private static TreeSet<byte[]> set(List<byte[]> keys) {
+        TreeSet<byte[]> set = new TreeSet<>(ORDER);
+        set.addAll(keys);
+        return set;
+    }
+
+    private static List<byte[]> drain(KeyStream stream) throws IOException {
+        List<byte[]> out = new ArrayList<>();
+        for (byte[] key = stream.key(); key != null; key = stream.key()) {
+            out.add(key);
+            stream.advance();
+        }
+        return out;
+    }
+
+    private static void assertKeys(TreeSet<byte[]> expected, List<byte[]> actual, String what) {
+        List<String> e = new ArrayList<>();
+        expected.forEach(k -> e.add(hex(k)));
+        List<String> a = new ArrayList<>();
+        actual.forEach(k -> a.add(hex(k)));
+        assertEquals(e, a, what);
+    }
+
+    private static List<List<byte[]>> inputs(Random random, int count, int universe) {
+        List<List<byte[]>> inputs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            inputs.add(randomKeys(random, universe));
+        }
+        return inputs;
+    }
+
+    private static List<ListStream> streams(List<List<byte[]>> inputs) {
+        List<ListStream> streams = new ArrayList<>();
+        inputs.forEach(keys -> streams.add(new ListStream(keys)));
+        return streams;
+    }
+
+    @Test
+    void intersectionIsSetIntersectionWithSeeksBoundedBySmallestInput() throws IOException {
+        Random random = new Random(12);
+        for (int c = 0; c < CASES; c++) {
+            int k = 1 + random.nextInt(4);
+            List<List<byte[]>> inputs = inputs(random, k, 20 + random.nextInt(300));
+            if (random.nextBoolean()) {
+                inputs.sort(Comparator.comparingInt(List::size)); // else the estimates were wrong
+            }
+            TreeSet<byte[]> expected = set(inputs.get(0));
+            inputs.forEach(keys -> expected.retainAll(set(keys)));
+            List<ListStream> streams = streams(inputs);
+            assertKeys(expected, drain(KeyStreams.intersection(streams)), "case " + c + " AND of " + k);
+            int seeks = streams.stream().mapToInt(s -> s.seeks).sum();
+            int smallest = inputs.stream().mapToInt(List::size).min().getAsInt();
+            int bound = k * smallest + k;
+            assertTrue(seeks <= bound, "case " + c + ": " + seeks + " seeks for " + k + " inputs, smallest "
+                    + smallest + ", bound " + bound);
+        }
+    }
+
+    @Test
+    void leapfrogSeeksFollowTheSmallInputNotTheLargeOne() throws IOException {
+        List<byte[]> small = new ArrayList<>();
+        List<byte[]> large = new ArrayList<>();
+        for (int v = 0; v < 60_000; v++) {
+            byte[] key = {(byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+            large.add(key);
+            if (v % 600 == 7) {
+                small.add(key);
+            }
+        }
+        for (boolean smallFirst : new boolean[] {true, false}) {
+            ListStream a = new ListStream(small);
+            ListStream b = new ListStream(large);
+            assertEquals(100, drain(KeyStreams.intersection(smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
+            assertTrue(a.seeks + b.seeks <= 2 * small.size() + 2, a.seeks + b.seeks + " seeks, small first " + smallFirst);
+        }
+    }
+
+    @Test
+    void unionIsSetUnionEachKeyOnce() throws IOException {
+        Random random = new Random(13);
+        for (int c = 0; c < CASES; c++) {
+            List<List<byte[]>> inputs = inputs(random, 1 + random.nextInt(4), 20 + random.nextInt(300));
+            TreeSet<byte[]> expected = new TreeSet<>(ORDER);
+            inputs.forEach(expected::addAll);
+            assertKeys(expected, drain(KeyStreams.union(streams(inputs))), "case " + c);
+        }
+    }
+
+    @Test
+    void differenceIsSetDifference() throws IOException {
+        Random random = new Random(14);
+        for (int c = 0; c < CASES; c++) {
+            List<List<byte[]>> inputs = inputs(random, 2, 20 + random.nextInt(300));
+            TreeSet<byte[]> expected = set(inputs.get(0));
+            expected.removeAll(set(inputs.get(1)));
+            List<ListStream> s = streams(inputs);
+            assertKeys(expected, drain(KeyStreams.difference(s.get(0), s.get(1))), "case " + c);
+        }
+    }
+
+    /** anyOf(AND, AND-NOT, AND) with seeks and a filter, seek targets interleaved at random. */
+    @Test
+    void composedJoinsSeekToTheFirstKeyAtOrAfterTheTarget() throws IOException {
+        Random random = new Random(15);
+        for (int c = 0; c < CASES; c++) {
+            int universe = 20 + random.nextInt(300);
+            List<List<byte[]>> in = inputs(random, 6, universe);
+            TreeSet<byte[]> and1 = set(in.get(0));
+            and1.retainAll(set(in.get(1)));
+            TreeSet<byte[]> andNot = set(in.get(2));
+            andNot.removeAll(set(in.get(3)));
+            TreeSet<byte[]> and2 = set(in.get(4));
+            and2.retainAll(set(in.get(5)));
+            TreeSet<byte[]> expected = new TreeSet<>(ORDER);
+            expected.addAll(and1);
+            expected.addAll(andNot);
+            expected.addAll(and2);
+            expected.removeIf(k -> (k[1] & 1) == 1);
+            List<ListStream> s = streams(in);
+            KeyStream joined = KeyStreams.filter(KeyStreams.union(Arrays.asList(
+                    KeyStreams.intersection(Arrays.asList(s.get(0), s.get(1))),
+                    KeyStreams.difference(s.get(2), s.get(3)),
+                    KeyStreams.intersection(Arrays.asList(s.get(4), s.get(5))))), k -> (k[1] & 1) == 0);
+            byte[] target = {0, 0};
+            while (true) {
+                if (random.nextBoolean()) {
+                    int t = ((target[0] & 0xff) << 8 | (target[1] & 0xff)) + random.nextInt(3000);
+                    target = new byte[] {(byte) (Math.min(t, 0xffff) >>> 8), (byte) Math.min(t, 0xffff)};
+                    joined.seek(target);
+                    byte[] want = expected.ceiling(target);
+                    byte[] got = joined.key();
+                    assertEquals(want == null ? null : hex(want), got == null ? null : hex(got), "case " + c + " seek");
+                } else {
+                    byte[] before = joined.key();
+                    if (before == null) {
+                        break;
+                    }
+                    joined.advance();
+                    byte[] want = expected.higher(before);
+                    byte[] got = joined.key();
+                    assertEquals(want == null ? null : hex(want), got == null ? null : hex(got), "case " + c + " advance");
+                    if (got != null && KeyStreams.compare(got, target) > 0) {
+                        target = got;
+                    }
+                }
+                if (joined.key() == null) {
+                    break;
+                }
+            }
+        }
+    }
+}
