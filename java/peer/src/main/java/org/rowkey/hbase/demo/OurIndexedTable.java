@@ -15,27 +15,31 @@ import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeyTable;
 
 /**
- * Our side with a secondary index (issue 10): the demo's plain table created by
+ * Our side with a secondary index (issue 10): the demo's plain or salted table created by
  * {@link RowKeyTable#create} with one index on (sdate, code) covering the URL, as Phoenix's
- * covered index; loaded the demo's way (the coprocessor writes the index rows); queried through
+ * covered index (salted like the table for the salted one, as Phoenix's index of a salted table
+ * is); loaded the demo's way (the coprocessor writes the index rows); queried through
  * {@link RowKeyTable#scan}, which picks the index or the data table itself.
  */
 final class OurIndexedTable {
-    static final TableName NAME = TableName.valueOf("urlscan_indexed");
     static final String INDEX = "by_date_code";
 
     private final Connection connection;
     private final Demo demo;
+    private final boolean salted;
+    final TableName name;
     private RowKeyTable table;
 
-    OurIndexedTable(Connection connection, Demo demo) {
+    OurIndexedTable(Connection connection, Demo demo, boolean salted) {
         this.connection = connection;
         this.demo = demo;
+        this.salted = salted;
+        this.name = TableName.valueOf(salted ? "urlscan_salted_indexed" : "urlscan_indexed");
     }
 
     /** The data table and its index table, for the region read counters. */
     List<TableName> physical() {
-        return List.of(NAME, TableName.valueOf(NAME.getNameAsString() + "__idx_" + INDEX));
+        return List.of(name, TableName.valueOf(name.getNameAsString() + "__idx_" + INDEX));
     }
 
     /** Creates the table with its index and loads the rows; returns the seconds (writes and flush, both tables). */
@@ -47,16 +51,14 @@ final class OurIndexedTable {
                     admin.deleteTable(t);
                 }
             }
-            RowKeyTable.create(admin, NAME, demo.schema(false),
-                    List.of(RowKeyIndex.of(INDEX, "sdate", "code").include(Demo.FAMILY, Demo.URL)), Demo.FAMILY);
+            RowKeyIndex index = RowKeyIndex.of(INDEX, "sdate", "code").include(Demo.FAMILY, Demo.URL);
+            RowKeyTable.create(admin, name, demo.schema(salted), List.of(salted ? index.salt(16) : index),
+                    Demo.splits(salted), Demo.FAMILY);
         }
         long start = System.nanoTime();
-        demo.write(NAME, demo.schema(false), data);
-        try (Admin admin = connection.getAdmin()) {
-            admin.flush(physical().get(1));
-        }
+        demo.write(name, demo.schema(salted), data);
         double seconds = Demo.seconds(start);
-        table = RowKeyTable.open(connection, NAME);
+        table = RowKeyTable.open(connection, name);
         return seconds;
     }
 

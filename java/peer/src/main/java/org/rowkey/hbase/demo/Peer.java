@@ -32,8 +32,9 @@ import org.apache.hadoop.hbase.client.Connection;
  * <ol>
  *   <li>Loads: ours the demo's way ({@link Demo#load()}), Phoenix through UPSERT with batched
  *       commits (no index, then a third table that has one covered index); rows/s each. Ours
- *       with one index: a table made by {@link org.rowkey.hbase.RowKeyTable#create} with an index
- *       on (sdate, code) covering the URL ({@link OurIndexedTable}), loaded the demo's way.
+ *       with one index: the plain and the salted table made by
+ *       {@link org.rowkey.hbase.RowKeyTable#create} with an index on (sdate, code) covering the URL
+ *       ({@link OurIndexedTable}), loaded the demo's way.
  *   <li>Phoenix's covered and uncovered indexes on (sdate, code) are built on both Phoenix
  *       tables (timed).
  *   <li>Each of the demo's queries, in two passes: Phoenix's tables with its default metadata
@@ -86,7 +87,9 @@ public final class Peer {
     private final Demo.Options options;
     private final Demo demo;
     private final RegionReads reads;
+    /** Ours with an index on (sdate, code): the plain table's and the salted table's. */
     private final OurIndexedTable ourIndexed;
+    private final OurIndexedTable ourSaltedIndexed;
     private final List<String> loadJson = new ArrayList<>();
     private final List<String> loadLines = new ArrayList<>();
 
@@ -95,7 +98,8 @@ public final class Peer {
         this.options = options;
         this.demo = new Demo(connection, options, false);
         this.reads = new RegionReads(connection);
-        this.ourIndexed = new OurIndexedTable(connection, demo);
+        this.ourIndexed = new OurIndexedTable(connection, demo, false);
+        this.ourSaltedIndexed = new OurIndexedTable(connection, demo, true);
     }
 
     /** The Phoenix JDBC URL of the cluster the HBase connection talks to. */
@@ -110,8 +114,10 @@ public final class Peer {
         for (TableName ours : List.of(Demo.PLAIN_TABLE, Demo.SALTED_TABLE)) {
             recordLoad("ours", ours.getNameAsString(), "none", data.size(), demo.loadSeconds.get(ours), "reused, not loaded (--keep)");
         }
-        recordLoad("ours", OurIndexedTable.NAME + " (1 region, RowKeyTable.create)", "one covered index on (sdate, code)",
+        recordLoad("ours", ourIndexed.name + " (8 regions, RowKeyTable.create)", "one covered index on (sdate, code)",
                 data.size(), ourIndexed.createAndLoad(data), null);
+        recordLoad("ours", ourSaltedIndexed.name + " (16 salt buckets, 8 regions, RowKeyTable.create)",
+                "one covered index on (sdate, code), salted (16)", data.size(), ourSaltedIndexed.createAndLoad(data), null);
 
         long connecting = System.nanoTime();
         System.out.println("Connecting Phoenix (the first connection creates its SYSTEM tables)...");
@@ -309,14 +315,15 @@ public final class Peer {
             }
             list.add(new Way(pass == Pass.DEFAULT ? "ours (toScan)" : "ours (toScan), pass 2", "ours", pass, ours,
                     demo.planned(q).explain().trim(), () -> demo.runPlanned(q)));
-            if (indexServes() && !q.salted) {
+            if (indexServes()) {
+                OurIndexedTable indexed = q.salted ? ourSaltedIndexed : ourIndexed;
                 list.add(new Way("ours via index (RowKeyTable.scan)" + (pass == Pass.DEFAULT ? "" : ", pass 2"), "ours-index", pass,
-                        ourIndexed.physical(), ourIndexed.explain(q, false), () -> ourIndexed.run(q, false)));
+                        indexed.physical(), indexed.explain(q, false), () -> indexed.run(q, false)));
                 // Phoenix's covered index answers SELECT * alone (it knows every column); ours when
                 // the query asks only for covered columns.
                 list.add(new Way("ours via index, URL only (covered)" + (pass == Pass.DEFAULT ? "" : ", pass 2"),
-                        "ours-index-covered", pass, ourIndexed.physical(), ourIndexed.explain(q, true),
-                        () -> ourIndexed.run(q, true)));
+                        "ours-index-covered", pass, indexed.physical(), indexed.explain(q, true),
+                        () -> indexed.run(q, true)));
             }
             list.add(phoenixWay("Phoenix", null, pass));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
@@ -429,7 +436,8 @@ public final class Peer {
         b.append("  \"warmup_runs\": 1,\n");
         b.append("  \"runs\": ").append(options.runs).append(",\n");
         b.append("  \"tables\": ").append(EndToEnd.Json.string("ours: urlscan (8 regions) and urlscan_salted (16 salt buckets,"
-                + " 8 regions), loaded with a BufferedMutator, SKIP_WAL; Phoenix: URLSCAN_PHOENIX (8 regions, split at the same"
+                + " 8 regions), and the same two with a covered index on (sdate, code) (urlscan_indexed,"
+                + " urlscan_salted_indexed, the latter's index salted too), loaded with a BufferedMutator, SKIP_WAL; Phoenix: URLSCAN_PHOENIX (8 regions, split at the same"
                 + " bytes) and URLSCAN_PHOENIX_SALTED (SALT_BUCKETS=16: 16 regions), UPSERT with a commit every "
                 + PhoenixTables.COMMIT_EVERY + " rows, DISABLE_WAL=true; each Phoenix table with a covered and an uncovered"
                 + " index on (sdate, code)")).append(",\n");
