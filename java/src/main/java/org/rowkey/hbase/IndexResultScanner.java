@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
@@ -24,8 +25,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
- * The data rows of a query read through an index: the index rows in the plan's key ranges (the
- * residual filter on them is the whole query, natively, since an index key holds every field),
+ * The data rows of a query read through an index: the index rows in the plan's key ranges (read
+ * with the residual filter or the skip scan, either the whole query, natively, since an index key
+ * holds every field),
  * then, in batches, the data rows they stand for. A VERIFIED index row of a covered plan answers
  * alone (its covered cells, or its key); otherwise its data row is read, so a row whose index entry
  * outlived it (a failed write, a partial delete) is never returned. An UNVERIFIED index row whose
@@ -49,7 +51,7 @@ final class IndexResultScanner implements ResultScanner {
     private boolean exhausted;
 
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
-            TablePlan plan, List<Column> columns, boolean keysOnly) throws IOException {
+            TablePlan plan, Scan indexScan, List<Column> columns, boolean keysOnly) throws IOException {
         this.catalog = catalog;
         this.index = index;
         this.covered = plan.getCovered();
@@ -59,7 +61,7 @@ final class IndexResultScanner implements ResultScanner {
         this.indexTable = connection.getTable(indexName);
         this.dataTable = connection.getTable(data);
         try {
-            this.indexRows = indexTable.getScanner(ScanPlanner.scan(plan.getPlan()).setCaching(BATCH));
+            this.indexRows = indexTable.getScanner(indexScan.setCaching(BATCH).setScanMetricsEnabled(true));
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw e;

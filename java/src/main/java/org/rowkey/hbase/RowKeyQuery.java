@@ -186,7 +186,7 @@ public final class RowKeyQuery {
      * filter.
      */
     public Scan toScan() {
-        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), this);
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), toPredicateSpec());
     }
 
     /**

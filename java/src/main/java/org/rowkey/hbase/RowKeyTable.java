@@ -270,7 +270,7 @@ public final class RowKeyTable {
         Catalog current = catalog;
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan());
+            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec());
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }
@@ -283,7 +283,7 @@ public final class RowKeyTable {
         }
         int index = current.indexNumber(plan.getIndex());
         return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                query.columns(), query.isKeysOnly());
+                ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()), query.columns(), query.isKeysOnly());
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
