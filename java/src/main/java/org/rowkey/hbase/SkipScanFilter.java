@@ -44,8 +44,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
  * versions the list skips such rows one by one and seeks on the others. The same jar works on
  * both: the class naming the marker is loaded only where the marker exists.
  *
- * <p>The decision is made in {@link #filterCell} (HBase asks a filter for a hint only from there
- * before 2.6.6). Holds a native handle freed by {@link #close()} or, once unreachable, by a
+ * <p>Each row is decided once, in {@link #filterRowKey} or {@link #filterCell}, whichever HBase
+ * calls first; the hint is given from {@link #filterCell} (HBase asks a filter for a hint only
+ * from there before 2.6.6). Holds a native handle freed by {@link #close()} or, once unreachable, by a
  * cleaner. Not thread-safe, like every HBase filter (one instance per region scanner).
  */
 public class SkipScanFilter extends FilterBase implements AutoCloseable {
@@ -83,6 +84,12 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     private final byte[] canonical;
     /** Salt buckets read: bit {@code b % 8} of byte {@code b / 8}. */
     private final byte[] saltSet;
+    /**
+     * The leading bytes that decide a match (every constrained field ends within them), of the
+     * last kept row: a row of the key's length that shares them is kept too, without a native call.
+     */
+    private final byte[] keptPrefix;
+    private boolean keptPrefixValid;
 
     /** The row decided last, and its decision (a row has several cells; filterCell sees each). */
     private byte[] row = new byte[64];
@@ -132,6 +139,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         this.predicate = compiled.predicate;
         this.canonical = compiled.canonical;
         this.saltSet = compiled.saltSet;
+        this.keptPrefix = new byte[compiled.decidingPrefix];
     }
 
     /** The native filter of serialized {@code SkipScanFilterSpec} bytes, and what Java keeps of it. */
@@ -140,12 +148,14 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         final PredicateComparator predicate;
         final byte[] canonical;
         final byte[] saltSet;
+        final int decidingPrefix;
 
-        Compiled(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet) {
+        Compiled(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet, int decidingPrefix) {
             this.skip = skip;
             this.predicate = predicate;
             this.canonical = canonical;
             this.saltSet = saltSet;
+            this.decidingPrefix = decidingPrefix;
         }
     }
 
@@ -160,8 +170,9 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             long pointer = skip.get();
             byte[] canonical = SkipScanNative.canonical(pointer);
             byte[] saltSet = SkipScanNative.saltSet(pointer);
+            int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
             PredicateComparator predicate = PredicateComparator.parseFrom(SkipScanNative.predicate(pointer));
-            return new Compiled(skip, predicate, canonical, saltSet);
+            return new Compiled(skip, predicate, canonical, saltSet, decidingPrefix);
         } catch (DeserializationException e) {
             skip.close();
             throw new IllegalStateException("the native core returned an unreadable canonical predicate", e);
@@ -179,12 +190,18 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         this.skip = other.skip;
         this.canonical = other.canonical;
         this.saltSet = other.saltSet;
+        this.keptPrefix = new byte[other.keptPrefix.length];
     }
 
+    /**
+     * Decides the row here, once: a row that fails without a seek is dropped before HBase reads
+     * its cells (cheaper than {@code NEXT_ROW} from {@link #filterCell}, which HBase reaches
+     * through its cell matcher); a kept row or a seek is answered from {@link #filterCell}, where
+     * HBase asks for the hint.
+     */
     @Override
     public boolean filterRowKey(Cell firstRowCell) {
-        // Every row reaches filterCell, where the hint is given.
-        return done;
+        return done || rowDecision(firstRowCell) == ReturnCode.NEXT_ROW;
     }
 
     @Override
@@ -194,9 +211,11 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     @Override
     public ReturnCode filterCell(Cell cell) {
-        if (done) {
-            return ReturnCode.NEXT_ROW;
-        }
+        return done ? ReturnCode.NEXT_ROW : rowDecision(cell);
+    }
+
+    /** The decision for the row of {@code cell}: made once per row, then repeated for its cells. */
+    private ReturnCode rowDecision(Cell cell) {
         int length = cell.getRowLength();
         if (scratch.length < length) {
             scratch = new byte[Math.max(length, 2 * scratch.length)];
@@ -221,7 +240,8 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             // The next row already reached the last next key: seeking there would have saved nothing.
             settle(false);
         }
-        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(key, length)) {
+        // Short of the next key that can match: the row fails (no native call).
+        if (!shortOfTarget && matches(key, length)) {
             return ReturnCode.INCLUDE;
         }
         if (shortOfTarget) {
@@ -290,6 +310,20 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             }
         }
         target = null;
+    }
+
+    /** Whether the row matches; a row sharing the deciding prefix of the last kept row does. */
+    private boolean matches(byte[] key, int length) {
+        int prefix = keptPrefix.length;
+        if (keptPrefixValid && length == predicate.keyLength() && Bytes.equals(keptPrefix, 0, prefix, key, 0, prefix)) {
+            return true;
+        }
+        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(key, length)) {
+            System.arraycopy(key, 0, keptPrefix, 0, prefix);
+            keptPrefixValid = true;
+            return true;
+        }
+        return false;
     }
 
     /** Whether {@code a[0, aLength)} comes before {@code b[0, bLength)} in the scan's direction. */

@@ -125,6 +125,19 @@ class SkipScanFilterTest {
     }
 
     @Test
+    void rowsSharingAKeptRowsDecidingBytesAreKeptAndOnlyThose() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("a", 3))) {
+            // Only a is constrained: a kept row's first 4 bytes decide the rows after it.
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, -5))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 7))));
+            byte[] longer = Bytes.add(key(3, 8), new byte[] {0});
+            assertTrue(f.filterCell(cell(longer)) != ReturnCode.INCLUDE, "a key of another length");
+            assertTrue(f.filterCell(cell(key(4, 0))) != ReturnCode.INCLUDE);
+            assertTrue(f.filterAllRemaining(), "no key after (4, 0) can match");
+        }
+    }
+
+    @Test
     void reversedSeeksToThePreviousKeyThatCanMatch() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
             f.setReversed(true);

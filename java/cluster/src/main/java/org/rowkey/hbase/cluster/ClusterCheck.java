@@ -49,7 +49,8 @@ import org.rowkey.hbase.SkipScanFilter;
  * <p>To check something more, add one {@code checks.add(new Check("name", () -> ...))} in
  * {@link #checks()}.
  *
- * <p>Usage: {@code ClusterCheck --zookeeper host:port}. Exit code 0 when every check passed.
+ * <p>Usage: {@code ClusterCheck --zookeeper host:port [--jar-via lib|dynamic]} (how the server
+ * got our jar; default lib). Exit code 0 when every check passed.
  */
 public final class ClusterCheck {
     static final TableName TABLE = TableName.valueOf("rowkey_cluster_check");
@@ -79,8 +80,12 @@ public final class ClusterCheck {
             .int32("day").int32("code").bool("free").build();
     private final List<Map<String, Object>> rows = new ArrayList<>();
 
-    ClusterCheck(Connection connection) {
+    /** Whether our jar is on the server's class path (lib/), not only in hbase.dynamic.jars.dir. */
+    private final boolean jarInLib;
+
+    ClusterCheck(Connection connection, boolean jarInLib) {
         this.connection = connection;
+        this.jarInLib = jarInLib;
     }
 
     /** Every check, in order. */
@@ -366,8 +371,10 @@ public final class ClusterCheck {
     public static void main(String[] args) throws Exception {
         List<String> argv = Arrays.asList(args);
         int at = argv.indexOf("--zookeeper");
-        if (at < 0 || at + 1 >= args.length) {
-            System.err.println("usage: ClusterCheck --zookeeper host:port");
+        int via = argv.indexOf("--jar-via");
+        String jarVia = via >= 0 && via + 1 < args.length ? args[via + 1] : "lib";
+        if (at < 0 || at + 1 >= args.length || !(jarVia.equals("lib") || jarVia.equals("dynamic"))) {
+            System.err.println("usage: ClusterCheck --zookeeper host:port [--jar-via lib|dynamic]");
             System.exit(2);
         }
         String[] hostPort = args[at + 1].split(":");
@@ -386,7 +393,7 @@ public final class ClusterCheck {
             System.out.println("ClusterCheck: client Java " + System.getProperty("java.version") + ", HBase client "
                     + org.apache.hadoop.hbase.util.VersionInfo.getVersion() + "; server HBase " + server
                     + " at " + args[at + 1]);
-            failed = new ClusterCheck(connection).runAll();
+            failed = new ClusterCheck(connection, jarVia.equals("lib")).runAll();
         }
         System.out.println(failed == 0 ? "ClusterCheck: every check passed" : "ClusterCheck: " + failed + " check(s) FAILED");
         System.exit(failed == 0 ? 0 : 1);
