@@ -83,7 +83,10 @@ public final class RowKeyTable {
      * @throws IllegalArgumentException naming the problem: an invalid index (unknown or repeated
      *     field, no field, a bad or duplicate name, ...), no family, a covered column in a family
      *     the table does not have
-     * @throws IOException from HBase, e.g. when a table already exists
+     * @throws IOException from HBase, e.g. when a table already exists, or when the RegionServers
+     *     cannot load the index coprocessor (our jar must be on their class path, HBase's lib/:
+     *     HBase never loads table coprocessors from {@code hbase.dynamic.jars.dir}); the index
+     *     tables made before the failure are dropped again
      */
     public static void create(Admin admin, TableName name, RowKeySchema schema, List<RowKeyIndex> indexes,
             byte[]... families) throws IOException {
@@ -100,9 +103,29 @@ public final class RowKeyTable {
         for (IndexSpec index : catalog.indexes()) {
             checkCoveredFamilies(index, name, familyNames);
         }
-        for (IndexSpec index : catalog.indexes()) {
-            admin.createTable(indexTableDescriptor(name, index));
+        List<TableName> created = new ArrayList<>();
+        try {
+            for (IndexSpec index : catalog.indexes()) {
+                TableDescriptor descriptor = indexTableDescriptor(name, index);
+                admin.createTable(descriptor);
+                created.add(descriptor.getTableName());
+            }
+            admin.createTable(dataTableDescriptor(name, catalog, families));
+        } catch (IOException | RuntimeException e) {
+            // Leave nothing half made (e.g. a RegionServer that cannot load the coprocessor).
+            for (TableName table : created) {
+                try {
+                    admin.disableTable(table);
+                    admin.deleteTable(table);
+                } catch (IOException | RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
         }
+    }
+
+    private static TableDescriptor dataTableDescriptor(TableName name, Catalog catalog, byte[]... families) throws IOException {
         TableDescriptorBuilder data = TableDescriptorBuilder.newBuilder(name)
                 .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
         for (byte[] f : families) {
@@ -111,7 +134,7 @@ public final class RowKeyTable {
         if (!catalog.indexes().isEmpty()) {
             data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         }
-        admin.createTable(data.build());
+        return data.build();
     }
 
     private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
