@@ -411,21 +411,13 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         n => n,
     };
     let conditions = &spec.predicate.get_or_default().conditions;
-    let (plan, mut out) = plan_message(schema, predicate, conditions, max_ranges);
-    // How toScan() reads the ranges (index scans do not skip yet).
-    let choice = crate::scan_choice::choose(schema, predicate, &plan);
-    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
-    out.explain.push_str(&format!(
-        "  {}: {}\n",
-        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
-        choice.reason
-    ));
+    let (_, out) = plan_message(schema, predicate, conditions, max_ranges);
     wire::serialize(&out, "scan plan")
 }
 
 /// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
-/// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly, and
-/// the explanation.
+/// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly,
+/// whether to read them with the skip scan (data and index scans alike), and the explanation.
 pub fn plan_message(
     schema: &Schema,
     predicate: &Predicate,
@@ -467,5 +459,12 @@ pub fn plan_message(
         .cloned()
         .collect();
     out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions);
+    let choice = crate::scan_choice::choose(schema, predicate, &plan);
+    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
+    out.explain.push_str(&format!(
+        "  {}: {}\n",
+        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
+        choice.reason
+    ));
     (plan, out)
 }

@@ -7,11 +7,12 @@
 //! enforce vary freely, and the skip scan seeks at most once per distinct value of them per range.
 //! At most `MAX_FREE_BYTES` such bytes bound the seeks whatever the data; more (a hash, an id, a
 //! date) may hold a distinct value per row. The skip scan is still chosen there, because the
-//! filter adapts: it seeks only from the second row failing towards the same next key, and stops
-//! asking for next keys where rows never share one, so it costs about what the plain filter costs
-//! where seeks do not pay (measured with `cargo make bench-skip`: up to 1.3-1.5x the plain filter on
-//! one row per leading value, 2-11x faster with ten or a thousand). The plain filter is kept only
-//! where the ranges enforce every condition.
+//! filter adapts to the data it meets: it seeks from the second row failing towards the same next
+//! key (from the first once runs prove long), stops asking for next keys where rows never share
+//! one, and drops rows it does not seek from in `filterRowKey`, as the plain filter does, so it
+//! costs about what the plain filter costs where seeks do not pay (`cargo make bench-skip`, README
+//! "Skip scan"). The plain filter is kept only where the ranges enforce every condition. Index
+//! plans are chosen the same way, on the index's key.
 
 use crate::planner::Plan;
 use crate::predicate::Predicate;

@@ -96,6 +96,11 @@ impl Slot {
         partition(self.count(), |i| self.low(i) <= v)
     }
 
+    /// Whether every value of the slot is allowed.
+    fn is_free(&self) -> bool {
+        self.count() == 1 && self.low(0).iter().all(|&b| b == 0) && self.high(0).iter().all(|&b| b == 0xFF)
+    }
+
     fn contains(&self, v: &[u8]) -> bool {
         let i = self.first_ending_at_or_after(v);
         i < self.count() && self.low(i) <= v
@@ -258,6 +263,18 @@ impl SkipScan {
 
     pub fn key_length(&self) -> usize {
         self.key_length
+    }
+
+    /// How many leading bytes decide a match: keys of the schema's length that share them all
+    /// match or all fail (every slot that does not allow every value ends within them). The
+    /// filter keeps the rows after a kept row that share them without asking again.
+    pub fn deciding_prefix(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| !s.is_free())
+            .map(|s| s.offset + s.width)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Where a scan goes from a row that does not match: `next(row)`, or `previous(row)` when the

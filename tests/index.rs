@@ -372,6 +372,42 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
     }
 }
 
+/// An index plan carries the skip-scan choice too, made on the index's key, and explain says so.
+#[test]
+fn index_scans_skip_where_the_index_ranges_leave_conditions() {
+    use hbase_rowkey::proto::rowkey::Op;
+    let catalog_spec = seed_catalog();
+    let catalog = Catalog::from_spec(&catalog_spec).unwrap();
+    // code alone on by_date_code: every bucket and date vary before code.
+    let mut forced = request(&catalog_spec, vec![int_condition("code", Op::EQ, &[404])]);
+    forced.hint = IndexHint::USE_INDEX.into();
+    forced.hint_index = "by_date_code".into();
+    let plan = plan_table(&catalog, &forced).unwrap();
+    assert_eq!(plan.index, "by_date_code");
+    assert!(plan.plan.skip_scan, "{}", plan.explain);
+    assert!(
+        plan.explain
+            .contains("SKIP SCAN: 5 bytes (the salt byte, sdate) vary before 'code'"),
+        "{}",
+        plan.explain
+    );
+    // sdate and code fixed: the index ranges enforce everything, nothing to skip.
+    let both = plan_table(
+        &catalog,
+        &request(
+            &catalog_spec,
+            vec![
+                int_condition("sdate", Op::EQ, &[20161209]),
+                int_condition("code", Op::EQ, &[404]),
+            ],
+        ),
+    )
+    .unwrap();
+    assert_eq!(both.index, "by_date_code");
+    assert!(!both.plan.skip_scan, "{}", both.explain);
+    assert!(both.explain.contains("no skip scan"), "{}", both.explain);
+}
+
 /// For random schemas, indexes and predicates, whichever source each hint picks, its ranges and
 /// residual keep exactly the rows the predicate matches (checked on each row's key in that source).
 #[test]

@@ -225,6 +225,17 @@ fn check_every_key(seed: u64) {
             "{key:02x?}\n{}",
             case.describe()
         );
+        // The bytes after the deciding prefix never change the answer.
+        let prefix = case.skip.deciding_prefix();
+        assert!(prefix <= length);
+        let mut cut = key.clone();
+        cut[prefix..].fill(0);
+        assert_eq!(
+            case.matches(&cut),
+            case.matches(&key),
+            "{key:02x?} against {cut:02x?}, deciding prefix {prefix}\n{}",
+            case.describe()
+        );
     }
     let every = length <= 2;
     for (i, key) in keys().enumerate() {
@@ -365,7 +376,18 @@ fn check_every_type(seed: u64) {
     rows.push((0..compiled.key_length()).map(|_| rng.next() as u8).collect());
     rows.push(vec![0; compiled.key_length()]);
     rows.push(vec![0xff; compiled.key_length()]);
+    let prefix = case.skip.deciding_prefix();
     for row in rows.clone() {
+        let mut other = row.clone();
+        for b in &mut other[prefix..] {
+            *b = rng.next() as u8;
+        }
+        assert_eq!(
+            case.matches(&other),
+            case.matches(&row),
+            "{row:02x?} against {other:02x?}, deciding prefix {prefix}\n{}",
+            case.describe()
+        );
         check_candidates(&case, &row);
         let short = rng.below(row.len());
         check_candidates(&case, &row[..short]);

@@ -117,6 +117,8 @@ EOF
   echo $! > "$pidfile"
 
   local mode="lib/"; $dynamic && mode="hbase.dynamic.jars.dir"
+  # ClusterCheck's expectations depend on it (table coprocessors never load from the dynamic dir).
+  if $dynamic; then echo dynamic > "$state/jar-via"; else echo lib > "$state/jar-via"; fi
   for _ in $(seq 1 180); do
     if ! running; then
       echo "HBase: the server exited during start; its log:" >&2
@@ -164,7 +166,7 @@ check() {
     -DincludeScope=compile -Dmdep.outputFile="$here/target/client-classpath.txt"
   # shellcheck disable=SC2046
   "$java" -Xmx512m $(java_flags "$java") -cp "$here/target/classes:$(cat "$here/target/client-classpath.txt")" \
-    org.rowkey.hbase.cluster.ClusterCheck --zookeeper "127.0.0.1:$port"
+    org.rowkey.hbase.cluster.ClusterCheck --zookeeper "127.0.0.1:$port" --jar-via "$(cat "$state/jar-via" 2>/dev/null || echo lib)"
 }
 
 case "${1:-}" in

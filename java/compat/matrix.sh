@@ -11,7 +11,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 out="$root/target/compat"
 mkdir -p "$out"
-its="${COMPAT_ITS:-MiniClusterSmokeIT,PlannedScanIT,JarLoadingIT,NativeCallPathIT}"
+its="${COMPAT_ITS:-MiniClusterSmokeIT,PlannedScanIT,JarLoadingIT,NativeCallPathIT,IndexedTableIT,SkipScanIT}"
 [ "$its" = all ] && its=""
 no_cluster_its="JarLoadingIT,NativeCallPathIT,NativeLibraryLoadingIT,NativeCleanupIT"
 hbases=(${COMPAT_HBASE:-2.4.18 2.5.8 2.6.4 2.6.1-hadoop3})

@@ -50,6 +50,14 @@ jni_export! {
 }
 
 jni_export! {
+    /// How many leading bytes decide a match (`SkipScan::deciding_prefix`).
+    fn Java_org_rowkey_hbase_SkipScanNative_decidingPrefix<'local>(_env, filter: jlong) -> jint {
+        let prefix = filter_ref(filter)?.skip_scan().deciding_prefix();
+        jint::try_from(prefix).map_err(|_| BridgeError::InvalidArgument(format!("prefix {prefix}")))
+    }
+}
+
+jni_export! {
     /// The key to seek to from row[offset, offset + length), or null when no key beyond it can
     /// match. Only the first `key_length + 1` bytes are copied: they give the same answer as the
     /// whole row (a longer row is answered from its first `key_length` bytes and its being longer).

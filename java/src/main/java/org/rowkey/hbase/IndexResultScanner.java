@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
@@ -28,8 +29,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
- * The data rows of a query read through an index: the index rows in the plan's key ranges (the
- * residual filter on them is the whole query, natively, since an index key holds every field),
+ * The data rows of a query read through an index: the index rows in the plan's key ranges (read
+ * with the residual filter or the skip scan, either the whole query, natively, since an index key
+ * holds every field),
  * then, in batches, the data rows they stand for. A VERIFIED index row of a covered plan answers
  * alone (its covered cells, or its key); otherwise its data row is read, so a row whose index entry
  * outlived it (a failed write, a partial delete) is never returned. An UNVERIFIED index row whose
@@ -66,7 +68,7 @@ final class IndexResultScanner implements ResultScanner {
     private long dataRowsRead;
 
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
-            TablePlan plan, List<Column> columns, boolean keysOnly) throws IOException {
+            TablePlan plan, Scan indexScan, List<Column> columns, boolean keysOnly) throws IOException {
         this.catalog = catalog;
         this.index = index;
         this.covered = plan.getCovered();
@@ -78,7 +80,7 @@ final class IndexResultScanner implements ResultScanner {
         this.dataTable = connection.getTable(data);
         this.staleGraceMillis = connection.getConfiguration().getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
         try {
-            this.indexRows = indexTable.getScanner(ScanPlanner.scan(plan.getPlan()).setScanMetricsEnabled(true));
+            this.indexRows = indexTable.getScanner(indexScan.setScanMetricsEnabled(true));
         } catch (IOException | RuntimeException e) {
             closeQuietly();
             throw e;

@@ -79,7 +79,7 @@ final class JoinScanner implements ResultScanner {
     private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinPlan.Branch b)
             throws IOException {
         if (b.streams.isEmpty()) {
-            Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions));
+            Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
             RangeKeyStream all = new RangeKeyStream(data, scan.getStartRow(), scan.getStopRow(), scan.getFilter(),
                     k -> k, k -> k);
             leaves.add(all);

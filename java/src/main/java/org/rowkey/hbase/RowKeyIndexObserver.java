@@ -3,6 +3,7 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -121,9 +122,17 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
-    /** A connection that gives up within seconds: a write waits for its index writes. */
+    /**
+     * A connection that gives up within seconds: a write waits for its index writes. The server's
+     * settings are copied entry by entry: {@code new Configuration(c)} of the region's
+     * configuration (a wrapper that keeps its values elsewhere) keeps none of them on HBase 2.4,
+     * whose connection then looks for ZooKeeper at localhost:2181.
+     */
     static Configuration indexWriterConf(Configuration serverConf) {
-        Configuration conf = new Configuration(serverConf);
+        Configuration conf = new Configuration(false);
+        for (Map.Entry<String, String> setting : serverConf) {
+            conf.set(setting.getKey(), setting.getValue());
+        }
         conf.setInt("hbase.client.retries.number", 5);
         conf.setInt("hbase.client.pause", 100);
         conf.setInt("hbase.rpc.timeout", 10_000);

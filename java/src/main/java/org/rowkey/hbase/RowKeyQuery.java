@@ -284,7 +284,7 @@ public final class RowKeyQuery {
      */
     public Scan toScan() {
         requirePlain("toScan");
-        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), this);
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), toPredicateSpec());
     }
 
     /**

@@ -89,7 +89,10 @@ public final class RowKeyTable {
      * @throws IllegalArgumentException naming the problem: an invalid index (unknown or repeated
      *     field, no field, a bad or duplicate name, ...), no family, a covered column in a family
      *     the table does not have
-     * @throws IOException from HBase, e.g. when a table already exists
+     * @throws IOException from HBase, e.g. when a table already exists, or when the RegionServers
+     *     cannot load the index coprocessor (our jar must be on their class path, HBase's lib/:
+     *     HBase never loads table coprocessors from {@code hbase.dynamic.jars.dir}); the index
+     *     tables made before the failure are dropped again
      */
     public static void create(Admin admin, TableName name, RowKeySchema schema, List<RowKeyIndex> indexes,
             byte[]... families) throws IOException {
@@ -118,9 +121,27 @@ public final class RowKeyTable {
         for (IndexSpec index : catalog.indexes()) {
             checkCoveredFamilies(index, name, familyNames);
         }
-        for (IndexSpec index : catalog.indexes()) {
-            createIndexTable(admin, name, index);
+        List<TableName> created = new ArrayList<>();
+        try {
+            for (IndexSpec index : catalog.indexes()) {
+                created.add(createIndexTable(admin, name, index));
+            }
+            createTable(admin, dataTableDescriptor(name, catalog, families), splitKeys);
+        } catch (IOException | RuntimeException e) {
+            // Leave nothing half made (e.g. a RegionServer that cannot load the coprocessor).
+            for (TableName table : created) {
+                try {
+                    admin.disableTable(table);
+                    admin.deleteTable(table);
+                } catch (IOException | RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
         }
+    }
+
+    private static TableDescriptor dataTableDescriptor(TableName name, Catalog catalog, byte[]... families) throws IOException {
         TableDescriptorBuilder data = TableDescriptorBuilder.newBuilder(name)
                 .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
         for (byte[] f : families) {
@@ -129,7 +150,7 @@ public final class RowKeyTable {
         if (!catalog.indexes().isEmpty()) {
             data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         }
-        createTable(admin, data.build(), splitKeys);
+        return data.build();
     }
 
     private static void createTable(Admin admin, TableDescriptor table, byte[][] splitKeys) throws IOException {
@@ -140,12 +161,15 @@ public final class RowKeyTable {
         }
     }
 
-    private static void createIndexTable(Admin admin, TableName data, IndexSpec index) throws IOException {
+    /** Creates an index's table, a salted one pre-split at its buckets; returns its name. */
+    private static TableName createIndexTable(Admin admin, TableName data, IndexSpec index) throws IOException {
         byte[][] buckets = new byte[Math.max(index.getSaltBuckets() - 1, 0)][];
         for (int b = 1; b < index.getSaltBuckets(); b++) {
             buckets[b - 1] = new byte[] {(byte) b};
         }
-        createTable(admin, indexTableDescriptor(data, index), buckets);
+        TableDescriptor descriptor = indexTableDescriptor(data, index);
+        createTable(admin, descriptor, buckets);
+        return descriptor.getTableName();
     }
 
     private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
@@ -320,7 +344,7 @@ public final class RowKeyTable {
         }
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan(), query).setScanMetricsEnabled(true);
+            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }
@@ -333,7 +357,7 @@ public final class RowKeyTable {
         }
         int index = current.indexNumber(plan.getIndex());
         return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                query.columns(), query.isKeysOnly());
+                ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()), query.columns(), query.isKeysOnly());
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */

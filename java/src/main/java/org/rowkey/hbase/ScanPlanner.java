@@ -15,14 +15,16 @@ import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.client.Scan;
 
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
 
 /**
  * Turns a query into the key ranges that can hold its rows (planned natively, see
  * {@code src/planner.rs}) and a {@link Scan} that reads only those: one range as start/stop rows,
- * several through a {@link MultiRowRangeFilter} that seeks between them, and always the residual
- * {@link PredicateComparator} for what the ranges do not enforce, so the answer is exact.
+ * several through a {@link MultiRowRangeFilter} that seeks between them, and for what the ranges
+ * do not enforce either the residual {@link PredicateComparator} or, where the plan says so, a
+ * {@link SkipScanFilter} of the whole query, so the answer is exact.
  */
 final class ScanPlanner {
     private ScanPlanner() {}
@@ -52,13 +54,12 @@ final class ScanPlanner {
         return ranges;
     }
 
-    /** The scan of a plan read with its residual filter (index scans: the skip scan needs the query). */
-    static Scan scan(ScanPlan plan) {
-        return scan(plan, null);
-    }
-
-    /** The scan of {@code query}'s plan: with the skip scan when the plan says so. */
-    static Scan scan(ScanPlan plan, RowKeyQuery query) {
+    /**
+     * The scan of a plan of {@code predicate} (the whole query, conditions by field name): with the
+     * skip scan of the query over the plan's keys (the data table's, or an index's) when the plan
+     * says so, else with the residual filter.
+     */
+    static Scan scan(ScanPlan plan, PredicateSpec predicate) {
         Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
         Scan scan = new Scan();
         List<KeyRange> ranges = plan.getRangesList();
@@ -73,7 +74,7 @@ final class ScanPlanner {
         }
         // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
         // from the first row after a range, where the skip scan would read one more.
-        Filter rows = plan.getSkipScan() && query != null ? new SkipScanFilter(query) : residual;
+        Filter rows = plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate) : residual;
         if (ranges.size() == 1) {
             return scan.setFilter(rows);
         }

@@ -12,6 +12,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
 
 /**
@@ -24,9 +26,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
  * <p>It seeks from the second row in a run of failing rows short of the same next key, and moves
  * on by one row ({@code NEXT_ROW}) from the first: a seek costs HBase about as much as reading a
  * row or two, so seeking where only one row fails before the next match would cost more than it
- * saves ({@link #SEEK_AFTER_FAILED_ROWS}). Where rows keep failing each towards its own next key
- * (every row a group of its own), it stops asking for next keys for a while and probes again
- * later, so it costs about what a plain filter costs there ({@link #USELESS_TARGETS}).
+ * saves ({@link #SEEK_AFTER_FAILED_ROWS}). Where the runs prove long (several seeks in a row
+ * after two failing rows), it seeks from the first failing row, and checks now and then that
+ * runs are still long ({@link #USEFUL_TARGETS}, {@link #PROBE_EVERY}). Where rows keep failing
+ * each towards its own next key (every row a group of its own), it stops asking for next keys
+ * for a while and probes again later, so it costs about what a plain filter costs there
+ * ({@link #USELESS_TARGETS}); a kept row between them does not hide that.
  *
  * <p>Reverse scans: the RegionServer marks the filter reversed ({@link #setReversed}) and the hint
  * is then the previous key that could match. A hint that would not move strictly past the row in
@@ -39,8 +44,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
  * versions the list skips such rows one by one and seeks on the others. The same jar works on
  * both: the class naming the marker is loaded only where the marker exists.
  *
- * <p>The decision is made in {@link #filterCell} (HBase asks a filter for a hint only from there
- * before 2.6.6). Holds a native handle freed by {@link #close()} or, once unreachable, by a
+ * <p>Each row is decided once, in {@link #filterRowKey} or {@link #filterCell}, whichever HBase
+ * calls first; the hint is given from {@link #filterCell} (HBase asks a filter for a hint only
+ * from there before 2.6.6). Holds a native handle freed by {@link #close()} or, once unreachable, by a
  * cleaner. Not thread-safe, like every HBase filter (one instance per region scanner).
  */
 public class SkipScanFilter extends FilterBase implements AutoCloseable {
@@ -60,6 +66,14 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
      */
     static final int USELESS_TARGETS = 8;
     static final int MAX_BACKOFF_ROWS = 1024;
+    /**
+     * Seeks in a row that two failing rows asked for before the filter seeks from the first
+     * failing row: where runs of failing rows are long, the second row of each is a row read for
+     * nothing (3 rows read per match against FuzzyRowFilter's 2 with 100 rows per leading value).
+     */
+    static final int USEFUL_TARGETS = 4;
+    /** In seek-first mode, one next key in this many waits for a second failing row again. */
+    static final int PROBE_EVERY = 8;
     private static final String MARKER = "org.apache.hadoop.hbase.filter.HintingFilter";
     /** Whether this HBase has the {@code HintingFilter} marker; decided once, at class load. */
     private static final boolean HINTING_FILTER_EXISTS = classExists(MARKER);
@@ -70,6 +84,12 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     private final byte[] canonical;
     /** Salt buckets read: bit {@code b % 8} of byte {@code b / 8}. */
     private final byte[] saltSet;
+    /**
+     * The leading bytes that decide a match (every constrained field ends within them), of the
+     * last kept row: a row of the key's length that shares them is kept too, without a native call.
+     */
+    private final byte[] keptPrefix;
+    private boolean keptPrefixValid;
 
     /** The row decided last, and its decision (a row has several cells; filterCell sees each). */
     private byte[] row = new byte[64];
@@ -85,6 +105,12 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     private byte[] targetFrom;
     /** Next keys in a row that no second failing row shared (each cost a native call for nothing). */
     private int uselessTargets;
+    /** Next keys in a row sought after two failing rows (runs are long here). */
+    private int usefulTargets;
+    /** Seeking from the first failing row; every {@link #PROBE_EVERY}-th next key probes with two. */
+    private boolean seekFirst;
+    private boolean probing;
+    private int targetsSinceProbe;
     /** Failing rows to move past without asking for the next key, and the current back-off. */
     private int rowsBeforeProbe;
     private int backoff;
@@ -96,10 +122,15 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     /** The skip scan of {@code query}. */
     public SkipScanFilter(RowKeyQuery query) {
+        this(Objects.requireNonNull(query, "query").schema().spec(), query.toPredicateSpec());
+    }
+
+    /** The skip scan of {@code predicate}'s conditions over the keys of {@code schema} (an index's, say). */
+    SkipScanFilter(SchemaSpec schema, PredicateSpec predicate) {
         this(compile(SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setPredicate(ComparatorSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
-                        .setSchema(Objects.requireNonNull(query, "query").schema().spec())
-                        .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(query.toPredicateSpec())))
+                        .setSchema(schema)
+                        .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(predicate)))
                 .build().toByteArray()));
     }
 
@@ -108,6 +139,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         this.predicate = compiled.predicate;
         this.canonical = compiled.canonical;
         this.saltSet = compiled.saltSet;
+        this.keptPrefix = new byte[compiled.decidingPrefix];
     }
 
     /** The native filter of serialized {@code SkipScanFilterSpec} bytes, and what Java keeps of it. */
@@ -116,12 +148,14 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         final PredicateComparator predicate;
         final byte[] canonical;
         final byte[] saltSet;
+        final int decidingPrefix;
 
-        Compiled(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet) {
+        Compiled(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet, int decidingPrefix) {
             this.skip = skip;
             this.predicate = predicate;
             this.canonical = canonical;
             this.saltSet = saltSet;
+            this.decidingPrefix = decidingPrefix;
         }
     }
 
@@ -136,8 +170,9 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             long pointer = skip.get();
             byte[] canonical = SkipScanNative.canonical(pointer);
             byte[] saltSet = SkipScanNative.saltSet(pointer);
+            int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
             PredicateComparator predicate = PredicateComparator.parseFrom(SkipScanNative.predicate(pointer));
-            return new Compiled(skip, predicate, canonical, saltSet);
+            return new Compiled(skip, predicate, canonical, saltSet, decidingPrefix);
         } catch (DeserializationException e) {
             skip.close();
             throw new IllegalStateException("the native core returned an unreadable canonical predicate", e);
@@ -155,12 +190,18 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         this.skip = other.skip;
         this.canonical = other.canonical;
         this.saltSet = other.saltSet;
+        this.keptPrefix = new byte[other.keptPrefix.length];
     }
 
+    /**
+     * Decides the row here, once: a row that fails without a seek is dropped before HBase reads
+     * its cells (cheaper than {@code NEXT_ROW} from {@link #filterCell}, which HBase reaches
+     * through its cell matcher); a kept row or a seek is answered from {@link #filterCell}, where
+     * HBase asks for the hint.
+     */
     @Override
     public boolean filterRowKey(Cell firstRowCell) {
-        // Every row reaches filterCell, where the hint is given.
-        return done;
+        return done || rowDecision(firstRowCell) == ReturnCode.NEXT_ROW;
     }
 
     @Override
@@ -170,9 +211,11 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     @Override
     public ReturnCode filterCell(Cell cell) {
-        if (done) {
-            return ReturnCode.NEXT_ROW;
-        }
+        return done ? ReturnCode.NEXT_ROW : rowDecision(cell);
+    }
+
+    /** The decision for the row of {@code cell}: made once per row, then repeated for its cells. */
+    private ReturnCode rowDecision(Cell cell) {
         int length = cell.getRowLength();
         if (scratch.length < length) {
             scratch = new byte[Math.max(length, 2 * scratch.length)];
@@ -191,28 +234,30 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     private ReturnCode decide(byte[] key, int length) {
         hint = null;
-        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(key, length)) {
-            target = null;
+        boolean shortOfTarget = target != null && isBefore(targetFrom, targetFrom.length, key, length)
+                && isBefore(key, length, target, target.length);
+        if (target != null && !shortOfTarget) {
+            // The next row already reached the last next key: seeking there would have saved nothing.
+            settle(false);
+        }
+        // Short of the next key that can match: the row fails (no native call).
+        if (!shortOfTarget && matches(key, length)) {
             return ReturnCode.INCLUDE;
         }
-        if (target != null && isBefore(targetFrom, targetFrom.length, key, length)
-                && isBefore(key, length, target, target.length)) {
+        if (shortOfTarget) {
             // Still short of the key the last failing row pointed to: so does this one.
             failedTowardsTarget++;
         } else if (rowsBeforeProbe > 0) {
             // Backing off: recent next keys were never worth a seek; move on by a row, cheaply.
             rowsBeforeProbe--;
             return ReturnCode.NEXT_ROW;
+        } else if (uselessTargets >= USELESS_TARGETS) {
+            // A run of next keys each reached by the very next row: rows here rarely share one.
+            backoff = Math.min(MAX_BACKOFF_ROWS, Math.max(1, 2 * backoff));
+            rowsBeforeProbe = backoff;
+            uselessTargets = 0;
+            return ReturnCode.NEXT_ROW;
         } else {
-            boolean lastTargetUseless = target != null && failedTowardsTarget < SEEK_AFTER_FAILED_ROWS;
-            if (lastTargetUseless && ++uselessTargets >= USELESS_TARGETS) {
-                // A run of next keys each passed by the very next row: rows here rarely share one.
-                backoff = Math.min(MAX_BACKOFF_ROWS, Math.max(1, 2 * backoff));
-                rowsBeforeProbe = backoff;
-                uselessTargets = 0;
-                target = null;
-                return ReturnCode.NEXT_ROW;
-            }
             byte[] next;
             try {
                 next = SkipScanNative.seek(skip.get(), key, 0, length, isReversed());
@@ -225,19 +270,23 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             }
             if (!isBefore(key, length, next, next.length)) {
                 // Cannot happen (the native seek moves strictly); HBase would ignore such a hint.
-                target = null;
                 return ReturnCode.NEXT_ROW;
             }
             target = next;
             targetFrom = Arrays.copyOf(key, length);
             failedTowardsTarget = 1;
+            // In seek-first mode, every PROBE_EVERY-th next key waits for a second failing row, to
+            // see whether runs are still long.
+            probing = seekFirst && ++targetsSinceProbe >= PROBE_EVERY;
+            if (probing) {
+                targetsSinceProbe = 0;
+            }
         }
-        if (failedTowardsTarget < SEEK_AFTER_FAILED_ROWS) {
+        if (failedTowardsTarget < (seekFirst && !probing ? 1 : SEEK_AFTER_FAILED_ROWS)) {
             return ReturnCode.NEXT_ROW;
         }
         hint = target;
-        uselessTargets = 0;
-        backoff = 0;
+        settle(true);
         return ReturnCode.SEEK_NEXT_USING_HINT;
     }
 
@@ -254,6 +303,42 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         } finally {
             NativeCleaner.keepAlive(skip);
         }
+    }
+
+    /**
+     * The last next key is done with: {@code sought} there, or passed by a row without a seek. A
+     * seek after two failing rows proves runs are long ({@link #USEFUL_TARGETS} such seeks in a
+     * row switch to seeking from the first failing row); a next key the very next row reached
+     * proves the opposite (it ends seek-first mode, and {@link #USELESS_TARGETS} of them in a row
+     * start a back-off).
+     */
+    private void settle(boolean sought) {
+        if (!sought) {
+            uselessTargets++;
+            usefulTargets = 0;
+            seekFirst = false;
+        } else {
+            uselessTargets = 0;
+            backoff = 0;
+            if (failedTowardsTarget >= SEEK_AFTER_FAILED_ROWS && ++usefulTargets >= USEFUL_TARGETS) {
+                seekFirst = true;
+            }
+        }
+        target = null;
+    }
+
+    /** Whether the row matches; a row sharing the deciding prefix of the last kept row does. */
+    private boolean matches(byte[] key, int length) {
+        int prefix = keptPrefix.length;
+        if (keptPrefixValid && length == predicate.keyLength() && Bytes.equals(keptPrefix, 0, prefix, key, 0, prefix)) {
+            return true;
+        }
+        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(key, length)) {
+            System.arraycopy(key, 0, keptPrefix, 0, prefix);
+            keptPrefixValid = true;
+            return true;
+        }
+        return false;
     }
 
     /** Whether {@code a[0, aLength)} comes before {@code b[0, bLength)} in the scan's direction. */

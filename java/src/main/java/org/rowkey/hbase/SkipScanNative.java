@@ -25,6 +25,12 @@ final class SkipScanNative {
     static native byte[] saltSet(long skip);
 
     /**
+     * How many leading bytes decide a match: keys of the schema's length sharing them all match or
+     * all fail.
+     */
+    static native int decidingPrefix(long skip);
+
+    /**
      * The smallest key that can match strictly after row[offset, offset + length) (the largest
      * strictly before it when {@code reversed}), or null when there is none.
      */

@@ -82,6 +82,62 @@ class SkipScanFilterTest {
     }
 
     @Test
+    void longRunsSeekFromTheFirstFailingRowUntilAProbeFindsShortOnes() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            int a = 0;
+            // Runs of failing rows short of (a, 5): the second row of each seeks.
+            for (; a < SkipScanFilter.USEFUL_TARGETS; a++) {
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 0))), "row " + a);
+                assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 1))), "row " + a);
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+            }
+            // Runs proved long: the first failing row seeks.
+            for (int t = 1; t < SkipScanFilter.PROBE_EVERY; t++, a++) {
+                assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
+                assertEquals(Bytes.toHex(key(a, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+            }
+            // A probe waits for a second failing row; here the next row already reaches (a + 1, 5).
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "the probe");
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a + 1, 5))));
+            // Runs are short again: the first failing row moves on by a row.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 6))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a + 2, 0))));
+        }
+    }
+
+    @Test
+    void keptRowsBetweenFailingRowsDoNotHideThatSeeksDoNotPay() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            // Alternating kept and failing rows, one per leading value: each failing row's next
+            // key is the next row's. After USELESS_TARGETS of them the filter stops asking.
+            int a = 0;
+            for (int t = 0; t < SkipScanFilter.USELESS_TARGETS; t++, a += 2) {
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a);
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a + 1, 5))));
+            }
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "backing off");
+            // Backing off for one row: a run short of (a + 1, 5) seeks only from its third row on.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 0))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 1))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a + 1, 2))));
+        }
+    }
+
+    @Test
+    void rowsSharingAKeptRowsDecidingBytesAreKeptAndOnlyThose() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("a", 3))) {
+            // Only a is constrained: a kept row's first 4 bytes decide the rows after it.
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, -5))));
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(3, 7))));
+            byte[] longer = Bytes.add(key(3, 8), new byte[] {0});
+            assertTrue(f.filterCell(cell(longer)) != ReturnCode.INCLUDE, "a key of another length");
+            assertTrue(f.filterCell(cell(key(4, 0))) != ReturnCode.INCLUDE);
+            assertTrue(f.filterAllRemaining(), "no key after (4, 0) can match");
+        }
+    }
+
+    @Test
     void reversedSeeksToThePreviousKeyThatCanMatch() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
             f.setReversed(true);

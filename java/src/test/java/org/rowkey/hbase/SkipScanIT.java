@@ -13,11 +13,9 @@ import java.util.TreeSet;
 import java.util.function.Predicate;
 
 import org.apache.hadoop.hbase.CompareOperator;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.Filter;
-import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -152,14 +150,14 @@ class SkipScanIT extends HBaseMiniClusterBase {
             plannedSkips += explain.contains("SKIP SCAN") ? 1 : 0;
             assertEquals(expected, hexes(scanWithMetrics(t.name, q.toScan()).keys), "toScan of " + explain);
             for (boolean reversed : new boolean[] {false, true}) {
-                Replay replay = replay(t, q, reversed);
+                SkipScanReplay replay = SkipScanReplay.of(t.sortedKeys, t.regionStarts, q, reversed);
                 assertEquals(ordered(expected, reversed), replay.keys, "replay of " + q);
                 seeksSeen += replay.seeks;
                 String what = q + (reversed ? " reversed" : "");
 
                 ScanOutcome alone = scanWithMetrics(t.name, new Scan().setReversed(reversed).setFilter(new SkipScanFilter(q)));
                 assertEquals(ordered(expected, reversed), hexes(alone.keys), what);
-                assertRead(alone, replay, t, what);
+                assertRead(alone, replay, what);
                 kept += alone.keys.size();
                 read += alone.rowsRead;
 
@@ -169,7 +167,7 @@ class SkipScanIT extends HBaseMiniClusterBase {
                 ScanOutcome both = scanWithMetrics(t.name, new Scan().setReversed(reversed).setFilter(list));
                 assertEquals(ordered(expectedBoth, reversed), hexes(both.keys), what + " AND " + other);
                 if (SkipScanFilter.hintingFilterExists()) {
-                    assertRead(both, replay, t, what + " in a FilterList with " + other);
+                    assertRead(both, replay, what + " in a FilterList with " + other);
                 } // else: an HBase without the HintingFilter marker (HBASE-28622, before 2.5.9 / 2.6.1) drops
                   // the seek hints of a filter inside FilterList(MUST_PASS_ALL): exact rows, every row read
 
@@ -182,59 +180,9 @@ class SkipScanIT extends HBaseMiniClusterBase {
         assertTrue(seeksSeen > QUERIES, "the queries hardly seek: " + seeksSeen);
     }
 
-    private void assertRead(ScanOutcome out, Replay replay, Loaded t, String what) {
+    private void assertRead(ScanOutcome out, SkipScanReplay replay, String what) {
         // Every row the filter's walk visits is kept, skipped by one row, or left by a seek.
-        long bound = replay.keys.size() + replay.nextRows + replay.seeks + t.regionStarts.length;
-        assertTrue(out.rowsRead <= bound, what + ": read " + out.rowsRead + " rows, more than " + replay.keys.size()
-                + " kept + " + replay.nextRows + " moved past + " + replay.seeks + " seeks + " + t.regionStarts.length + " regions");
-    }
-
-    /** The rows a scan with the filter keeps, and the seeks it makes, walking the sorted keys region by region. */
-    private static final class Replay {
-        final List<String> keys = new ArrayList<>();
-        long seeks;
-        long nextRows;
-    }
-
-    private Replay replay(Loaded t, RowKeyQuery q, boolean reversed) {
-        Replay out = new Replay();
-        List<byte[]> keys = t.sortedKeys;
-        int regions = t.regionStarts.length;
-        for (int region = 0; region < regions; region++) {
-            int r = reversed ? regions - 1 - region : region;
-            int from = lowerBound(keys, t.regionStarts[r]);
-            int to = r + 1 < regions ? lowerBound(keys, t.regionStarts[r + 1]) : keys.size();
-            try (SkipScanFilter filter = new SkipScanFilter(q)) {
-                filter.setReversed(reversed);
-                int i = reversed ? to - 1 : from;
-                while (i >= from && i < to && !filter.filterAllRemaining()) {
-                    byte[] key = keys.get(i);
-                    ReturnCode rc = filter.filterCell(new KeyValue(key, FAMILY, QUALIFIER, key));
-                    if (rc == ReturnCode.INCLUDE) {
-                        out.keys.add(Bytes.toHex(key));
-                        i += reversed ? -1 : 1;
-                    } else if (rc == ReturnCode.SEEK_NEXT_USING_HINT) {
-                        byte[] hint = org.apache.hadoop.hbase.CellUtil.cloneRow(filter.getNextCellHint(null));
-                        int order = Bytes.compareTo(hint, key);
-                        assertTrue(reversed ? order < 0 : order > 0, "a hint that does not move: " + q);
-                        out.seeks++;
-                        // Forward: the first key >= hint; reversed: the last key <= hint.
-                        i = reversed ? lowerBound(keys, Bytes.add(hint, new byte[] {0})) - 1 : lowerBound(keys, hint);
-                    } else {
-                        assertEquals(ReturnCode.NEXT_ROW, rc);
-                        out.nextRows++;
-                        i += reversed ? -1 : 1;
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    /** The index of the first key >= {@code key}. */
-    private static int lowerBound(List<byte[]> keys, byte[] key) {
-        int i = Collections.binarySearch(keys, key, Bytes.BYTES_COMPARATOR);
-        return i >= 0 ? i : -i - 1;
+        assertTrue(out.rowsRead <= replay.readBound(), what + ": read " + out.rowsRead + " rows, more than " + replay);
     }
 
     private static List<String> oracle(Loaded t, Predicate<Map<String, Object>> where) {

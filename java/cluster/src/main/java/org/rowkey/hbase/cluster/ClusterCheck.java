@@ -19,6 +19,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -26,27 +27,36 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.rowkey.hbase.EqualComparator;
 import org.rowkey.hbase.RangeComparator;
+import org.rowkey.hbase.RowKeyIndex;
 import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeySchema;
+import org.rowkey.hbase.RowKeyTable;
+import org.rowkey.hbase.SkipScanFilter;
 
 /**
  * The client half of the real-process test: from its own JVM, against an HBase running in
  * another process (java/cluster/hbase.sh), it writes a small table and runs each {@link Check}:
- * our comparators and a planned scan, every answer compared with an in-memory oracle. The
- * server rebuilds the comparators from their bytes with its own class loader, so a pass proves
- * the jar works from HBase's lib/ or hbase.dynamic.jars.dir.
+ * our comparators, a planned scan, the skip-scan filter and a table with an index maintained
+ * by our coprocessor, every answer compared with an in-memory oracle. The server rebuilds the
+ * comparators and filters from their bytes with its own class loader and loads the coprocessor
+ * itself, so a pass proves the jar works from HBase's lib/ or hbase.dynamic.jars.dir.
  *
- * <p>To check something more (the index coprocessor, the skip-scan filter), add one
- * {@code checks.add(new Check("name", () -> ...))} in {@link #checks()}.
+ * <p>To check something more, add one {@code checks.add(new Check("name", () -> ...))} in
+ * {@link #checks()}.
  *
- * <p>Usage: {@code ClusterCheck --zookeeper host:port}. Exit code 0 when every check passed.
+ * <p>Usage: {@code ClusterCheck --zookeeper host:port [--jar-via lib|dynamic]} (how the server
+ * got our jar; default lib). Exit code 0 when every check passed.
  */
 public final class ClusterCheck {
     static final TableName TABLE = TableName.valueOf("rowkey_cluster_check");
+    static final TableName INDEXED = TableName.valueOf("rowkey_cluster_check_indexed");
+    /** The index table {@link RowKeyTable#create} makes for index by_code_day. */
+    static final TableName INDEX_TABLE = TableName.valueOf("rowkey_cluster_check_indexed__idx_by_code_day");
     static final byte[] FAMILY = Bytes.toBytes("f");
     static final byte[] QUALIFIER = Bytes.toBytes("q");
 
@@ -70,8 +80,12 @@ public final class ClusterCheck {
             .int32("day").int32("code").bool("free").build();
     private final List<Map<String, Object>> rows = new ArrayList<>();
 
-    ClusterCheck(Connection connection) {
+    /** Whether our jar is on the server's class path (lib/), not only in hbase.dynamic.jars.dir. */
+    private final boolean jarInLib;
+
+    ClusterCheck(Connection connection, boolean jarInLib) {
         this.connection = connection;
+        this.jarInLib = jarInLib;
     }
 
     /** Every check, in order. */
@@ -126,7 +140,149 @@ public final class ClusterCheck {
             require(read < rows.size() / 4, "planned scan read " + read + " of " + rows.size() + " rows");
             return got.size() + " rows, " + read + " read of " + rows.size();
         }));
+        checks.add(new Check("SkipScanFilter alone, reversed, inside a FilterList", () -> {
+            // No user: every bucket and user vary before day; the filter seeks from run to run.
+            RowKeyQuery query = RowKeyQuery.on(schema).between("day", 10, 12).eq("code", 404);
+            Predicate<Map<String, Object>> matches = r -> (Integer) r.get("day") >= 10 && (Integer) r.get("day") <= 12
+                    && r.get("code").equals(404);
+            Outcome alone = scan(new Scan().setFilter(new SkipScanFilter(query)));
+            List<String> want = oracle(matches);
+            require(alone.keys.equals(want), "skip scan: " + alone.keys.size() + " rows, the oracle " + want.size());
+            require(alone.read < rows.size() / 4, "skip scan read " + alone.read + " of " + rows.size() + " rows");
+            Outcome reversed = scan(new Scan().setReversed(true).setFilter(new SkipScanFilter(query)));
+            List<String> backwards = new ArrayList<>(want);
+            java.util.Collections.reverse(backwards);
+            require(reversed.keys.equals(backwards), "reversed skip scan: " + reversed.keys.size() + " rows");
+            // Another filter first; exact rows on every version (the read bound needs HBASE-28622's marker).
+            RowKeyQuery free = RowKeyQuery.on(schema).eq("free", true);
+            Outcome both = scan(new Scan().setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                    new RowFilter(CompareOperator.EQUAL, free.toComparator()), new SkipScanFilter(query))));
+            List<String> wantBoth = oracle(matches.and(r -> r.get("free").equals(true)));
+            require(both.keys.equals(wantBoth), "skip scan in a FilterList: " + both.keys.size() + " rows, the oracle "
+                    + wantBoth.size());
+            return want.size() + " rows, " + alone.read + " read of " + rows.size() + "; reversed "
+                    + reversed.read + " read; in a FilterList " + both.keys.size() + " rows, " + both.read + " read";
+        }));
+        if (jarInLib) {
+            checks.add(new Check("index coprocessor: plain puts and deletes, a scan through the index", this::indexCheck));
+        } else {
+            checks.add(new Check("index coprocessor refused, nothing left, without our jar in lib/", this::indexRefused));
+        }
         return checks;
+    }
+
+    /** Rows a scan returned (in scan order) and read on the server. */
+    static final class Outcome {
+        final List<String> keys = new ArrayList<>();
+        long read;
+    }
+
+    private Outcome scan(Scan scan) throws IOException {
+        Outcome out = new Outcome();
+        scan.setScanMetricsEnabled(true);
+        try (Table t = connection.getTable(TABLE); ResultScanner scanner = t.getScanner(scan)) {
+            for (Result r : scanner) {
+                out.keys.add(Bytes.toStringBinary(r.getRow()));
+            }
+            out.read = scanner.getScanMetrics().countOfRowsScanned.get();
+        }
+        return out;
+    }
+
+    /**
+     * A table made with {@link RowKeyTable#create} with an index on (code, day), written with the
+     * plain client (the coprocessor, loaded by the RegionServer from our jar, writes the index
+     * rows), some rows deleted, then queries through the index equal to the live rows.
+     */
+    private String indexCheck() throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            dropIfExists(admin, INDEXED);
+            dropIfExists(admin, INDEX_TABLE);
+            RowKeyTable.create(admin, INDEXED, schema, Arrays.asList(RowKeyIndex.of("by_code_day", "code", "day")), FAMILY);
+        }
+        List<Map<String, Object>> live = new ArrayList<>();
+        try (Table t = connection.getTable(INDEXED)) {
+            List<Put> puts = new ArrayList<>();
+            List<Delete> deletes = new ArrayList<>();
+            for (int i = 0; i < rows.size(); i++) {
+                byte[] key = schema.encode(rows.get(i));
+                puts.add(new Put(key).addColumn(FAMILY, QUALIFIER, key));
+                if (i % 7 == 0) {
+                    deletes.add(new Delete(key));
+                } else {
+                    live.add(rows.get(i));
+                }
+            }
+            t.put(puts);
+            t.delete(deletes);
+        }
+        RowKeyTable table = RowKeyTable.open(connection, INDEXED);
+        StringBuilder seen = new StringBuilder();
+        RowKeyQuery[] queries = {RowKeyQuery.on(schema).eq("code", 404).between("day", 10, 12),
+                RowKeyQuery.on(schema).eq("code", 503).eq("free", true)};
+        List<Predicate<Map<String, Object>>> oracles = Arrays.asList(
+                r -> r.get("code").equals(404) && (Integer) r.get("day") >= 10 && (Integer) r.get("day") <= 12,
+                r -> r.get("code").equals(503) && r.get("free").equals(true));
+        // What the index key ranges hold (index rows of deleted data rows still count as read: their
+        // tombstones are walked); free lies behind the free user, so the second query reads all of it.
+        List<Predicate<Map<String, Object>>> inRanges = Arrays.asList(oracles.get(0), r -> r.get("code").equals(503));
+        for (int q = 0; q < queries.length; q++) {
+            RowKeyQuery query = queries[q];
+            String explain = table.explain(query);
+            require(explain.contains("INDEX by_code_day"), "not read through the index:\n" + explain);
+            TreeSet<String> got = new TreeSet<>();
+            long read;
+            try (ResultScanner scanner = table.scan(query)) {
+                for (Result r : scanner) {
+                    require(got.add(Bytes.toStringBinary(r.getRow())), "a row twice: " + Bytes.toStringBinary(r.getRow()));
+                }
+                read = scanner.getScanMetrics().countOfRowsScanned.get();
+            }
+            TreeSet<String> want = new TreeSet<>();
+            for (Map<String, Object> row : live) {
+                if (oracles.get(q).test(row)) {
+                    want.add(Bytes.toStringBinary(schema.encode(row)));
+                }
+            }
+            require(got.equals(want), query + " through the index: " + got.size() + " rows, the oracle " + want.size());
+            long ranges = rows.stream().filter(inRanges.get(q)).count();
+            require(read <= ranges && ranges <= rows.size() / 4, query + " read " + read + " index rows, its index ranges hold "
+                    + ranges + " of " + rows.size());
+            seen.append(got.size()).append(" rows, ").append(read).append(" index rows read")
+                    .append(explain.contains("SKIP SCAN") ? " (skip scan); " : "; ");
+        }
+        try (Admin admin = connection.getAdmin()) {
+            dropIfExists(admin, INDEXED);
+            dropIfExists(admin, INDEX_TABLE);
+        }
+        return seen.toString();
+    }
+
+    /**
+     * With our jar only in hbase.dynamic.jars.dir: HBase loads table coprocessors from its class
+     * path (or a jar path in the descriptor), never from there, so the table with an index is
+     * refused at creation, with an error naming the coprocessor, and no index table is left.
+     */
+    private String indexRefused() throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            dropIfExists(admin, INDEXED);
+            dropIfExists(admin, INDEX_TABLE);
+            try {
+                RowKeyTable.create(admin, INDEXED, schema, Arrays.asList(RowKeyIndex.of("by_code_day", "code", "day")), FAMILY);
+            } catch (IOException e) {
+                require(String.valueOf(e.getMessage()).contains("RowKeyIndexObserver"), "an error that does not name the coprocessor: " + e);
+                require(!admin.tableExists(INDEXED) && !admin.tableExists(INDEX_TABLE), "a table was left behind");
+                return "refused: " + e.getClass().getSimpleName();
+            }
+            throw new AssertionError("a RegionServer without our jar on its class path accepted the index coprocessor");
+        }
+    }
+
+    private static void dropIfExists(Admin admin, TableName name) throws IOException {
+        if (admin.tableExists(name)) {
+            admin.disableTable(name);
+            admin.deleteTable(name);
+        }
     }
 
     /** Creates the table (4 regions, one per salt bucket) with 30 users x 30 days x 4 codes. */
@@ -244,8 +400,10 @@ public final class ClusterCheck {
     public static void main(String[] args) throws Exception {
         List<String> argv = Arrays.asList(args);
         int at = argv.indexOf("--zookeeper");
-        if (at < 0 || at + 1 >= args.length) {
-            System.err.println("usage: ClusterCheck --zookeeper host:port");
+        int via = argv.indexOf("--jar-via");
+        String jarVia = via >= 0 && via + 1 < args.length ? args[via + 1] : "lib";
+        if (at < 0 || at + 1 >= args.length || !(jarVia.equals("lib") || jarVia.equals("dynamic"))) {
+            System.err.println("usage: ClusterCheck --zookeeper host:port [--jar-via lib|dynamic]");
             System.exit(2);
         }
         String[] hostPort = args[at + 1].split(":");
@@ -264,7 +422,7 @@ public final class ClusterCheck {
             System.out.println("ClusterCheck: client Java " + System.getProperty("java.version") + ", HBase client "
                     + org.apache.hadoop.hbase.util.VersionInfo.getVersion() + "; server HBase " + server
                     + " at " + args[at + 1]);
-            failed = new ClusterCheck(connection).runAll();
+            failed = new ClusterCheck(connection, jarVia.equals("lib")).runAll();
         }
         System.out.println(failed == 0 ? "ClusterCheck: every check passed" : "ClusterCheck: " + failed + " check(s) FAILED");
         System.exit(failed == 0 ? 0 : 1);
