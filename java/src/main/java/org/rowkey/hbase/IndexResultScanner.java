@@ -3,7 +3,6 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -97,19 +96,18 @@ final class IndexResultScanner implements ResultScanner {
 
     /** Reads up to {@link #BATCH} index rows and the data rows they need, in index order. */
     private void fill() throws IOException {
-        List<Result> entries = new ArrayList<>(BATCH);
-        List<byte[]> dataKeys = new ArrayList<>(BATCH);
+        List<Entry> entries = new ArrayList<>(BATCH);
         List<Get> gets = new ArrayList<>();
         Result r = null;
         while (entries.size() < BATCH && (r = indexRows.next()) != null) {
-            if (isStale(r)) {
+            Cell status = r.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+            if (isStatus(status, RowKeyIndexObserver.STALE)) {
                 continue; // its write never reached the data table
             }
-            byte[] dataKey = catalog.dataKey(index, r.getRow());
-            entries.add(r);
-            dataKeys.add(dataKey);
-            if (!(covered && isVerified(r))) {
-                gets.add(new Get(dataKey)); // the whole row: it may be needed to repair the entry
+            Entry entry = new Entry(r, catalog.dataKey(index, r.getRow()), status);
+            entries.add(entry);
+            if (!(covered && entry.verified)) {
+                gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
         if (r == null) {
@@ -120,11 +118,10 @@ final class IndexResultScanner implements ResultScanner {
         List<Put> repairs = new ArrayList<>();
         List<CheckAndMutate> staleMarks = new ArrayList<>();
         int next = 0;
-        for (int i = 0; i < entries.size(); i++) {
-            Result entry = entries.get(i);
+        for (Entry entry : entries) {
             Result answer;
-            if (covered && isVerified(entry)) {
-                answer = fromIndex(entry, dataKeys.get(i));
+            if (covered && entry.verified) {
+                answer = fromIndex(entry);
             } else {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
@@ -132,7 +129,7 @@ final class IndexResultScanner implements ResultScanner {
                     staleMark(entry).ifPresent(staleMarks::add);
                     continue;
                 }
-                if (!isVerified(entry)) {
+                if (!entry.verified) {
                     repair(entry, row).ifPresent(repairs::add);
                 }
                 answer = selected(row);
@@ -185,9 +182,23 @@ final class IndexResultScanner implements ResultScanner {
         return rows;
     }
 
-    private static boolean isStale(Result indexRow) {
-        return Arrays.equals(RowKeyIndexObserver.STALE,
-                indexRow.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER));
+    private static boolean isStatus(Cell status, byte[] value) {
+        return status != null && CellUtil.matchingValue(status, value);
+    }
+
+    /** An index row read, its data key and its status cell (null when it has none), looked up once. */
+    private static final class Entry {
+        final Result row;
+        final byte[] dataKey;
+        final Cell status;
+        final boolean verified;
+
+        Entry(Result row, byte[] dataKey, Cell status) {
+            this.row = row;
+            this.dataKey = dataKey;
+            this.status = status;
+            this.verified = isStatus(status, RowKeyIndexObserver.VERIFIED);
+        }
     }
 
     /**
@@ -196,32 +207,31 @@ final class IndexResultScanner implements ResultScanner {
      * new write of the row since then has changed it). Not a delete: a delete marker would also mask a
      * later write of the row at that timestamp (a client or replication replaying it), which the data
      * table would show; a later write replaces a STALE status like any other. A status without a time
-     * is left as it is.
+     * (or no status at all) is left as it is.
      */
-    private Optional<CheckAndMutate> staleMark(Result indexRow) {
-        Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
-        byte[] value = CellUtil.cloneValue(status);
+    private Optional<CheckAndMutate> staleMark(Entry entry) {
+        if (entry.status == null) {
+            return Optional.empty();
+        }
+        byte[] value = CellUtil.cloneValue(entry.status);
         long since = RowKeyIndexObserver.unverifiedSince(value);
         if (since < 0 || System.currentTimeMillis() - since <= staleGraceMillis) {
             return Optional.empty();
         }
-        return Optional.of(CheckAndMutate.newBuilder(indexRow.getRow())
+        byte[] row = entry.row.getRow();
+        return Optional.of(CheckAndMutate.newBuilder(row)
                 .ifEquals(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, value)
-                .build(new Put(indexRow.getRow()).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
-                        RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), RowKeyIndexObserver.STALE)));
-    }
-
-    private static boolean isVerified(Result indexRow) {
-        return Arrays.equals(RowKeyIndexObserver.VERIFIED,
-                indexRow.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER));
+                .build(new Put(row).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
+                        RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), RowKeyIndexObserver.STALE)));
     }
 
     /** The answer from a verified index row of a covered plan: its key, or its selected covered cells. */
-    private Result fromIndex(Result indexRow, byte[] dataKey) {
+    private Result fromIndex(Entry entry) {
+        Result indexRow = entry.row;
+        byte[] dataKey = entry.dataKey;
         if (keysOnly) {
-            Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
             return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.STATUS_FAMILY,
-                    RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+                    RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
         }
         List<Cell> cells = new ArrayList<>();
         for (Column c : columns) {
@@ -262,10 +272,14 @@ final class IndexResultScanner implements ResultScanner {
      * own timestamp. When the index holds a covered cell the data row does not (a failed write's newer
      * value), nothing is written: only a delete could remove it, and a delete marker would also mask a
      * later write of that cell at that timestamp (a replayed write), which the data table would show.
-     * Such a row stays UNVERIFIED, answered from its data row, until the row is written again.
+     * Such a row stays UNVERIFIED, answered from its data row, until the row is written again; so
+     * does one without a status, which has no timestamp to verify at.
      */
-    private Optional<Put> repair(Result indexRow, Result dataRow) {
-        Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+    private Optional<Put> repair(Entry entry, Result dataRow) {
+        if (entry.status == null) {
+            return Optional.empty();
+        }
+        Result indexRow = entry.row;
         Put put = new Put(indexRow.getRow());
         for (Column c : included) {
             byte[] family = c.getFamily().toByteArray();
@@ -283,7 +297,7 @@ final class IndexResultScanner implements ResultScanner {
             }
         }
         return Optional.of(put.addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
-                status.getTimestamp(), RowKeyIndexObserver.VERIFIED));
+                entry.status.getTimestamp(), RowKeyIndexObserver.VERIFIED));
     }
 
     @Override
