@@ -89,13 +89,15 @@ final class IndexBackfill {
                 newest = Math.max(newest, cell.getTimestamp());
             }
             byte[] indexKey = catalog.indexKey(index, dataKey);
-            Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
+            Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
                     newest, RowKeyIndexObserver.VERIFIED);
             for (Column column : spec.getIncludeList()) {
-                Cell cell = value.getColumnLatestCell(column.getFamily().toByteArray(), column.getQualifier().toByteArray());
+                byte[] family = column.getFamily().toByteArray();
+                byte[] qualifier = column.getQualifier().toByteArray();
+                Cell cell = value.getColumnLatestCell(family, qualifier);
                 if (cell != null) {
-                    put.addColumn(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), cell.getTimestamp(),
-                            CellUtil.cloneValue(cell));
+                    put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(family, qualifier),
+                            cell.getTimestamp(), CellUtil.cloneValue(cell));
                 }
             }
             context.write(new ImmutableBytesWritable(indexKey), put);

@@ -58,9 +58,10 @@ final class IndexResultScanner implements ResultScanner {
     private final Catalog catalog;
     private final int index;
     private final boolean covered;
-    private final List<Column> columns;
     private final boolean keysOnly;
-    private final List<Column> included;
+    /** The columns the index covers, and those the query selects (all when none). */
+    private final List<CoveredColumn> included;
+    private final List<CoveredColumn> selectedColumns;
     private final long staleGraceMillis;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     private boolean exhausted;
@@ -71,9 +72,9 @@ final class IndexResultScanner implements ResultScanner {
         this.catalog = catalog;
         this.index = index;
         this.covered = plan.getCovered();
-        this.columns = columns;
         this.keysOnly = keysOnly;
-        this.included = catalog.indexes().get(index).getIncludeList();
+        this.included = CoveredColumn.of(catalog.indexes().get(index).getIncludeList());
+        this.selectedColumns = CoveredColumn.of(columns);
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = connection.getTable(data);
@@ -100,7 +101,7 @@ final class IndexResultScanner implements ResultScanner {
         List<Get> gets = new ArrayList<>();
         Result r = null;
         while (entries.size() < BATCH && (r = indexRows.next()) != null) {
-            Cell status = r.getColumnLatestCell(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+            Cell status = r.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
             if (isStatus(status, RowKeyIndexObserver.STALE)) {
                 continue; // its write never reached the data table
             }
@@ -186,6 +187,27 @@ final class IndexResultScanner implements ResultScanner {
         return status != null && CellUtil.matchingValue(status, value);
     }
 
+    /** A data column, and the qualifier of its copy in an index row (made once per scan, not per row). */
+    private static final class CoveredColumn {
+        final byte[] family;
+        final byte[] qualifier;
+        final byte[] inIndex;
+
+        private CoveredColumn(Column column) {
+            this.family = column.getFamily().toByteArray();
+            this.qualifier = column.getQualifier().toByteArray();
+            this.inIndex = RowKeyIndexObserver.coveredQualifier(family, qualifier);
+        }
+
+        static List<CoveredColumn> of(List<Column> columns) {
+            List<CoveredColumn> out = new ArrayList<>(columns.size());
+            for (Column c : columns) {
+                out.add(new CoveredColumn(c));
+            }
+            return out;
+        }
+    }
+
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
     private static final class Entry {
         final Result row;
@@ -220,8 +242,8 @@ final class IndexResultScanner implements ResultScanner {
         }
         byte[] row = entry.row.getRow();
         return Optional.of(CheckAndMutate.newBuilder(row)
-                .ifEquals(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, value)
-                .build(new Put(row).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
+                .ifEquals(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, value)
+                .build(new Put(row).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
                         RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), RowKeyIndexObserver.STALE)));
     }
 
@@ -230,15 +252,15 @@ final class IndexResultScanner implements ResultScanner {
         Result indexRow = entry.row;
         byte[] dataKey = entry.dataKey;
         if (keysOnly) {
-            return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.STATUS_FAMILY,
+            return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.INDEX_FAMILY,
                     RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
         }
-        List<Cell> cells = new ArrayList<>();
-        for (Column c : columns) {
-            Cell cell = indexRow.getColumnLatestCell(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+        List<Cell> cells = new ArrayList<>(selectedColumns.size());
+        for (CoveredColumn c : selectedColumns) {
+            Cell cell = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex);
             if (cell != null) {
-                cells.add(CellUtil.createCell(dataKey, CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
-                        cell.getTimestamp(), KeyValue.Type.Put.getCode(), CellUtil.cloneValue(cell)));
+                cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
+                        CellUtil.cloneValue(cell)));
             }
         }
         return cells.isEmpty() ? null : Result.create(cells);
@@ -251,13 +273,13 @@ final class IndexResultScanner implements ResultScanner {
             return Result.create(new Cell[] {CellUtil.createCell(row.getRow(), CellUtil.cloneFamily(first),
                     CellUtil.cloneQualifier(first), first.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
         }
-        if (columns.isEmpty()) {
+        if (selectedColumns.isEmpty()) {
             return row;
         }
         List<Cell> cells = new ArrayList<>();
         for (Cell cell : row.rawCells()) {
-            for (Column c : columns) {
-                if (CellUtil.matchingColumn(cell, c.getFamily().toByteArray(), c.getQualifier().toByteArray())) {
+            for (CoveredColumn c : selectedColumns) {
+                if (CellUtil.matchingColumn(cell, c.family, c.qualifier)) {
                     cells.add(cell);
                 }
             }
@@ -281,11 +303,9 @@ final class IndexResultScanner implements ResultScanner {
         }
         Result indexRow = entry.row;
         Put put = new Put(indexRow.getRow());
-        for (Column c : included) {
-            byte[] family = c.getFamily().toByteArray();
-            byte[] qualifier = c.getQualifier().toByteArray();
-            Cell inIndex = indexRow.getColumnLatestCell(family, qualifier);
-            Cell inData = dataRow.getColumnLatestCell(family, qualifier);
+        for (CoveredColumn c : included) {
+            Cell inIndex = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex);
+            Cell inData = dataRow.getColumnLatestCell(c.family, c.qualifier);
             if (inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp())) {
                 return Optional.empty();
             }
@@ -293,10 +313,10 @@ final class IndexResultScanner implements ResultScanner {
                     && CellUtil.matchingValue(inIndex, inData);
             if (inData != null && !same) {
                 // At the data cell's own timestamp: as the data, a later write of that cell replaces it.
-                put.addColumn(family, qualifier, inData.getTimestamp(), CellUtil.cloneValue(inData));
+                put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex, inData.getTimestamp(), CellUtil.cloneValue(inData));
             }
         }
-        return Optional.of(put.addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
+        return Optional.of(put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
                 entry.status.getTimestamp(), RowKeyIndexObserver.VERIFIED));
     }
 

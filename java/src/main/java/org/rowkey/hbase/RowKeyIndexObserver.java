@@ -54,8 +54,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObserver {
     private static final Logger LOG = LoggerFactory.getLogger(RowKeyIndexObserver.class);
 
-    /** The status cell of an index row. */
-    static final byte[] STATUS_FAMILY = Bytes.toBytes("_i");
+    /**
+     * The one column family of an index table: a row's status cell and its covered cells (a scan
+     * of one family costs about half one of two, which matters to covered reads).
+     */
+    static final byte[] INDEX_FAMILY = Bytes.toBytes("_i");
+    /** The status cell's qualifier: one byte, so it is never a {@link #coveredQualifier}. */
     static final byte[] STATUS_QUALIFIER = Bytes.toBytes("s");
     static final byte[] VERIFIED = {1};
     /** The first byte of an unverified status; 8 more bytes say when it was written (see {@link #unverified}). */
@@ -217,13 +221,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 byte[] indexKey = catalog.indexKey(i, row);
                 Mutation indexMutation;
                 if (m instanceof Put) {
-                    Put put = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, before ? unverified : VERIFIED);
+                    Put put = new Put(indexKey).addColumn(INDEX_FAMILY, STATUS_QUALIFIER, ts, before ? unverified : VERIFIED);
                     if (before) {
                         copyCoveredCells((Put) m, indexes.get(i), put);
                     }
                     indexMutation = put;
                 } else if (before) {
-                    indexMutation = new Put(indexKey).addColumn(STATUS_FAMILY, STATUS_QUALIFIER, ts, unverified);
+                    indexMutation = new Put(indexKey).addColumn(INDEX_FAMILY, STATUS_QUALIFIER, ts, unverified);
                 } else {
                     indexMutation = new Delete(indexKey, ts);
                 }
@@ -316,10 +320,25 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
 
     private static void copyCoveredCells(Put data, IndexSpec index, Put indexPut) {
         for (Column column : index.getIncludeList()) {
-            for (Cell cell : data.get(column.getFamily().toByteArray(), column.getQualifier().toByteArray())) {
-                indexPut.addColumn(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), cell.getTimestamp(),
+            byte[] family = column.getFamily().toByteArray();
+            byte[] qualifier = column.getQualifier().toByteArray();
+            for (Cell cell : data.get(family, qualifier)) {
+                indexPut.addColumn(INDEX_FAMILY, coveredQualifier(family, qualifier), cell.getTimestamp(),
                         CellUtil.cloneValue(cell));
             }
         }
+    }
+
+    /**
+     * Where an index row holds its copy of the data column {@code family:qualifier}: in
+     * {@link #INDEX_FAMILY}, under the qualifier {@code [family length] family qualifier} (at least
+     * two bytes: a family name has 1 to 127 bytes).
+     */
+    static byte[] coveredQualifier(byte[] family, byte[] qualifier) {
+        byte[] q = new byte[1 + family.length + qualifier.length];
+        q[0] = (byte) family.length;
+        System.arraycopy(family, 0, q, 1, family.length);
+        System.arraycopy(qualifier, 0, q, 1 + family.length, qualifier.length);
+        return q;
     }
 }

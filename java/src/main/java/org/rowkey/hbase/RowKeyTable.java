@@ -173,17 +173,10 @@ public final class RowKeyTable {
     }
 
     private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
-        Set<String> families = new LinkedHashSet<>();
-        families.add(Bytes.toStringBinary(RowKeyIndexObserver.STATUS_FAMILY));
-        TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
+        return TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
                 .setValue("rowkey.index.of", data.getNameAsString())
-                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RowKeyIndexObserver.STATUS_FAMILY));
-        for (Column c : index.getIncludeList()) {
-            if (families.add(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
-                builder.setColumnFamily(ColumnFamilyDescriptorBuilder.of(c.getFamily().toByteArray()));
-            }
-        }
-        return builder.build();
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RowKeyIndexObserver.INDEX_FAMILY))
+                .build();
     }
 
     /**

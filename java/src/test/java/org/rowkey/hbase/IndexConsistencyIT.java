@@ -266,7 +266,7 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
                     return true; // the post phase's delete of an index row
                 }
                 if (indexTable && m instanceof Put) {
-                    for (Cell c : ((Put) m).get(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)) {
+                    for (Cell c : ((Put) m).get(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)) {
                         if (Arrays.equals(RowKeyIndexObserver.VERIFIED, CellUtil.cloneValue(c))) {
                             return true;
                         }
@@ -372,7 +372,7 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
              Table data = connection().getTable(name);
              ResultScanner rows = index.getScanner(new Scan())) {
             for (Result r : rows) {
-                byte[] status = r.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+                byte[] status = r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
                 if (!Arrays.equals(RowKeyIndexObserver.VERIFIED, status)) {
                     byte[] dataKey = catalog.dataKey(0, r.getRow());
                     assertTrue(data.get(new org.apache.hadoop.hbase.client.Get(dataKey)).isEmpty(),

@@ -271,7 +271,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
                 for (Result r : s) {
                     count++;
                     assertTrue(Arrays.equals(RowKeyIndexObserver.VERIFIED,
-                            r.getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                            r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
                             "index " + index + ": an unverified row after acknowledged writes");
                 }
             }
@@ -320,7 +320,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             byte[][] statuses = {RowKeyIndexObserver.unverified(now - 7_200_000), RowKeyIndexObserver.unverified(now),
                     {RowKeyIndexObserver.UNVERIFIED}};
             for (int i = 1; i < keys.length; i++) {
-                index.put(new Put(catalog.indexKey(0, keys[i])).addColumn(RowKeyIndexObserver.STATUS_FAMILY,
+                index.put(new Put(catalog.indexKey(0, keys[i])).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
                         RowKeyIndexObserver.STATUS_QUALIFIER, now - 7_200_000, statuses[i - 1]));
             }
             RowKeyTable stale = RowKeyTable.open(connection(), staleTable);
@@ -380,11 +380,12 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             byte[] unverified = RowKeyIndexObserver.unverified(System.currentTimeMillis());
             // Row 0: a write at t1 of a new covered value reached the index, not the data table.
             index.put(new Put(catalog.indexKey(0, keys[0]), t1)
-                    .addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified)
-                    .addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v1")));
+                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified)
+                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(FAMILY_F, QUAL_Q),
+                            Bytes.toBytes("v1")));
             // Row 1: a write at t1 of an uncovered column reached the index alone.
             index.put(new Put(catalog.indexKey(0, keys[1]), t1)
-                    .addColumn(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified));
+                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified));
             for (int read = 0; read < 2; read++) {
                 assertEquals(cells(RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q).noIndex(), repaired),
                         cells(covered, repaired), "read " + read + ": the data table's cells, v0 at t0");
@@ -413,6 +414,6 @@ class IndexedTableIT extends HBaseMiniClusterBase {
     }
 
     private static byte[] status(Table index, byte[] indexKey) throws IOException {
-        return index.get(new Get(indexKey)).getValue(RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+        return index.get(new Get(indexKey)).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
     }
 }

@@ -160,7 +160,7 @@ class JoinIT extends HBaseMiniClusterBase {
             for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, {RowKeyIndexObserver.UNVERIFIED}, RowKeyIndexObserver.STALE}) {
                 try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
                     t.put(new Put(catalog.indexKey(catalog.indexNumber(index), key)).addColumn(
-                            RowKeyIndexObserver.STATUS_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
+                            RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
                 }
                 for (RowKeyQuery q : new RowKeyQuery[] {RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3),
                     RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3).leapfrog()}) {
