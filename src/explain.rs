@@ -82,7 +82,14 @@ pub fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
 
 /// The planner's explanation: what is read (ranges, buckets) and which conditions the ranges
 /// enforce or leave to the per-row filter.
-pub fn describe_plan(schema: &Schema, plan: &Plan, enforced: &[Condition], filtered: &[Condition]) -> String {
+/// `unfiltered`: the rows are read with no filter (an index table's, every condition enforced).
+pub fn describe_plan(
+    schema: &Schema,
+    plan: &Plan,
+    enforced: &[Condition],
+    filtered: &[Condition],
+    unfiltered: bool,
+) -> String {
     let mut s = String::new();
     if plan.ranges.is_empty() {
         let _ = writeln!(
@@ -130,7 +137,12 @@ pub fn describe_plan(schema: &Schema, plan: &Plan, enforced: &[Condition], filte
     };
     let _ = writeln!(s, "  enforced by the ranges: {enforced}");
     let key_length = schema.key_length();
-    let _ = if filtered.is_empty() {
+    let _ = if unfiltered {
+        writeln!(
+            s,
+            "  filtered per row: nothing (an index table holds only keys of its schema)"
+        )
+    } else if filtered.is_empty() {
         writeln!(s, "  filtered per row (native): key length = {key_length}")
     } else {
         writeln!(

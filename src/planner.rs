@@ -411,18 +411,21 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
         n => n,
     };
     let conditions = &spec.predicate.get_or_default().conditions;
-    let (_, out) = plan_message(schema, predicate, conditions, max_ranges);
+    let (_, out) = plan_message(schema, predicate, conditions, max_ranges, false);
     wire::serialize(&out, "scan plan")
 }
 
 /// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
 /// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly,
 /// whether to read them with the skip scan (data and index scans alike), and the explanation.
+/// `own_keys`: the table holds only keys of `schema` (an index table), so where the ranges enforce
+/// every condition no filter is needed, not even the key-length check a data table's rows need.
 pub fn plan_message(
     schema: &Schema,
     predicate: &Predicate,
     conditions: &[Condition],
     max_ranges: usize,
+    own_keys: bool,
 ) -> (Plan, ScanPlan) {
     let plan = plan(schema, predicate, max_ranges);
     let residual_conditions: Vec<Condition> = conditions
@@ -458,7 +461,8 @@ pub fn plan_message(
         .filter(|c| !residual_conditions.contains(c))
         .cloned()
         .collect();
-    out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions);
+    out.no_residual = own_keys && residual_conditions.is_empty();
+    out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions, out.no_residual);
     let choice = crate::scan_choice::choose(schema, predicate, &plan);
     out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
     out.explain.push_str(&format!(

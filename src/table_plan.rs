@@ -95,7 +95,7 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
     let mut alternatives = Vec::with_capacity(candidates.len());
     for (position, (name, schema, covered, note)) in candidates.iter().enumerate() {
         let predicate = Predicate::from_conditions(schema, conditions)?;
-        let (plan, message) = plan_message(schema, &predicate, conditions, max_ranges);
+        let (plan, message) = plan_message(schema, &predicate, conditions, max_ranges, !name.is_empty());
         let rows = estimated_rows(schema, &predicate, &plan, table_rows, name.is_empty() || *covered);
         let allowed = match hint {
             IndexHint::INDEX_HINT_AUTOMATIC => note.is_none(),

@@ -239,11 +239,13 @@ fn plan_keeps(plan: &TablePlan, key: &[u8]) -> bool {
         .ranges
         .iter()
         .any(|r| key >= r.start.as_slice() && (r.stop.is_empty() || key < r.stop.as_slice()));
+    // A plan without a residual is read with no filter at all.
     in_ranges
-        && Comparator::from_spec(plan.plan.residual.get_or_default())
-            .unwrap()
-            .compare(key)
-            == 0
+        && (plan.plan.no_residual
+            || Comparator::from_spec(plan.plan.residual.get_or_default())
+                .unwrap()
+                .compare(key)
+                == 0)
 }
 
 /// Seed 000's table with the index on (sdate, code), and one still BUILDING on type.
@@ -406,6 +408,24 @@ fn index_scans_skip_where_the_index_ranges_leave_conditions() {
     assert_eq!(both.index, "by_date_code");
     assert!(!both.plan.skip_scan, "{}", both.explain);
     assert!(both.explain.contains("no skip scan"), "{}", both.explain);
+    // ...and an index table holds only its own keys: no filter, not even the key-length check.
+    assert!(both.plan.no_residual, "{}", both.explain);
+    assert!(both.explain.contains("filtered per row: nothing"), "{}", both.explain);
+    assert!(!plan.plan.no_residual, "the skip scan filters: {}", plan.explain);
+    let mut on_data = request(
+        &catalog_spec,
+        vec![
+            int_condition("sdate", Op::EQ, &[20161209]),
+            int_condition("code", Op::EQ, &[404]),
+        ],
+    );
+    on_data.hint = IndexHint::NO_INDEX.into();
+    let on_data = plan_table(&catalog, &on_data).unwrap();
+    assert!(
+        !on_data.plan.no_residual && on_data.explain.contains("key length = "),
+        "a data table may hold rows of other lengths: {}",
+        on_data.explain
+    );
 }
 
 /// For random schemas, indexes and predicates, whichever source each hint picks, its ranges and

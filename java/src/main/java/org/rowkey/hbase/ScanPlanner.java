@@ -57,15 +57,16 @@ final class ScanPlanner {
     /**
      * The scan of a plan of {@code predicate} (the whole query, conditions by field name): with the
      * skip scan of the query over the plan's keys (the data table's, or an index's) when the plan
-     * says so, else with the residual filter.
+     * says so, else with the residual filter; with no filter where the plan needs none (an index
+     * table's ranges that enforce every condition).
      */
     static Scan scan(ScanPlan plan, PredicateSpec predicate) {
-        Filter residual = new RowFilter(CompareOperator.EQUAL, residual(plan));
         Scan scan = new Scan();
         List<KeyRange> ranges = plan.getRangesList();
         if (ranges.isEmpty()) {
             // Nothing can match: read (at most) one row, which the residual filter drops.
-            return scan.withStartRow(NOTHING_START, true).withStopRow(NOTHING_STOP, false).setFilter(residual);
+            return scan.withStartRow(NOTHING_START, true).withStopRow(NOTHING_STOP, false)
+                    .setFilter(new RowFilter(CompareOperator.EQUAL, residual(plan)));
         }
         scan.withStartRow(ranges.get(0).getStart().toByteArray(), true);
         byte[] stop = ranges.get(ranges.size() - 1).getStop().toByteArray();
@@ -74,11 +75,12 @@ final class ScanPlanner {
         }
         // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
         // from the first row after a range, where the skip scan would read one more.
-        Filter rows = plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate) : residual;
-        if (ranges.size() == 1) {
-            return scan.setFilter(rows);
-        }
-        return scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges(plan)), rows));
+        Filter rows = plan.getNoResidual() ? null
+                : plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate)
+                : new RowFilter(CompareOperator.EQUAL, residual(plan));
+        Filter between = ranges.size() == 1 ? null : new MultiRowRangeFilter(ranges(plan));
+        return scan.setFilter(between == null ? rows
+                : rows == null ? between : new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows));
     }
 
     private static PredicateComparator residual(ScanPlan plan) {
