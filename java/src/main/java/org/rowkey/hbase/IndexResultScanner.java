@@ -45,7 +45,7 @@ final class IndexResultScanner implements ResultScanner {
     /** Multi-gets of one batch read at once, and the fewest Gets worth a multi-get of their own. */
     private static final int PARALLEL_GETS = 4;
     private static final int PARALLEL_GETS_MIN = 128;
-    /** Reads the parts of large batches, shared by every scanner; when all are busy the caller reads. */
+    /** Reads the data rows of batches, shared by every scanner; when all are busy the caller reads. */
     private static final ExecutorService GETS = BoundedPool.create("rowkey-index-data-reader", 16);
     /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
@@ -53,7 +53,7 @@ final class IndexResultScanner implements ResultScanner {
 
     private final Connection connection;
     private final Table indexTable;
-    private final Table dataTable;
+    private final TableName dataTable;
     private final ResultScanner indexRows;
     private final Catalog catalog;
     private final int index;
@@ -64,6 +64,10 @@ final class IndexResultScanner implements ResultScanner {
     private final List<CoveredColumn> selectedColumns;
     private final long staleGraceMillis;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
+    /** The next batch, its data rows being read while the one before is answered. */
+    private Batch pending;
+    /** The index scan has no row left. */
+    private boolean indexDone;
     private boolean exhausted;
     private long dataRowsRead;
 
@@ -77,7 +81,7 @@ final class IndexResultScanner implements ResultScanner {
         this.selectedColumns = CoveredColumn.of(columns);
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
-        this.dataTable = connection.getTable(data);
+        this.dataTable = data;
         this.staleGraceMillis = connection.getConfiguration().getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
         try {
             this.indexRows = indexTable.getScanner(indexScan.setScanMetricsEnabled(true));
@@ -95,8 +99,32 @@ final class IndexResultScanner implements ResultScanner {
         return ready.poll();
     }
 
-    /** Reads up to {@link #BATCH} index rows and the data rows they need, in index order. */
+    /**
+     * Answers the next batch of index rows, in index order. The index rows of the batch after it are
+     * read while its data rows are being read: the scan and the Gets overlap.
+     */
     private void fill() throws IOException {
+        Batch current = pending != null ? pending : readBatch();
+        pending = indexDone ? null : readBatch();
+        answer(current);
+        exhausted = pending == null;
+    }
+
+    /** Index rows read, and the reads of the data rows they need, under way in {@link #GETS}. */
+    private static final class Batch {
+        final List<Entry> entries;
+        final List<Future<Result[]>> dataRows;
+        final int gets;
+
+        Batch(List<Entry> entries, List<Future<Result[]>> dataRows, int gets) {
+            this.entries = entries;
+            this.dataRows = dataRows;
+            this.gets = gets;
+        }
+    }
+
+    /** Reads up to {@link #BATCH} index rows and starts reading the data rows they need. */
+    private Batch readBatch() throws IOException {
         List<Entry> entries = new ArrayList<>(BATCH);
         List<Get> gets = new ArrayList<>();
         Result r = null;
@@ -111,15 +139,18 @@ final class IndexResultScanner implements ResultScanner {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
-        if (r == null) {
-            exhausted = true;
-        }
-        Result[] rows = dataRows(gets);
+        indexDone = r == null;
         dataRowsRead += gets.size();
+        return new Batch(entries, startReading(gets), gets.size());
+    }
+
+    /** The answers of a batch: from the index alone, or from the data rows, repairing what it can. */
+    private void answer(Batch batch) throws IOException {
+        Result[] rows = dataRows(batch);
         List<Put> repairs = new ArrayList<>();
         List<CheckAndMutate> staleMarks = new ArrayList<>();
         int next = 0;
-        for (Entry entry : entries) {
+        for (Entry entry : batch.entries) {
             Result answer;
             if (covered && entry.verified) {
                 answer = fromIndex(entry);
@@ -148,26 +179,32 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /**
-     * The data rows of {@code gets}, in their order. A large batch is read as a few multi-gets at
-     * once: a RegionServer serves one multi-get in one handler, region after region.
+     * Starts reading the data rows of {@code gets} in {@link #GETS} (the caller reads them itself
+     * when the pool is busy). A large batch is read as a few multi-gets at once: a RegionServer
+     * serves one multi-get in one handler, region after region.
      */
-    private Result[] dataRows(List<Get> gets) throws IOException {
-        if (gets.size() < 2 * PARALLEL_GETS_MIN) {
-            return gets.isEmpty() ? new Result[0] : dataTable.get(gets);
-        }
-        int parts = Math.min(PARALLEL_GETS, gets.size() / PARALLEL_GETS_MIN);
+    private List<Future<Result[]>> startReading(List<Get> gets) {
         List<Future<Result[]>> reads = new ArrayList<>();
+        if (gets.isEmpty()) {
+            return reads;
+        }
+        int parts = Math.max(1, Math.min(PARALLEL_GETS, gets.size() / PARALLEL_GETS_MIN));
         for (int p = 0; p < parts; p++) {
             List<Get> part = gets.subList(p * gets.size() / parts, (p + 1) * gets.size() / parts);
             reads.add(GETS.submit(() -> {
-                try (Table table = connection.getTable(dataTable.getName())) {
+                try (Table table = connection.getTable(dataTable)) {
                     return table.get(part);
                 }
             }));
         }
-        Result[] rows = new Result[gets.size()];
+        return reads;
+    }
+
+    /** The data rows of a batch, in the order of its Gets. */
+    private Result[] dataRows(Batch batch) throws IOException {
+        Result[] rows = new Result[batch.gets];
         int at = 0;
-        for (Future<Result[]> read : reads) {
+        for (Future<Result[]> read : batch.dataRows) {
             try {
                 Result[] part = read.get();
                 System.arraycopy(part, 0, rows, at, part.length);
@@ -329,14 +366,10 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     private void closeQuietly() {
-        for (Table t : new Table[] {indexTable, dataTable}) {
-            try {
-                if (t != null) {
-                    t.close();
-                }
-            } catch (IOException ignored) {
-                // nothing is buffered: a table of a shared connection
-            }
+        try {
+            indexTable.close();
+        } catch (IOException ignored) {
+            // nothing is buffered: a table of a shared connection
         }
     }
 
