@@ -258,12 +258,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             uselessTargets = 0;
             return ReturnCode.NEXT_ROW;
         } else {
-            byte[] next;
-            try {
-                next = SkipScanNative.seek(skip.get(), key, 0, length, isReversed());
-            } finally {
-                NativeCleaner.keepAlive(skip);
-            }
+            byte[] next = seekFrom(key, length, isReversed());
             if (next == null) {
                 done = true;
                 return ReturnCode.NEXT_ROW;
@@ -298,8 +293,14 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         if (predicate.compareTo(key, 0, key.length) == 0 && saltAllows(key, key.length)) {
             return key;
         }
+        return seekFrom(key, key.length, false);
+    }
+
+    /** The next (previous when {@code reversed}) key that can match beyond {@code key[0, length)}, or null. */
+    private byte[] seekFrom(byte[] key, int length, boolean reversed) {
+        byte[] next = new byte[predicate.keyLength()];
         try {
-            return SkipScanNative.seek(skip.get(), key, 0, key.length, false);
+            return SkipScanNative.seekInto(skip.get(), key, 0, length, reversed, next) < 0 ? null : next;
         } finally {
             NativeCleaner.keepAlive(skip);
         }
