@@ -107,6 +107,13 @@ impl Slot {
     }
 }
 
+/// Copies `row` into `key`: its first `key.len()` bytes, padded with zeros when it is shorter.
+fn copy_padded(row: &[u8], key: &mut [u8]) {
+    let n = row.len().min(key.len());
+    key[..n].copy_from_slice(&row[..n]);
+    key[n..].fill(0);
+}
+
 /// The first index in `0..n` where `before` turns false (`before` is true, then false).
 fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0, n);
@@ -280,11 +287,25 @@ impl SkipScan {
     /// Where a scan goes from a row that does not match: `next(row)`, or `previous(row)` when the
     /// scan is reversed.
     pub fn seek(&self, row: &[u8], reversed: bool) -> Option<Vec<u8>> {
-        if reversed {
-            self.previous(row)
-        } else {
-            self.next(row)
+        let mut key = vec![0; self.key_length];
+        matches!(self.seek_into(row, reversed, &mut key), Ok(true)).then_some(key)
+    }
+
+    /// [`seek`](Self::seek) into `out` rather than a new vector (the per-seek native path makes no
+    /// allocation): true with the key in `out`, false when there is none (`out` is then
+    /// unspecified). `out` must be `key_length()` bytes long.
+    pub fn seek_into(&self, row: &[u8], reversed: bool, out: &mut [u8]) -> Result<bool> {
+        if out.len() != self.key_length {
+            return Err(Error::WrongKeyLength {
+                expected: self.key_length,
+                found: out.len(),
+            });
         }
+        Ok(if reversed {
+            self.previous_into(row, out)
+        } else {
+            self.next_into(row, out)
+        })
     }
 
     /// Whether every slot of `key` lies in its intervals (a wrong length never does).
@@ -315,17 +336,8 @@ impl SkipScan {
     /// length that is greater than the row can be below; a longer one from its first
     /// `key_length` bytes, which every greater key of the schema's length is above.
     pub fn next(&self, row: &[u8]) -> Option<Vec<u8>> {
-        if self.empty {
-            return None;
-        }
-        let length = self.key_length;
-        if row.len() < length {
-            let mut padded = row.to_vec();
-            padded.resize(length, 0);
-            self.ceiling(padded, false)
-        } else {
-            self.ceiling(row[..length].to_vec(), true)
-        }
+        let mut key = vec![0; self.key_length];
+        self.next_into(row, &mut key).then_some(key)
     }
 
     /// The largest key of the schema's length strictly smaller than `row` whose slots all lie in
@@ -333,99 +345,104 @@ impl SkipScan {
     /// padded with zeros (strictly below it), a longer one from its first `key_length` bytes
     /// (that key itself included: it sorts before the longer row).
     pub fn previous(&self, row: &[u8]) -> Option<Vec<u8>> {
-        if self.empty {
-            return None;
-        }
-        let length = self.key_length;
-        if row.len() <= length {
-            let mut padded = row.to_vec();
-            padded.resize(length, 0);
-            self.floor(padded, true)
-        } else {
-            self.floor(row[..length].to_vec(), false)
-        }
+        let mut key = vec![0; self.key_length];
+        self.previous_into(row, &mut key).then_some(key)
     }
 
-    /// The smallest matching key `>= key` (`> key` when `strict`).
-    fn ceiling(&self, mut key: Vec<u8>, strict: bool) -> Option<Vec<u8>> {
+    /// `next` into `key` (`key_length` bytes): whether there is one.
+    fn next_into(&self, row: &[u8], key: &mut [u8]) -> bool {
+        if self.empty {
+            return false;
+        }
+        let padded = row.len() < self.key_length;
+        copy_padded(row, key);
+        self.ceiling(key, !padded)
+    }
+
+    /// `previous` into `key` (`key_length` bytes): whether there is one.
+    fn previous_into(&self, row: &[u8], key: &mut [u8]) -> bool {
+        if self.empty {
+            return false;
+        }
+        let longer = row.len() > self.key_length;
+        copy_padded(row, key);
+        self.floor(key, !longer)
+    }
+
+    /// Turns `key` into the smallest matching key `>= key` (`> key` when `strict`); false when
+    /// there is none.
+    fn ceiling(&self, key: &mut [u8], strict: bool) -> bool {
         for (i, slot) in self.slots.iter().enumerate() {
-            let v = slot.bytes(&key);
+            let v = slot.bytes(key);
             let j = slot.first_ending_at_or_after(v);
             if j == slot.count() {
                 // Nothing in this slot is that high: a later value in an earlier slot.
                 return self.carry_up(key, i);
             }
             if slot.low(j) > v {
-                slot.set(&mut key, slot.low(j));
-                self.reset_to_first(&mut key, i + 1);
-                return Some(key);
+                slot.set(key, slot.low(j));
+                self.reset_to_first(key, i + 1);
+                return true;
             }
         }
-        if strict {
-            self.carry_up(key, self.slots.len())
-        } else {
-            Some(key)
-        }
+        !strict || self.carry_up(key, self.slots.len())
     }
 
-    /// Slots `..end` of `key` lie in their intervals: the smallest matching key greater than
-    /// every key with those slots, by stepping the last slot that can step.
-    fn carry_up(&self, mut key: Vec<u8>, end: usize) -> Option<Vec<u8>> {
+    /// Slots `..end` of `key` lie in their intervals: turns it into the smallest matching key
+    /// greater than every key with those slots, by stepping the last slot that can step.
+    fn carry_up(&self, key: &mut [u8], end: usize) -> bool {
         for i in (0..end).rev() {
             let slot = &self.slots[i];
-            let v = slot.bytes(&key);
+            let v = slot.bytes(key);
             let j = slot.first_ending_at_or_after(v);
             if v < slot.high(j) {
                 increment(&mut key[slot.offset..slot.offset + slot.width]);
             } else if j + 1 < slot.count() {
-                slot.set(&mut key, slot.low(j + 1));
+                slot.set(key, slot.low(j + 1));
             } else {
                 continue;
             }
-            self.reset_to_first(&mut key, i + 1);
-            return Some(key);
+            self.reset_to_first(key, i + 1);
+            return true;
         }
-        None
+        false
     }
 
-    /// The largest matching key `<= key` (`< key` when `strict`).
-    fn floor(&self, mut key: Vec<u8>, strict: bool) -> Option<Vec<u8>> {
+    /// Turns `key` into the largest matching key `<= key` (`< key` when `strict`); false when
+    /// there is none.
+    fn floor(&self, key: &mut [u8], strict: bool) -> bool {
         for (i, slot) in self.slots.iter().enumerate() {
-            let v = slot.bytes(&key);
+            let v = slot.bytes(key);
             let n = slot.starting_at_or_before(v);
             if n == 0 {
                 return self.carry_down(key, i);
             }
             if slot.high(n - 1) < v {
-                slot.set(&mut key, slot.high(n - 1));
-                self.reset_to_last(&mut key, i + 1);
-                return Some(key);
+                slot.set(key, slot.high(n - 1));
+                self.reset_to_last(key, i + 1);
+                return true;
             }
         }
-        if strict {
-            self.carry_down(key, self.slots.len())
-        } else {
-            Some(key)
-        }
+        !strict || self.carry_down(key, self.slots.len())
     }
 
     /// Mirror of `carry_up`: the largest matching key smaller than every key with slots `..end`.
-    fn carry_down(&self, mut key: Vec<u8>, end: usize) -> Option<Vec<u8>> {
+    fn carry_down(&self, key: &mut [u8], end: usize) -> bool {
         for i in (0..end).rev() {
             let slot = &self.slots[i];
-            let v = slot.bytes(&key);
+            let v = slot.bytes(key);
             let j = slot.starting_at_or_before(v) - 1;
             if v > slot.low(j) {
                 decrement(&mut key[slot.offset..slot.offset + slot.width]);
             } else if j > 0 {
-                slot.set(&mut key, slot.high(j - 1));
+                slot.set(key, slot.high(j - 1));
             } else {
                 continue;
             }
-            self.reset_to_last(&mut key, i + 1);
-            return Some(key);
+            self.reset_to_last(key, i + 1);
+            return true;
         }
-        None
+        false
     }
 
     fn reset_to_first(&self, key: &mut [u8], from: usize) {

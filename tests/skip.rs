@@ -81,6 +81,19 @@ impl Case {
             "previous of {row:02x?}\n{}",
             self.describe()
         );
+        // The native path's `seek_into` answers the same into a reused buffer.
+        for (reversed, expected) in [(false, &next), (true, &previous)] {
+            let mut out = vec![0xA5; self.schema.key_length()];
+            let found = self
+                .skip
+                .seek_into(row, reversed, &mut out)
+                .expect("a buffer of the key's length");
+            assert_eq!(
+                found.then_some(&out),
+                expected.as_ref(),
+                "seek_into({row:02x?}, reversed {reversed})"
+            );
+        }
         if let Some(n) = &next {
             assert!(n.as_slice() > row && n.len() == self.schema.key_length());
         }
@@ -407,6 +420,37 @@ proptest! {
     fn next_and_previous_equal_a_search_of_candidate_keys_for_every_type(seed in any::<u64>()) {
         check_every_type(seed);
     }
+}
+
+#[test]
+fn seek_into_a_buffer_of_another_length_is_an_error() {
+    let def = SchemaDef {
+        fields: vec![FieldDef {
+            name: "a".into(),
+            ty: FieldType::INT32,
+            width: 0,
+            descending: false,
+        }],
+        salt: None,
+    };
+    let case = Case::new(
+        def,
+        vec![Cond {
+            field: 0,
+            op: Op::EQ,
+            values: vec![V::Int(5)],
+        }],
+    );
+    for length in [0, 3, 5] {
+        let mut out = vec![0; length];
+        assert!(matches!(
+            case.skip.seek_into(&[0; 4], false, &mut out),
+            Err(hbase_rowkey::error::Error::WrongKeyLength { expected: 4, found }) if found == length
+        ));
+    }
+    let mut out = [0; 4];
+    assert!(matches!(case.skip.seek_into(&[0; 4], false, &mut out), Ok(true)));
+    assert_eq!(Some(out.to_vec()), case.skip.next(&[0; 4]));
 }
 
 #[test]

@@ -343,7 +343,7 @@ unsafe fn throw_from_raw(env: *mut sys::JNIEnv, failure: std::thread::Result<Bri
 /// # Safety
 /// As [`throw_from_raw`].
 #[inline(always)]
-unsafe fn finish(env: *mut sys::JNIEnv, outcome: std::thread::Result<BridgeResult<jint>>) -> jint {
+pub(super) unsafe fn finish(env: *mut sys::JNIEnv, outcome: std::thread::Result<BridgeResult<jint>>) -> jint {
     match outcome {
         Ok(Ok(answer)) => answer,
         // SAFETY: the caller's guarantee.
@@ -554,15 +554,15 @@ pub(super) fn checked_region(offset: jint, length: jint, bound: usize) -> Option
 /// test machine, more than the JNI call and the compare together; 256 bytes cost a few ns.
 const SMALL_KEY_BYTES: usize = 256;
 
-/// Runs `f` over a zeroed stack buffer of exactly `length` bytes (`length <= MAX_KEY_BYTES`).
-/// No heap allocation.
+/// Runs `f` over a zeroed stack buffer of exactly `length` bytes (`length <= MAX_KEY_BYTES + 1`:
+/// a key, or a key and the byte that tells a longer row). No heap allocation.
 #[inline(always)]
-fn with_key_buffer<R>(length: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+pub(super) fn with_key_buffer<R>(length: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     if length <= SMALL_KEY_BYTES {
         let mut buf = [0u8; SMALL_KEY_BYTES];
         f(&mut buf[..length])
     } else {
-        let mut buf = [0u8; MAX_KEY_BYTES];
+        let mut buf = [0u8; MAX_KEY_BYTES + 1];
         f(&mut buf[..length])
     }
 }

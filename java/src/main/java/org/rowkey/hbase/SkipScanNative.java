@@ -32,9 +32,12 @@ final class SkipScanNative {
 
     /**
      * The smallest key that can match strictly after row[offset, offset + length) (the largest
-     * strictly before it when {@code reversed}), or null when there is none.
+     * strictly before it when {@code reversed}), written into {@code out[0, key length)}: returns
+     * the key length, or -1 when there is none. The caller checks the bounds and that {@code out}
+     * holds a key (the native side stays defined: an exception otherwise). No allocation, no
+     * {@code Env} upgrade: it runs once per skipped run of rows.
      */
-    static native byte[] seek(long skip, byte[] row, int offset, int length, boolean reversed);
+    static native int seekInto(long skip, byte[] row, int offset, int length, boolean reversed, byte[] out);
 
     static native void free(long skip);
 }

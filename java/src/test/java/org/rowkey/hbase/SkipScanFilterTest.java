@@ -107,6 +107,85 @@ class SkipScanFilterTest {
     }
 
     @Test
+    void probesGetRarerWhileTheyFindRunsLongAndFrequentAgainOnceOneFindsThemShort() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            int a = 0;
+            for (int t = 0; t < SkipScanFilter.USEFUL_TARGETS; t++, a++) {
+                longRunSeekingFromTheSecondRow(f, a);
+            }
+            // Each probe that finds the run long doubles the interval, up to MAX_PROBE_EVERY.
+            int every = SkipScanFilter.PROBE_EVERY;
+            for (int probe = 0; probe < 6; probe++) {
+                for (int t = 1; t < every; t++, a++) {
+                    assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a + ", interval " + every);
+                    assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+                }
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 0))), "the probe after " + every + " next keys");
+                assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 1))));
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+                a++;
+                every = Math.min(SkipScanFilter.MAX_PROBE_EVERY, 2 * every);
+            }
+            assertEquals(SkipScanFilter.MAX_PROBE_EVERY, every);
+            for (int t = 1; t < every; t++, a++) {
+                assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+            }
+            // A probe that finds a short run: seeking from the second row again, and once runs
+            // prove long again, the first probe comes after PROBE_EVERY next keys.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "the probe");
+            a++;
+            assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+            a++;
+            for (int t = 0; t < SkipScanFilter.USEFUL_TARGETS; t++, a++) {
+                longRunSeekingFromTheSecondRow(f, a);
+            }
+            for (int t = 1; t < SkipScanFilter.PROBE_EVERY; t++, a++) {
+                assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
+                assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+            }
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 0))), "the probe, PROBE_EVERY next keys on");
+        }
+    }
+
+    /** A run of failing rows short of (a, 5) before seeking from the first is proved worth it. */
+    private void longRunSeekingFromTheSecondRow(SkipScanFilter f, int a) {
+        assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 0))), "row " + a);
+        assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 1))), "row " + a);
+        assertEquals(Bytes.toHex(key(a, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+        assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
+    }
+
+    @Test
+    void theNativeSeekWritesTheKeyIntoTheCallersArrayAndRefusesBadArgumentsWithExceptions() {
+        long handle = SkipScanNative.parse(new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5)).toByteArray());
+        try {
+            byte[] out = new byte[8];
+            byte[] row = Bytes.add(new byte[] {9}, key(3, 6), new byte[] {9});
+            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 8, false, out));
+            assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(out));
+            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 8, true, out));
+            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(out));
+            assertEquals(-1, SkipScanNative.seekInto(handle, key(7, 5), 0, 8, false, out), "nothing after the last match");
+            // A row longer than a key: its first 8 bytes and its being longer decide.
+            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 9, true, out));
+            assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(out));
+            assertEquals(8, SkipScanNative.seekInto(handle, Bytes.add(key(3, 5), new byte[] {0}), 0, 9, false, out));
+            assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(out));
+
+            assertThrows(ArrayIndexOutOfBoundsException.class, () -> SkipScanNative.seekInto(handle, row, 0, 8, false, new byte[7]));
+            assertThrows(ArrayIndexOutOfBoundsException.class, () -> SkipScanNative.seekInto(handle, row, 3, 8, false, out));
+            assertThrows(NullPointerException.class, () -> SkipScanNative.seekInto(handle, null, 0, 8, false, out));
+            assertThrows(NullPointerException.class, () -> SkipScanNative.seekInto(handle, row, 0, 8, false, null));
+            assertThrows(IllegalArgumentException.class, () -> SkipScanNative.seekInto(handle, row, -1, 8, false, out));
+            assertThrows(IllegalArgumentException.class, () -> SkipScanNative.seekInto(handle, row, 0, -1, false, out));
+            assertThrows(IllegalStateException.class, () -> SkipScanNative.seekInto(0, row, 0, 8, false, out), "a closed filter");
+        } finally {
+            SkipScanNative.free(handle);
+        }
+    }
+
+    @Test
     void keptRowsBetweenFailingRowsDoNotHideThatSeeksDoNotPay() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             // Alternating kept and failing rows, one per leading value: each failing row's next

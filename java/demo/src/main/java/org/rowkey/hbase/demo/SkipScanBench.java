@@ -3,9 +3,13 @@ package org.rowkey.hbase.demo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 
 import org.apache.hadoop.hbase.CompareOperator;
@@ -40,10 +44,12 @@ import org.rowkey.hbase.SkipScanFilter;
  * by side: a full scan with the native filter, the planned key ranges with the filter, the skip
  * scan, HBase's {@code FuzzyRowFilter} (one fuzzy key per {@code sel} value), and whatever
  * {@code RowKeyQuery.toScan()} chose; rows read on the server and the median time of
- * {@code --runs} runs after a warm-up. Every way must return the same rows. The last columns say
- * whether the planner's choice was the fastest or within 10 % of it.
+ * {@code --runs} runs after a warm-up, the ways taking turns. Every way must return the same
+ * rows. The last columns say whether the planner's choice was the fastest or within 10 % of it.
  *
- * <p>Options: {@code --rows N} per table (default 300,000), {@code --runs N} (default 5).
+ * <p>Options: {@code --rows N} per table (default 300,000), {@code --runs N} (default 5),
+ * {@code --cell LEAD:PERCENT} (one cell of the grid only, e.g. {@code --cell 1000:1}, to
+ * measure it with many runs).
  */
 public final class SkipScanBench {
     static final byte[] FAMILY = Bytes.toBytes("f");
@@ -51,23 +57,53 @@ public final class SkipScanBench {
     static final int[] CARDINALITIES = {10, 1_000, 100_000};
     static final int[] PERCENTS = {1, 10, 50};
     static final String[] WAYS = {"full scan + filter", "ranges + filter", "skip scan", "FuzzyRowFilter"};
+    /** The scan {@code RowKeyQuery.toScan()} makes, measured with the ways (its rows are checked against theirs). */
+    static final String PLANNED = "toScan()";
 
     private final Connection connection;
     private final int rows;
     private final int runs;
+    /** The one cell to measure ({@code --cell}), or null for the whole grid. */
+    private final int[] onlyCell;
     private final RowKeySchema schema = RowKeySchema.builder().int32("tenant").int32("lead").int32("sel").int32("seq").build();
 
-    SkipScanBench(Connection connection, int rows, int runs) {
+    SkipScanBench(Connection connection, int rows, int runs, int[] onlyCell) {
         this.connection = connection;
         this.rows = rows;
         this.runs = runs;
+        this.onlyCell = onlyCell;
     }
 
     public static void main(String[] args) throws Exception {
-        boolean rowsGiven = Arrays.asList(args).contains("--rows");
-        Demo.Options options = Demo.Options.parse(args, true);
+        List<String> rest = new ArrayList<>(Arrays.asList(args));
+        int[] onlyCell = takeCell(rest);
+        boolean rowsGiven = rest.contains("--rows");
+        Demo.Options options = Demo.Options.parse(rest.toArray(new String[0]), true);
         int rows = rowsGiven ? options.rows : 300_000;
-        System.exit(Demo.withCluster(options, c -> new SkipScanBench(c, rows, options.runs).run()));
+        System.exit(Demo.withCluster(options, c -> new SkipScanBench(c, rows, options.runs, onlyCell).run()));
+    }
+
+    /** Removes {@code --cell LEAD:PERCENT} from {@code args}; the cell, or null when not given. */
+    private static int[] takeCell(List<String> args) {
+        int at = args.indexOf("--cell");
+        if (at < 0) {
+            return null;
+        }
+        String value = at + 1 < args.size() ? args.remove(at + 1) : "";
+        args.remove(at);
+        String[] parts = value.replace(",", "").replace("_", "").split(":");
+        try {
+            int[] cell = {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+            if (Arrays.stream(CARDINALITIES).anyMatch(c -> c == cell[0]) && Arrays.stream(PERCENTS).anyMatch(p -> p == cell[1])) {
+                return cell;
+            }
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            // reported below
+        }
+        System.err.println("--cell needs LEAD:PERCENT with LEAD one of " + Arrays.toString(CARDINALITIES) + " and PERCENT one of "
+                + Arrays.toString(PERCENTS) + ", e.g. --cell 1000:1; got '" + value + "'");
+        System.exit(2);
+        return null;
     }
 
     /** One measured way: rows returned (hex, for the check), rows read, median ms. */
@@ -84,7 +120,7 @@ public final class SkipScanBench {
     }
 
     int run() throws IOException {
-        System.out.printf(Locale.ROOT, "%n%d rows per table (two tenants), %d runs per way (median), HBase %s%n%n", rows, runs,
+        System.out.printf(Locale.ROOT, "%n%d rows per table (two tenants), %d runs per way, taking turns (median), HBase %s%n%n", rows, runs,
                 org.apache.hadoop.hbase.util.VersionInfo.getVersion());
         System.out.println("| lead values | kept | rows | full scan + filter: read / ms | ranges + filter: read / ms "
                 + "| skip scan: read / ms | FuzzyRowFilter: read / ms | planner chose | fastest | choice within 10 % |");
@@ -93,21 +129,29 @@ public final class SkipScanBench {
         int good = 0;
         boolean allSame = true;
         for (int cardinality : CARDINALITIES) {
+            if (onlyCell != null && onlyCell[0] != cardinality) {
+                continue;
+            }
             TableName table = load(cardinality);
             for (int percent : PERCENTS) {
+                if (onlyCell != null && onlyCell[1] != percent) {
+                    continue;
+                }
                 Object[] sels = new Object[percent];
                 for (int i = 0; i < percent; i++) {
                     sels[i] = i;
                 }
                 RowKeyQuery q = RowKeyQuery.on(schema).eq("tenant", 1).in("sel", sels);
-                Map<String, Measured> byWay = new TreeMap<>();
-                byWay.put(WAYS[0], measure(table, () -> new Scan().setFilter(new RowFilter(CompareOperator.EQUAL, q.toComparator()))));
-                byWay.put(WAYS[1], measure(table, () -> rangesAndFilter(q)));
-                byWay.put(WAYS[2], measure(table, () -> skipScan(q)));
-                byWay.put(WAYS[3], measure(table, () -> fuzzy(sels)));
+                Map<String, ScanMaker> makers = new LinkedHashMap<>();
+                makers.put(WAYS[0], () -> new Scan().setFilter(new RowFilter(CompareOperator.EQUAL, q.toComparator())));
+                makers.put(WAYS[1], () -> rangesAndFilter(q));
+                makers.put(WAYS[2], () -> skipScan(q));
+                makers.put(WAYS[3], () -> fuzzy(sels));
+                makers.put(PLANNED, q::toScan);
+                Map<String, Measured> byWay = measure(table, makers);
                 boolean chosenSkip = q.explain().contains("SKIP SCAN");
                 String chosen = chosenSkip ? WAYS[2] : WAYS[1];
-                Measured planned = measure(table, q::toScan);
+                Measured planned = byWay.get(PLANNED);
                 String fastest = WAYS[0];
                 for (String way : WAYS) {
                     if (byWay.get(way).millis < byWay.get(fastest).millis) {
@@ -130,7 +174,7 @@ public final class SkipScanBench {
     }
 
     private static String cell(Measured m) {
-        return String.format(Locale.ROOT, "%,d / %.0f", m.rowsRead, m.millis);
+        return String.format(Locale.ROOT, m.millis < 100 ? "%,d / %.1f" : "%,d / %.0f", m.rowsRead, m.millis);
     }
 
     /** A table of {@code rows} rows whose lead field takes {@code cardinality} values; flushed to files. */
@@ -218,26 +262,43 @@ public final class SkipScanBench {
         Scan make();
     }
 
-    private Measured measure(TableName table, ScanMaker maker) throws IOException {
-        double[] millis = new double[runs];
-        List<String> keys = null;
-        long read = 0;
+    /**
+     * Each way once per round, {@code runs} rounds after a warm-up one, and each way's median:
+     * the ways take turns, each round in a new (seeded) random order, so load from other
+     * processes, garbage collection, the JIT and the wake of a long scan just before weigh on all
+     * of them alike rather than on whichever way was being measured when they struck.
+     */
+    private Map<String, Measured> measure(TableName table, Map<String, ScanMaker> makers) throws IOException {
+        Map<String, double[]> millis = new LinkedHashMap<>();
+        Map<String, List<String>> keys = new HashMap<>();
+        Map<String, Long> read = new HashMap<>();
+        makers.keySet().forEach(way -> millis.put(way, new double[runs]));
+        List<Map.Entry<String, ScanMaker>> ways = new ArrayList<>(makers.entrySet());
+        Random order = new Random(42);
         for (int r = -1; r < runs; r++) {
-            Scan scan = maker.make().setScanMetricsEnabled(true).setCaching(10_000);
-            List<String> got = new ArrayList<>();
-            long t0 = System.nanoTime();
-            try (Table t = connection.getTable(table); ResultScanner scanner = t.getScanner(scan)) {
-                for (Result result : scanner) {
-                    got.add(Bytes.toHex(result.getRow()));
+            // A new order each round, so no way always follows the same one (or a long scan).
+            Collections.shuffle(ways, order);
+            for (Map.Entry<String, ScanMaker> way : ways) {
+                Scan scan = way.getValue().make().setScanMetricsEnabled(true).setCaching(10_000);
+                List<String> got = new ArrayList<>();
+                long t0 = System.nanoTime();
+                try (Table t = connection.getTable(table); ResultScanner scanner = t.getScanner(scan)) {
+                    for (Result result : scanner) {
+                        got.add(Bytes.toHex(result.getRow()));
+                    }
+                    read.put(way.getKey(), scanner.getScanMetrics().countOfRowsScanned.get());
                 }
-                read = scanner.getScanMetrics().countOfRowsScanned.get();
+                if (r >= 0) {
+                    millis.get(way.getKey())[r] = (System.nanoTime() - t0) / 1e6;
+                }
+                keys.put(way.getKey(), got);
             }
-            if (r >= 0) {
-                millis[r] = (System.nanoTime() - t0) / 1e6;
-            }
-            keys = got;
         }
-        Arrays.sort(millis);
-        return new Measured(keys, read, millis[runs / 2]);
+        Map<String, Measured> measured = new TreeMap<>();
+        millis.forEach((way, m) -> {
+            Arrays.sort(m);
+            measured.put(way, new Measured(keys.get(way), read.get(way), m[runs / 2]));
+        });
+        return measured;
     }
 }
