@@ -80,8 +80,8 @@ final class JoinScanner implements ResultScanner {
             throws IOException {
         if (b.streams.isEmpty()) {
             Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
-            RangeKeyStream all = new RangeKeyStream(data, scan.getStartRow(), scan.getStopRow(), scan.getFilter(),
-                    k -> k, k -> k);
+            RangeKeyStream all = new RangeKeyStream(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                    scan.getFilter()), k -> k, k -> k, k -> k);
             leaves.add(all);
             return all;
         }
@@ -100,11 +100,12 @@ final class JoinScanner implements ResultScanner {
                 }
                 for (KeyRange r : p.ranges) {
                     byte[] prefix = r.getStart().toByteArray();
+                    KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch);
                     RangeKeyStream leaf = s.index < 0
-                            ? new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch, k -> k, k -> k)
-                            : new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch,
-                                    row -> catalog.dataKey(s.index, row),
-                                    target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target));
+                            ? new RangeKeyStream(reader, k -> k, k -> k, k -> k)
+                            : new RangeKeyStream(reader, row -> catalog.dataKey(s.index, row),
+                                    target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target),
+                                    key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
                     ranges.add(leaf);
                 }

@@ -13,6 +13,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * compose (a union of intersections is an {@code anyOf} query).
  */
 final class KeyStreams {
+    /** Keys of the lead a follower of an intersection is given to seek among (one read resolves them). */
+    static final int MAX_CANDIDATES = 1024;
+
     private KeyStreams() {}
 
     static int compare(byte[] a, byte[] b) {
@@ -63,6 +66,11 @@ final class KeyStreams {
         /** Seeks the inputs to {@code target}. */
         abstract void seekInputs(byte[] target) throws IOException;
 
+        /** Seeks the inputs to {@code target} for a caller that wants only {@code candidates} (see {@link KeyStream#seekAmong}). */
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            seekInputs(target);
+        }
+
         @Override
         public final byte[] key() throws IOException {
             if (!positioned) {
@@ -90,12 +98,24 @@ final class KeyStreams {
             current = settle();
             positioned = true;
         }
+
+        @Override
+        public final void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            if (positioned && (current == null || compare(current, target) >= 0)) {
+                return;
+            }
+            seekInputsAmong(target, candidates);
+            current = settle();
+            positioned = true;
+        }
     }
 
     /**
      * Leapfrog: in turn, each input seeks to the largest key any input is on; a key all of them land
      * on is a match. Each input's landing keys only grow and the inputs take turns, so the seeks
-     * follow the smallest input, whichever it is (the order only picks who starts).
+     * follow the smallest input, whichever it is (the order only picks who starts). A follower seeks
+     * among the keys the lead already holds from there on (the only ones that can match up to the
+     * last of them), so it can resolve them all with one read.
      */
     private static final class Intersection extends Derived {
         private final List<KeyStream> inputs;
@@ -113,7 +133,11 @@ final class KeyStreams {
                     return highest;
                 }
                 KeyStream input = inputs.get(turn);
-                input.seek(highest);
+                if (turn == 0) {
+                    input.seek(highest);
+                } else {
+                    input.seekAmong(highest, from(inputs.get(0).known(MAX_CANDIDATES), highest));
+                }
                 byte[] at = input.key();
                 if (at == null) {
                     return null;
@@ -137,6 +161,20 @@ final class KeyStreams {
         void seekInputs(byte[] target) throws IOException {
             inputs.get(0).seek(target);
         }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            inputs.get(0).seekAmong(target, candidates);
+        }
+    }
+
+    /** The keys of sorted {@code keys} from {@code target} on. */
+    private static List<byte[]> from(List<byte[]> keys, byte[] target) {
+        int i = 0;
+        while (i < keys.size() && compare(keys.get(i), target) < 0) {
+            i++;
+        }
+        return keys.subList(i, keys.size());
     }
 
     private static final class Union extends Derived {
@@ -173,6 +211,56 @@ final class KeyStreams {
             for (KeyStream input : inputs) {
                 input.seek(target);
             }
+        }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            for (KeyStream input : inputs) {
+                input.seekAmong(target, candidates);
+            }
+        }
+
+        /**
+         * The inputs' known keys merged, up to the first end of an input's known keys: beyond it
+         * that input may hold keys not known yet.
+         */
+        @Override
+        public List<byte[]> known(int max) throws IOException {
+            List<List<byte[]>> lists = new ArrayList<>();
+            byte[] through = null;
+            for (KeyStream input : inputs) {
+                if (input.key() == null) {
+                    continue;
+                }
+                List<byte[]> known = input.known(max);
+                if (known.isEmpty()) {
+                    return known;
+                }
+                lists.add(known);
+                byte[] last = known.get(known.size() - 1);
+                through = through == null || compare(last, through) < 0 ? last : through;
+            }
+            List<byte[]> merged = new ArrayList<>();
+            int[] at = new int[lists.size()];
+            while (merged.size() < max) {
+                byte[] smallest = null;
+                for (int i = 0; i < lists.size(); i++) {
+                    if (at[i] < lists.get(i).size()) {
+                        byte[] key = lists.get(i).get(at[i]);
+                        smallest = smallest == null || compare(key, smallest) < 0 ? key : smallest;
+                    }
+                }
+                if (smallest == null || compare(smallest, through) > 0) {
+                    break;
+                }
+                merged.add(smallest);
+                for (int i = 0; i < lists.size(); i++) {
+                    if (at[i] < lists.get(i).size() && compare(lists.get(i).get(at[i]), smallest) == 0) {
+                        at[i]++;
+                    }
+                }
+            }
+            return merged;
         }
     }
 
@@ -237,6 +325,11 @@ final class KeyStreams {
         @Override
         void seekInputs(byte[] target) throws IOException {
             input.seek(target);
+        }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            input.seekAmong(target, candidates);
         }
     }
 }

@@ -72,6 +72,108 @@ class KeyStreamsTest {
 
     private static final Comparator<byte[]> ORDER = KeyStreams::compare;
 
+    /** A table range in memory: what {@link RangeKeyStream} reads, counting rows visited and reads. */
+    static final class MemoryReader implements KeyRangeReader {
+        private final TreeSet<byte[]> rows = new TreeSet<>(ORDER);
+        long rowsRead;
+        long reads;
+
+        MemoryReader(List<byte[]> keys) {
+            rows.addAll(keys);
+        }
+
+        @Override
+        public byte[] start() {
+            return new byte[0];
+        }
+
+        @Override
+        public byte[] stop() {
+            return new byte[0];
+        }
+
+        @Override
+        public List<byte[]> read(List<byte[]> points, byte[] from, int limit) {
+            reads++;
+            List<byte[]> out = new ArrayList<>();
+            for (byte[] p : points) {
+                rowsRead++; // the server seeks to it and looks at the row there
+                if (rows.contains(p) && out.size() < limit) {
+                    out.add(p);
+                }
+            }
+            if (from != null) {
+                for (byte[] r : rows.tailSet(from, true)) {
+                    if (out.size() == limit) {
+                        break;
+                    }
+                    out.add(r);
+                    rowsRead++;
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public long rowsRead() {
+            return rowsRead;
+        }
+
+        @Override
+        public long reads() {
+            return reads;
+        }
+    }
+
+    /** A stream over a {@link MemoryReader}, checking that seek targets never go backwards. */
+    static final class ReadStream implements KeyStream {
+        final MemoryReader reader;
+        private final RangeKeyStream stream;
+        private byte[] lastTarget;
+
+        ReadStream(List<byte[]> keys) {
+            reader = new MemoryReader(keys);
+            stream = new RangeKeyStream(reader, k -> k, k -> k, k -> k);
+        }
+
+        private void check(byte[] target) {
+            if (lastTarget != null && KeyStreams.compare(target, lastTarget) < 0) {
+                throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
+            }
+            lastTarget = target.clone();
+        }
+
+        @Override
+        public byte[] key() throws IOException {
+            return stream.key();
+        }
+
+        @Override
+        public void advance() throws IOException {
+            stream.advance();
+        }
+
+        @Override
+        public void seek(byte[] target) throws IOException {
+            check(target);
+            stream.seek(target);
+        }
+
+        @Override
+        public void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            check(target);
+            for (byte[] c : candidates) {
+                assertTrue(KeyStreams.compare(c, target) >= 0, "candidate below the target");
+            }
+            stream.seekAmong(target, candidates);
+        }
+
+        @Override
+        public List<byte[]> known(int max) throws IOException {
+            return stream.known(max);
+        }
+    }
+
     private static String hex(byte[] key) {
         StringBuilder s = new StringBuilder();
         for (byte b : key) {
@@ -170,6 +272,88 @@ class KeyStreamsTest {
             assertEquals(100, drain(KeyStreams.intersection(smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
             assertTrue(a.seeks + b.seeks <= 2 * small.size() + 2, a.seeks + b.seeks + " seeks, small first " + smallFirst);
         }
+    }
+
+    /** Keys {@code 0..size-1} times {@code step} plus {@code offset}, as 3-byte keys. */
+    private static List<byte[]> spaced(int size, int step, int offset) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            int v = i * step + offset;
+            keys.add(new byte[] {(byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
+        }
+        return keys;
+    }
+
+    /**
+     * The leaf streams as the join reads them (batches, probes of the lead's keys): set algebra for
+     * AND of leaves and of unions of leaves, reads never more than {@code 2 x (smallest + 1)} per
+     * input, and, when the smallest leads, rows read within {@code 3 x smallest} plus the reads.
+     */
+    @Test
+    void readStreamsIntersectWithReadsBoundedBySmallestInput() throws IOException {
+        Random random = new Random(16);
+        for (int c = 0; c < CASES; c++) {
+            int k = 2 + random.nextInt(3);
+            List<List<byte[]>> inputs = inputs(random, k, 20 + random.nextInt(300));
+            boolean sorted = random.nextBoolean();
+            if (sorted) {
+                inputs.sort(Comparator.comparingInt(List::size));
+            }
+            TreeSet<byte[]> expected = set(inputs.get(0));
+            inputs.forEach(keys -> expected.retainAll(set(keys)));
+            List<ReadStream> leaves = new ArrayList<>();
+            List<KeyStream> streams = new ArrayList<>();
+            for (List<byte[]> keys : inputs) {
+                if (random.nextInt(3) == 0) { // a union of two leaves (an IN, a salted index)
+                    List<byte[]> even = new ArrayList<>();
+                    List<byte[]> odd = new ArrayList<>();
+                    keys.forEach(key -> ((key[1] & 1) == 0 ? even : odd).add(key));
+                    ReadStream a = new ReadStream(even);
+                    ReadStream b = new ReadStream(odd);
+                    leaves.add(a);
+                    leaves.add(b);
+                    streams.add(KeyStreams.union(Arrays.asList(a, b)));
+                } else {
+                    ReadStream leaf = new ReadStream(keys);
+                    leaves.add(leaf);
+                    streams.add(leaf);
+                }
+            }
+            assertKeys(expected, drain(KeyStreams.intersection(streams)), "case " + c + " AND of " + k);
+            int smallest = inputs.stream().mapToInt(keys -> set(keys).size()).min().getAsInt();
+            long reads = leaves.stream().mapToLong(l -> l.reader.reads).sum();
+            long rows = leaves.stream().mapToLong(l -> l.reader.rowsRead).sum();
+            long bound = 2L * leaves.size() * (smallest + 1);
+            assertTrue(reads <= bound, "case " + c + ": " + reads + " reads, smallest " + smallest + ", bound " + bound);
+            if (sorted && k == 2 && leaves.size() == 2) {
+                assertTrue(rows <= 3L * smallest + reads, "case " + c + ": " + rows + " rows read, smallest " + smallest);
+            }
+        }
+    }
+
+    /**
+     * A dense follower resolves the lead's batches with one read each: the reads grow with the
+     * log of the small input; a sparse one still makes the lead seek far (its reads follow the
+     * small input, not the large one).
+     */
+    @Test
+    void denseFollowerIsProbedInBatchesSparseOneStillMakesTheLeadSeekFar() throws IOException {
+        List<byte[]> small = spaced(1000, 1000, 7); // one key in 1,000
+        List<byte[]> large = spaced(100_000, 10, 7); // one in 10: every 100th of them is in small
+        ReadStream a = new ReadStream(small);
+        ReadStream b = new ReadStream(large);
+        assertEquals(1000, drain(KeyStreams.intersection(Arrays.asList(a, b))).size());
+        long reads = a.reader.reads + b.reader.reads;
+        long rows = a.reader.rowsRead + b.reader.rowsRead;
+        assertTrue(reads <= 2 * 12, reads + " reads (small leads)");
+        assertTrue(rows <= 3 * 1000, rows + " rows read (small leads)");
+
+        List<byte[]> sparse = spaced(100, 10_000, 3); // not one key in common with large
+        a = new ReadStream(large);
+        b = new ReadStream(sparse);
+        assertEquals(0, drain(KeyStreams.intersection(Arrays.asList(a, b))).size());
+        reads = a.reader.reads + b.reader.reads;
+        assertTrue(reads <= 2 * (100 + 1), reads + " reads (large leads, sparse follower)");
     }
 
     @Test

@@ -1,0 +1,29 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Reads the rows of one key range of a table in bounded batches, key-only: what a
+ * {@link RangeKeyStream} asks of HBase ({@link TableKeyRangeReader}; tests read from memory).
+ */
+interface KeyRangeReader {
+    /** The range's first row (inclusive). */
+    byte[] start();
+
+    /** The range's end (exclusive); empty: the end of the table. */
+    byte[] stop();
+
+    /**
+     * At most {@code limit} rows of the range, in order, with one read: those of {@code points}
+     * (sorted rows of the range) that exist, then the rows from {@code from} (inclusive; null for
+     * none) on.
+     */
+    List<byte[]> read(List<byte[]> points, byte[] from, int limit) throws IOException;
+
+    /** Rows the reads visited. */
+    long rowsRead();
+
+    /** Reads made (each one scan request, or more for a large batch). */
+    long reads();
+}

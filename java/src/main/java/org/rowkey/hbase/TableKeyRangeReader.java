@@ -1,0 +1,102 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+
+/**
+ * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
+ * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}); points are a
+ * {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by the range from
+ * {@code from} on.
+ */
+final class TableKeyRangeReader implements KeyRangeReader {
+    private final Table table;
+    private final byte[] start;
+    private final byte[] stop;
+    /** Extra filter of the rows (a data-table plan's residual, or the branch's predicate), or null. */
+    private final Filter filter;
+    private long rowsRead;
+    private long reads;
+
+    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter) {
+        this.table = table;
+        this.start = start;
+        this.stop = stop;
+        this.filter = filter;
+    }
+
+    @Override
+    public byte[] start() {
+        return start;
+    }
+
+    @Override
+    public byte[] stop() {
+        return stop;
+    }
+
+    @Override
+    public List<byte[]> read(List<byte[]> points, byte[] from, int limit) throws IOException {
+        List<Filter> filters = new ArrayList<>();
+        Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true);
+        if (points.isEmpty()) {
+            scan.withStartRow(from, true);
+        } else {
+            List<RowRange> ranges = new ArrayList<>();
+            for (byte[] p : points) {
+                ranges.add(new RowRange(p, true, p, true));
+            }
+            if (from != null) {
+                ranges.add(new RowRange(from, true, stop.length == 0 ? HConstants.EMPTY_END_ROW : stop, false));
+            }
+            scan.withStartRow(points.get(0), true);
+            if (from == null) {
+                scan.withStopRow(points.get(points.size() - 1), true);
+            }
+            filters.add(new MultiRowRangeFilter(ranges));
+        }
+        if (stop.length > 0 && (from != null || points.isEmpty())) {
+            scan.withStopRow(stop, false);
+        }
+        if (filter != null) {
+            filters.add(filter);
+        }
+        filters.add(new FirstKeyOnlyFilter());
+        filters.add(new KeyOnlyFilter());
+        scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters));
+        List<byte[]> rows = new ArrayList<>();
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            for (Result r; (r = scanner.next()) != null;) {
+                rows.add(r.getRow());
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            rowsRead += metrics == null ? rows.size() : Math.max(rows.size(), metrics.countOfRowsScanned.get());
+        }
+        reads++;
+        return rows;
+    }
+
+    @Override
+    public long rowsRead() {
+        return rowsRead;
+    }
+
+    @Override
+    public long reads() {
+        return reads;
+    }
+}
