@@ -3,6 +3,8 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 
 import org.apache.hadoop.hbase.CompareOperator;
@@ -40,6 +42,9 @@ final class JoinScanner implements ResultScanner {
     private final Table data;
     private final KeyStream keys;
     private final int limit;
+    private final boolean reversed;
+    /** The order of the keys: data-key order, or its reverse for a reversed plan. */
+    private final Comparator<byte[]> order;
     private final List<Column> columns;
     private final boolean keysOnly;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
@@ -49,6 +54,8 @@ final class JoinScanner implements ResultScanner {
     JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
             boolean keysOnly) throws IOException {
         this.limit = plan.limit;
+        this.reversed = plan.reversed;
+        this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.columns = columns;
         this.keysOnly = keysOnly;
         try {
@@ -58,10 +65,10 @@ final class JoinScanner implements ResultScanner {
                 KeyStream branch = branch(connection, name, catalog, b);
                 if (branch != null) {
                     PredicateComparator whole = new PredicateComparator(RowKeyQuery.of(catalog.schema(), b.conditions));
-                    branches.add(KeyStreams.filter(branch, key -> whole.compareTo(key, 0, key.length) == 0));
+                    branches.add(KeyStreams.filter(order, branch, key -> whole.compareTo(key, 0, key.length) == 0));
                 }
             }
-            this.keys = branches.isEmpty() ? null : KeyStreams.union(branches);
+            this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
         } catch (IOException | RuntimeException e) {
             close();
@@ -80,8 +87,11 @@ final class JoinScanner implements ResultScanner {
             throws IOException {
         if (b.streams.isEmpty()) {
             Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
-            RangeKeyStream all = new RangeKeyStream(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    scan.getFilter()), k -> k, k -> k, k -> k);
+            // The plan's skip scan seeks forward only: read backwards, its rows are filtered one by one.
+            Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
+                    RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
+            RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                    rows, reversed));
             leaves.add(all);
             return all;
         }
@@ -100,11 +110,11 @@ final class JoinScanner implements ResultScanner {
                 }
                 for (KeyRange r : p.ranges) {
                     byte[] prefix = r.getStart().toByteArray();
-                    KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch);
-                    RangeKeyStream leaf = s.index < 0
-                            ? new RangeKeyStream(reader, k -> k, k -> k, k -> k)
+                    KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
+                            reversed);
+                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader)
                             : new RangeKeyStream(reader, row -> catalog.dataKey(s.index, row),
-                                    target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target),
+                                    (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
                     ranges.add(leaf);
@@ -113,25 +123,29 @@ final class JoinScanner implements ResultScanner {
             if (ranges.isEmpty()) {
                 return null; // an IN with no value
             }
-            streams.add(KeyStreams.union(ranges));
+            streams.add(KeyStreams.union(order, ranges));
         }
-        return KeyStreams.intersection(streams);
+        return KeyStreams.intersection(order, streams);
     }
 
     /**
-     * Where, in an index range of prefix {@code prefix} (index salt and field values), the first data
-     * key at or after {@code target} is: the index key of the smallest data key at or after it with
-     * the range's field values, under the range's own salt byte.
+     * Where, in an index range of prefix {@code prefix} (index salt and field values), a read gives
+     * the first data key at ({@code after} false) or after {@code target}, in the plan's order. With
+     * {@code K} the smallest data key {@code >=} the target (strictly {@code >}, ascending and
+     * {@code after}) that has the range's field values, at the index key of {@code K} under the
+     * range's own salt byte: ascending, from there; descending, from there down, {@code K} itself
+     * included only when it is the target (every key of the range below {@code K} is below the
+     * target), or from the range's end when there is no {@code K}.
      */
-    private static byte[] indexRowAtOrAfter(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
-            byte[] target) {
-        byte[] dataKey = point.ceiling(target);
+    private static RangeKeyStream.Start indexStart(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
+            byte[] target, boolean after, boolean descending) {
+        byte[] dataKey = point.ceiling(descending || !after ? target : Arrays.copyOf(target, target.length + 1));
         if (dataKey == null) {
-            return null;
+            return descending ? new RangeKeyStream.Start(new byte[0], true) : null;
         }
         byte[] row = catalog.indexKey(index, dataKey);
         System.arraycopy(prefix, 0, row, 0, prefix.length);
-        return row;
+        return new RangeKeyStream.Start(row, !descending || !after && Arrays.equals(dataKey, target));
     }
 
     @Override

@@ -14,12 +14,15 @@ interface KeyRangeReader {
     /** The range's end (exclusive); empty: the end of the table. */
     byte[] stop();
 
+    /** Whether it reads the range backwards, from its end to its start (reversed scans). */
+    boolean descending();
+
     /**
-     * At most {@code limit} rows of the range, in order, with one read: those of {@code points}
-     * (sorted rows of the range) that exist, then the rows from {@code from} (inclusive; null for
-     * none) on.
+     * At most {@code limit} rows of the range, in the reader's order, with one read: those of
+     * {@code points} (rows of the range, in that order) that exist, then the rows from {@code from}
+     * ({@code inclusive} or not; null for none; empty, in descending order: from the range's end) on.
      */
-    List<byte[]> read(List<byte[]> points, byte[] from, int limit) throws IOException;
+    List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) throws IOException;
 
     /** Rows the reads visited. */
     long rowsRead();

@@ -2,6 +2,7 @@ package org.rowkey.hbase;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -10,13 +11,18 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the union
  * (OR), the difference (AND-NOT) and a per-key filter. Each result is a stream itself, so they
- * compose (a union of intersections is an {@code anyOf} query).
+ * compose (a union of intersections is an {@code anyOf} query). Every stream of a join is in the
+ * same {@code order}: {@link #ASCENDING} unsigned byte order, or {@link #DESCENDING} (a reversed
+ * query), where "greater" and "after" mean later in that order.
  */
 final class KeyStreams {
     /** Keys of the lead a follower of an intersection is given to seek among (one read resolves them). */
     static final int MAX_CANDIDATES = 1024;
 
     private KeyStreams() {}
+
+    static final Comparator<byte[]> ASCENDING = Bytes::compareTo;
+    static final Comparator<byte[]> DESCENDING = ASCENDING.reversed();
 
     static int compare(byte[] a, byte[] b) {
         return Bytes.compareTo(a, b);
@@ -27,35 +33,40 @@ final class KeyStreams {
      * for {@code k} inputs, whatever their order ({@code inputs.get(0)} starts: give the smallest
      * estimate first).
      */
-    static KeyStream intersection(List<? extends KeyStream> inputs) {
+    static KeyStream intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("an intersection needs at least one input");
         }
-        return inputs.size() == 1 ? inputs.get(0) : new Intersection(inputs);
+        return inputs.size() == 1 ? inputs.get(0) : new Intersection(order, inputs);
     }
 
     /** The keys in any input, each once. */
-    static KeyStream union(List<? extends KeyStream> inputs) {
+    static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("a union needs at least one input");
         }
-        return inputs.size() == 1 ? inputs.get(0) : new Union(inputs);
+        return inputs.size() == 1 ? inputs.get(0) : new Union(order, inputs);
     }
 
     /** The keys of {@code kept} that are not in {@code removed}. */
-    static KeyStream difference(KeyStream kept, KeyStream removed) {
-        return new Difference(kept, removed);
+    static KeyStream difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
+        return new Difference(order, kept, removed);
     }
 
     /** The keys of {@code input} that pass {@code test}. */
-    static KeyStream filter(KeyStream input, Predicate<byte[]> test) {
-        return new Filter(input, test);
+    static KeyStream filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
+        return new Filter(order, input, test);
     }
 
     /** The common shape: a current key settled lazily, seeks that are no-ops when not ahead. */
     private abstract static class Derived implements KeyStream {
+        final Comparator<byte[]> order;
         private boolean positioned;
         private byte[] current;
+
+        Derived(Comparator<byte[]> order) {
+            this.order = order;
+        }
 
         /** Moves the inputs from where they are to the next key of this stream; returns it or null. */
         abstract byte[] settle() throws IOException;
@@ -91,7 +102,7 @@ final class KeyStreams {
 
         @Override
         public final void seek(byte[] target) throws IOException {
-            if (positioned && (current == null || compare(current, target) >= 0)) {
+            if (positioned && (current == null || order.compare(current, target) >= 0)) {
                 return;
             }
             seekInputs(target);
@@ -101,7 +112,7 @@ final class KeyStreams {
 
         @Override
         public final void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
-            if (positioned && (current == null || compare(current, target) >= 0)) {
+            if (positioned && (current == null || order.compare(current, target) >= 0)) {
                 return;
             }
             seekInputsAmong(target, candidates);
@@ -120,7 +131,8 @@ final class KeyStreams {
     private static final class Intersection extends Derived {
         private final List<KeyStream> inputs;
 
-        Intersection(List<? extends KeyStream> inputs) {
+        Intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+            super(order);
             this.inputs = new ArrayList<>(inputs);
         }
 
@@ -136,13 +148,13 @@ final class KeyStreams {
                 if (turn == 0) {
                     input.seek(highest);
                 } else {
-                    input.seekAmong(highest, from(inputs.get(0).known(MAX_CANDIDATES), highest));
+                    input.seekAmong(highest, from(order, inputs.get(0).known(MAX_CANDIDATES), highest));
                 }
                 byte[] at = input.key();
                 if (at == null) {
                     return null;
                 }
-                if (compare(at, highest) == 0) {
+                if (order.compare(at, highest) == 0) {
                     agreeing++;
                 } else {
                     highest = at;
@@ -169,9 +181,9 @@ final class KeyStreams {
     }
 
     /** The keys of sorted {@code keys} from {@code target} on. */
-    private static List<byte[]> from(List<byte[]> keys, byte[] target) {
+    private static List<byte[]> from(Comparator<byte[]> order, List<byte[]> keys, byte[] target) {
         int i = 0;
-        while (i < keys.size() && compare(keys.get(i), target) < 0) {
+        while (i < keys.size() && order.compare(keys.get(i), target) < 0) {
             i++;
         }
         return keys.subList(i, keys.size());
@@ -180,7 +192,8 @@ final class KeyStreams {
     private static final class Union extends Derived {
         private final List<KeyStream> inputs;
 
-        Union(List<? extends KeyStream> inputs) {
+        Union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+            super(order);
             this.inputs = new ArrayList<>(inputs);
         }
 
@@ -189,7 +202,7 @@ final class KeyStreams {
             byte[] smallest = null;
             for (KeyStream input : inputs) {
                 byte[] key = input.key();
-                if (key != null && (smallest == null || compare(key, smallest) < 0)) {
+                if (key != null && (smallest == null || order.compare(key, smallest) < 0)) {
                     smallest = key;
                 }
             }
@@ -200,7 +213,7 @@ final class KeyStreams {
         void moveInputsPast(byte[] key) throws IOException {
             for (KeyStream input : inputs) {
                 byte[] at = input.key();
-                if (at != null && compare(at, key) == 0) {
+                if (at != null && order.compare(at, key) == 0) {
                     input.advance();
                 }
             }
@@ -238,7 +251,7 @@ final class KeyStreams {
                 }
                 lists.add(known);
                 byte[] last = known.get(known.size() - 1);
-                through = through == null || compare(last, through) < 0 ? last : through;
+                through = through == null || order.compare(last, through) < 0 ? last : through;
             }
             List<byte[]> merged = new ArrayList<>();
             int[] at = new int[lists.size()];
@@ -247,15 +260,15 @@ final class KeyStreams {
                 for (int i = 0; i < lists.size(); i++) {
                     if (at[i] < lists.get(i).size()) {
                         byte[] key = lists.get(i).get(at[i]);
-                        smallest = smallest == null || compare(key, smallest) < 0 ? key : smallest;
+                        smallest = smallest == null || order.compare(key, smallest) < 0 ? key : smallest;
                     }
                 }
-                if (smallest == null || compare(smallest, through) > 0) {
+                if (smallest == null || order.compare(smallest, through) > 0) {
                     break;
                 }
                 merged.add(smallest);
                 for (int i = 0; i < lists.size(); i++) {
-                    if (at[i] < lists.get(i).size() && compare(lists.get(i).get(at[i]), smallest) == 0) {
+                    if (at[i] < lists.get(i).size() && order.compare(lists.get(i).get(at[i]), smallest) == 0) {
                         at[i]++;
                     }
                 }
@@ -268,7 +281,8 @@ final class KeyStreams {
         private final KeyStream kept;
         private final KeyStream removed;
 
-        Difference(KeyStream kept, KeyStream removed) {
+        Difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
+            super(order);
             this.kept = kept;
             this.removed = removed;
         }
@@ -278,7 +292,7 @@ final class KeyStreams {
             for (byte[] key = kept.key(); key != null; key = kept.key()) {
                 removed.seek(key);
                 byte[] at = removed.key();
-                if (at == null || compare(at, key) != 0) {
+                if (at == null || order.compare(at, key) != 0) {
                     return key;
                 }
                 kept.advance();
@@ -301,7 +315,8 @@ final class KeyStreams {
         private final KeyStream input;
         private final Predicate<byte[]> test;
 
-        Filter(KeyStream input, Predicate<byte[]> test) {
+        Filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
+            super(order);
             this.input = input;
             this.test = test;
         }

@@ -3,10 +3,12 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.UnaryOperator;
+
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * A leaf {@link KeyStream}: the data keys of one key range of a table (the data table or an index)
@@ -15,23 +17,41 @@ import java.util.function.UnaryOperator;
  * {@value #MAX_BATCH}). A seek past the rows already read opens a new scan at the target: the rows
  * in between are never read. {@link #seekAmong} reads every candidate's row with one scan (a
  * server-side seek to each) and the first row after the last candidate; until the stream moves past
- * the last candidate it then knows its keys only at the candidates ("sparse").
+ * the last candidate it then knows its keys only at the candidates ("sparse"). In
+ * {@link KeyStreams#DESCENDING} order it reads the range backwards (reversed scans).
  */
 final class RangeKeyStream implements KeyStream {
     static final int MAX_BATCH = 1024;
 
+    /** Where a read starts: a row of the range, itself included or not; an empty row in descending order: the table's end. */
+    static final class Start {
+        final byte[] row;
+        final boolean inclusive;
+
+        Start(byte[] row, boolean inclusive) {
+            this.row = row;
+            this.inclusive = inclusive;
+        }
+    }
+
+    /** Where a read gives the first data key at ({@code after} false) or after a target, in the stream's order. */
+    interface Starts {
+        /** Null when no key of the range can come. */
+        Start find(byte[] target, boolean after);
+    }
+
     private final KeyRangeReader reader;
+    private final Comparator<byte[]> order;
     /** The data key of a row of the range. */
     private final UnaryOperator<byte[]> dataKeyOf;
-    /** The row where the first data key at or after a target can be, or null when none can. */
-    private final UnaryOperator<byte[]> rowAtOrAfter;
+    private final Starts starts;
     /** The row of a data key if the range can hold it, else null. */
     private final UnaryOperator<byte[]> rowOf;
 
     /** Keys read and not passed yet, in order. */
     private final ArrayDeque<byte[]> buffered = new ArrayDeque<>();
-    /** Where the next scan starts (inclusive); null before the first read. */
-    private byte[] resume;
+    /** Where the next scan starts; null before the first read. */
+    private Start resume;
     /** No row after {@link #resume}. */
     private boolean exhausted;
     private int batch = 1;
@@ -45,18 +65,24 @@ final class RangeKeyStream implements KeyStream {
     private byte[] sparseThrough;
     private final ArrayDeque<byte[]> probed = new ArrayDeque<>();
 
-    RangeKeyStream(KeyRangeReader reader, UnaryOperator<byte[]> dataKeyOf, UnaryOperator<byte[]> rowAtOrAfter,
-            UnaryOperator<byte[]> rowOf) {
+    /** {@code order}: the reader's ({@link KeyRangeReader#descending()}). */
+    RangeKeyStream(KeyRangeReader reader, UnaryOperator<byte[]> dataKeyOf, Starts starts, UnaryOperator<byte[]> rowOf) {
         this.reader = reader;
+        this.order = reader.descending() ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.dataKeyOf = dataKeyOf;
-        this.rowAtOrAfter = rowAtOrAfter;
+        this.starts = starts;
         this.rowOf = rowOf;
+    }
+
+    /** A data-table range: its rows are the data keys. */
+    static RangeKeyStream ofDataKeys(KeyRangeReader reader) {
+        return new RangeKeyStream(reader, k -> k, (target, after) -> new Start(target, !after), k -> k);
     }
 
     @Override
     public byte[] key() throws IOException {
         if (resume == null) {
-            resume = reader.start();
+            resume = first();
             fetch();
         }
         byte[] key = buffered.peek();
@@ -91,7 +117,7 @@ final class RangeKeyStream implements KeyStream {
             return;
         }
         if (isSparseAt(current) && compare(current, sparseThrough) < 0) {
-            restartAt(successor(current)); // the next key may be one that was not a candidate
+            restartAt(current, true); // the next key may be one that was not a candidate
             return;
         }
         buffered.poll();
@@ -105,7 +131,7 @@ final class RangeKeyStream implements KeyStream {
     @Override
     public void seek(byte[] target) throws IOException {
         if (resume == null) {
-            restartAt(target);
+            restartAt(target, false);
             return;
         }
         if (isAtOrAfter(target)) {
@@ -114,7 +140,7 @@ final class RangeKeyStream implements KeyStream {
         drop(target);
         if (sparseThrough != null && compare(target, sparseThrough) <= 0) {
             if (buffered.isEmpty() || compare(buffered.peek(), target) != 0) {
-                restartAt(target); // known only at the candidates: target is not one the stream holds
+                restartAt(target, false); // known only at the candidates: target is not one the stream holds
             }
             return;
         }
@@ -122,12 +148,12 @@ final class RangeKeyStream implements KeyStream {
         if (!buffered.isEmpty() || exhausted) {
             return; // already there, or nothing left: no scan
         }
-        byte[] row = rowFor(target);
-        if (row == null) {
+        Start at = startFor(target, false);
+        if (at == null) {
             exhausted = true;
             return;
         }
-        resume = compare(row, resume) > 0 ? row : resume;
+        resume = later(at, resume);
         nextBatchAfterSeek();
         fetch();
     }
@@ -177,7 +203,7 @@ final class RangeKeyStream implements KeyStream {
      */
     private void probe(byte[] target, List<byte[]> candidates) throws IOException {
         if (candidates.isEmpty()) {
-            restartAt(target);
+            restartAt(target, false);
             return;
         }
         clear();
@@ -192,17 +218,17 @@ final class RangeKeyStream implements KeyStream {
             }
         }
         if (probed.isEmpty()) {
-            restartAt(target);
+            restartAt(target, false);
             return;
         }
         sparseThrough = probed.peekLast();
-        byte[] tail = rowFor(successor(sparseThrough));
+        Start tail = startFor(sparseThrough, true);
         if (points.isEmpty() && tail == null) {
             exhausted = true;
             return;
         }
         int limit = points.size() + batch;
-        List<byte[]> rows = reader.read(points, tail, limit);
+        List<byte[]> rows = reader.read(points, tail == null ? null : tail.row, tail != null && tail.inclusive, limit);
         for (byte[] row : rows) {
             buffered.add(dataKeyOf.apply(row));
         }
@@ -210,21 +236,20 @@ final class RangeKeyStream implements KeyStream {
         if (rows.size() < limit || tail == null) {
             exhausted = true;
         } else {
-            byte[] last = rows.get(rows.size() - 1);
-            resume = Arrays.copyOf(last, last.length + 1);
+            resume = new Start(rows.get(rows.size() - 1), false);
         }
     }
 
-    /** Forgets what is buffered and reads from the first row where a key {@code >= target} can be. */
-    private void restartAt(byte[] target) throws IOException {
+    /** Forgets what is buffered and reads from where the first key at ({@code after} false) or after {@code target} can be. */
+    private void restartAt(byte[] target, boolean after) throws IOException {
         nextBatchAfterSeek();
         clear();
-        byte[] row = rowFor(target);
-        if (row == null) {
+        Start at = startFor(target, after);
+        if (at == null) {
             exhausted = true;
             return;
         }
-        resume = row;
+        resume = at;
         fetch();
     }
 
@@ -234,7 +259,7 @@ final class RangeKeyStream implements KeyStream {
         sparseThrough = null;
         exhausted = false;
         if (resume == null) {
-            resume = reader.start();
+            resume = first();
         }
     }
 
@@ -246,7 +271,7 @@ final class RangeKeyStream implements KeyStream {
 
     /** Reads up to {@link #batch} rows from {@link #resume}. */
     private void fetch() throws IOException {
-        List<byte[]> rows = reader.read(Collections.emptyList(), resume, batch);
+        List<byte[]> rows = reader.read(Collections.emptyList(), resume.row, resume.inclusive, batch);
         for (byte[] row : rows) {
             buffered.add(dataKeyOf.apply(row));
         }
@@ -254,8 +279,7 @@ final class RangeKeyStream implements KeyStream {
         if (rows.size() < batch) {
             exhausted = true;
         } else {
-            byte[] last = rows.get(rows.size() - 1);
-            resume = Arrays.copyOf(last, last.length + 1); // the first row after the last one read
+            resume = new Start(rows.get(rows.size() - 1), false); // after the last row read
         }
     }
 
@@ -269,10 +293,12 @@ final class RangeKeyStream implements KeyStream {
         }
     }
 
-    /** Once at or past {@code key} = {@link #sparseThrough}, or past it, what is buffered is every key in order. */
+    /** Once at or past {@link #sparseThrough}, what is buffered after it is every key in order. */
     private void leaveSparseBeyond(byte[] key) {
         if (sparseThrough != null && compare(key, sparseThrough) >= 0) {
-            drop(successor(sparseThrough));
+            while (!buffered.isEmpty() && compare(buffered.peek(), sparseThrough) <= 0) {
+                buffered.poll();
+            }
             probed.clear();
             sparseThrough = null;
         }
@@ -282,20 +308,45 @@ final class RangeKeyStream implements KeyStream {
         return sparseThrough != null && compare(key, sparseThrough) <= 0;
     }
 
-    /** The row of the range where the first key {@code >= target} can be, or null when none can. */
-    private byte[] rowFor(byte[] target) {
-        byte[] row = rowAtOrAfter.apply(target);
-        if (row == null) {
+    /** Where the stream's first read starts: the range's first row in its order. */
+    private Start first() {
+        return reader.descending() ? new Start(reader.stop(), false) : new Start(reader.start(), true);
+    }
+
+    /** {@link #starts} kept inside the range; null when no key of it can come. */
+    private Start startFor(byte[] target, boolean after) {
+        Start at = starts.find(target, after);
+        if (at == null) {
             return null;
         }
-        row = compare(row, reader.start()) < 0 ? reader.start() : row;
+        byte[] start = reader.start();
         byte[] stop = reader.stop();
-        return stop.length == 0 || compare(row, stop) < 0 ? row : null;
+        boolean beyondStop = stop.length > 0 && (at.row.length == 0 || Bytes.compareTo(at.row, stop) >= 0);
+        if (reader.descending()) {
+            if (beyondStop) {
+                return first();
+            }
+            int c = Bytes.compareTo(at.row, start);
+            return at.row.length > 0 && (c < 0 || c == 0 && !at.inclusive) ? null : at;
+        }
+        if (beyondStop) {
+            return null;
+        }
+        return Bytes.compareTo(at.row, start) < 0 ? first() : at;
+    }
+
+    /** The later of two starts in the stream's order (an empty row, either end of the table, is where it begins). */
+    private Start later(Start a, Start b) {
+        if (a.row.length == 0 || b.row.length == 0) {
+            return a.row.length == 0 ? b : a;
+        }
+        int c = order.compare(a.row, b.row);
+        return c > 0 || c == 0 && !a.inclusive ? a : b;
     }
 
     private boolean inRange(byte[] row) {
         byte[] stop = reader.stop();
-        return row != null && compare(row, reader.start()) >= 0 && (stop.length == 0 || compare(row, stop) < 0);
+        return row != null && Bytes.compareTo(row, reader.start()) >= 0 && (stop.length == 0 || Bytes.compareTo(row, stop) < 0);
     }
 
     private void see(byte[] key) {
@@ -304,12 +355,8 @@ final class RangeKeyStream implements KeyStream {
         }
     }
 
-    private static byte[] successor(byte[] key) {
-        return Arrays.copyOf(key, key.length + 1);
-    }
-
-    private static int compare(byte[] a, byte[] b) {
-        return KeyStreams.compare(a, b);
+    private int compare(byte[] a, byte[] b) {
+        return order.compare(a, b);
     }
 
     /** Rows the server read for this stream (key-only). */

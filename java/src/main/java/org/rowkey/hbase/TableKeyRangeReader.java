@@ -21,7 +21,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
  * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
  * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}); points are a
  * {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by the range from
- * {@code from} on.
+ * {@code from} on. A descending reader makes reversed scans.
  */
 final class TableKeyRangeReader implements KeyRangeReader {
     private final Table table;
@@ -29,14 +29,21 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final byte[] stop;
     /** Extra filter of the rows (a data-table plan's residual, or the branch's predicate), or null. */
     private final Filter filter;
+    private final boolean descending;
     private long rowsRead;
     private long reads;
 
-    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter) {
+    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending) {
         this.table = table;
         this.start = start;
         this.stop = stop;
         this.filter = filter;
+        this.descending = descending;
+    }
+
+    @Override
+    public boolean descending() {
+        return descending;
     }
 
     @Override
@@ -50,27 +57,30 @@ final class TableKeyRangeReader implements KeyRangeReader {
     }
 
     @Override
-    public List<byte[]> read(List<byte[]> points, byte[] from, int limit) throws IOException {
+    public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) throws IOException {
         List<Filter> filters = new ArrayList<>();
-        Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true);
-        if (points.isEmpty()) {
-            scan.withStartRow(from, true);
-        } else {
+        Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true).setReversed(descending);
+        // Scan bounds in reading order: a reversed scan starts at its highest row.
+        byte[] first = points.isEmpty() ? from : points.get(0);
+        boolean firstInclusive = !points.isEmpty() || inclusive;
+        if (first.length > 0) {
+            scan.withStartRow(first, firstInclusive);
+        }
+        byte[] last = from == null ? points.get(points.size() - 1) : descending ? start : stop;
+        if (last.length > 0) {
+            scan.withStopRow(last, from == null || descending);
+        }
+        if (!points.isEmpty()) {
             List<RowRange> ranges = new ArrayList<>();
             for (byte[] p : points) {
                 ranges.add(new RowRange(p, true, p, true));
             }
-            if (from != null) {
-                ranges.add(new RowRange(from, true, stop.length == 0 ? HConstants.EMPTY_END_ROW : stop, false));
-            }
-            scan.withStartRow(points.get(0), true);
-            if (from == null) {
-                scan.withStopRow(points.get(points.size() - 1), true);
+            if (from != null && descending) {
+                ranges.add(new RowRange(start, true, from.length == 0 ? HConstants.EMPTY_END_ROW : from, from.length > 0 && inclusive));
+            } else if (from != null) {
+                ranges.add(new RowRange(from, inclusive, stop.length == 0 ? HConstants.EMPTY_END_ROW : stop, false));
             }
             filters.add(new MultiRowRangeFilter(ranges));
-        }
-        if (stop.length > 0 && (from != null || points.isEmpty())) {
-            scan.withStopRow(stop, false);
         }
         if (filter != null) {
             filters.add(filter);

@@ -89,8 +89,13 @@ class JoinIT extends HBaseMiniClusterBase {
     }
 
     private List<String> oracle(Predicate<Map<String, Object>> where, int limit) {
+        return oracle(where, limit, false);
+    }
+
+    /** The keys of the live rows that pass {@code where}, in data-key order or its reverse, the first {@code limit} (0: all). */
+    private List<String> oracle(Predicate<Map<String, Object>> where, int limit, boolean reversed) {
         List<String> out = new ArrayList<>();
-        for (Map.Entry<byte[], Map<String, Object>> e : live.entrySet()) {
+        for (Map.Entry<byte[], Map<String, Object>> e : (reversed ? live.descendingMap() : live).entrySet()) {
             if (where.test(e.getValue()) && (limit == 0 || out.size() < limit)) {
                 out.add(Bytes.toHex(e.getKey()));
             }
@@ -150,6 +155,59 @@ class JoinIT extends HBaseMiniClusterBase {
                 + " scans");
         assertTrue(read[0] <= 3L * hangzhou, read[0] + " rows read for " + every.size());
         assertTrue(read[1] <= twenty / 4, read[1] + " scans for " + every.size());
+    }
+
+    @Test
+    void reversedLastTenByUserIdAndRandomReversedQueries() throws IOException {
+        Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;
+        RowKeyQuery lastTen = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).reversed().limit(10);
+        String explain = table.explain(lastTen);
+        System.out.println(explain);
+        assertTrue(explain.contains("descending data-key order"), explain);
+        assertEquals(oracle(both, 10, true), rows(lastTen, null));
+        assertEquals(oracle(both, 10, true), rows(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20)
+                .reversed().limit(10).leapfrog(), null));
+        assertEquals(oracle(both, 0, true), rows(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20)
+                .reversed().leapfrog(), null));
+        // No stream: the data table's own range, read backwards.
+        assertEquals(oracle(r -> (long) r.get("user_id") >= 5000 && (long) r.get("user_id") <= 90_000 && !(boolean) r.get("vip"), 25, true),
+                rows(RowKeyQuery.on(schema).between("user_id", 5000L, 90_000L).eq("vip", false).noIndex().reversed()
+                        .limit(25), null));
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> RowKeyQuery.on(schema).eq("age", 20).reversed().toScan());
+        assertTrue(refused.getMessage().contains("reversed"), refused.getMessage());
+
+        Random random = new Random(21);
+        for (int c = 0; c < 10; c++) {
+            int branchCount = c < 5 ? 1 : 2;
+            List<RowKeyQuery> queries = new ArrayList<>();
+            List<Predicate<Map<String, Object>>> tests = new ArrayList<>();
+            StringBuilder text = new StringBuilder();
+            for (int b = 0; b < branchCount; b++) {
+                RowKeyQuery q = RowKeyQuery.on(schema);
+                Predicate<Map<String, Object>> test = r -> true;
+                for (Cond cond : randomBranch(random)) {
+                    q = cond.add.apply(q);
+                    test = test.and(cond.holds);
+                    text.append(cond.text).append(' ');
+                }
+                queries.add(q);
+                tests.add(test);
+                text.append("| ");
+            }
+            RowKeyQuery query = branchCount == 1 ? queries.get(0) : RowKeyQuery.anyOf(queries.toArray(new RowKeyQuery[0]));
+            query.reversed();
+            int limit = random.nextBoolean() ? 1 + random.nextInt(50) : 0;
+            if (limit > 0) {
+                query.limit(limit);
+            }
+            if (random.nextBoolean()) {
+                query.leapfrog();
+            }
+            Predicate<Map<String, Object>> any = r -> tests.stream().anyMatch(t -> t.test(r));
+            assertEquals(oracle(any, limit, true), rows(query, null), "case " + c + ": " + text + "limit " + limit + "\n"
+                    + table.explain(query));
+        }
     }
 
     @Test

@@ -24,12 +24,19 @@ class KeyStreamsTest {
     /** An in-memory stream that counts its repositioning seeks and checks that targets only grow. */
     static final class ListStream implements KeyStream {
         private final List<byte[]> keys;
+        private final Comparator<byte[]> order;
         private int position = -1;
         private byte[] lastTarget;
         int seeks;
 
         ListStream(List<byte[]> sortedKeys) {
-            this.keys = sortedKeys;
+            this(sortedKeys, KeyStreams.ASCENDING);
+        }
+
+        /** {@code keys} sorted in {@code order}. */
+        ListStream(List<byte[]> keys, Comparator<byte[]> order) {
+            this.keys = keys;
+            this.order = order;
         }
 
         @Override
@@ -46,24 +53,24 @@ class KeyStreamsTest {
             if (current == null) {
                 return;
             }
-            while (position < keys.size() && KeyStreams.compare(keys.get(position), current) == 0) {
+            while (position < keys.size() && order.compare(keys.get(position), current) == 0) {
                 position++;
             }
         }
 
         @Override
         public void seek(byte[] target) {
-            if (lastTarget != null && KeyStreams.compare(target, lastTarget) < 0) {
+            if (lastTarget != null && order.compare(target, lastTarget) < 0) {
                 throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
             }
             lastTarget = target.clone();
             boolean started = position >= 0;
-            if (started && (position >= keys.size() || KeyStreams.compare(keys.get(position), target) >= 0)) {
+            if (started && (position >= keys.size() || order.compare(keys.get(position), target) >= 0)) {
                 return; // already there: no seek
             }
             seeks++;
             int at = Math.max(position, 0);
-            while (at < keys.size() && KeyStreams.compare(keys.get(at), target) < 0) {
+            while (at < keys.size() && order.compare(keys.get(at), target) < 0) {
                 at++;
             }
             position = at;
@@ -75,11 +82,18 @@ class KeyStreamsTest {
     /** A table range in memory: what {@link RangeKeyStream} reads, counting rows visited and reads. */
     static final class MemoryReader implements KeyRangeReader {
         private final TreeSet<byte[]> rows = new TreeSet<>(ORDER);
+        private final boolean descending;
         long rowsRead;
         long reads;
 
-        MemoryReader(List<byte[]> keys) {
+        MemoryReader(List<byte[]> keys, boolean descending) {
             rows.addAll(keys);
+            this.descending = descending;
+        }
+
+        @Override
+        public boolean descending() {
+            return descending;
         }
 
         @Override
@@ -93,7 +107,7 @@ class KeyStreamsTest {
         }
 
         @Override
-        public List<byte[]> read(List<byte[]> points, byte[] from, int limit) {
+        public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) {
             reads++;
             List<byte[]> out = new ArrayList<>();
             for (byte[] p : points) {
@@ -103,7 +117,9 @@ class KeyStreamsTest {
                 }
             }
             if (from != null) {
-                for (byte[] r : rows.tailSet(from, true)) {
+                java.util.NavigableSet<byte[]> rest = !descending ? rows.tailSet(from, inclusive)
+                        : from.length == 0 ? rows.descendingSet() : rows.headSet(from, inclusive).descendingSet();
+                for (byte[] r : rest) {
                     if (out.size() == limit) {
                         break;
                     }
@@ -131,13 +147,20 @@ class KeyStreamsTest {
         private final RangeKeyStream stream;
         private byte[] lastTarget;
 
+        private final Comparator<byte[]> order;
+
         ReadStream(List<byte[]> keys) {
-            reader = new MemoryReader(keys);
-            stream = new RangeKeyStream(reader, k -> k, k -> k, k -> k);
+            this(keys, KeyStreams.ASCENDING);
+        }
+
+        ReadStream(List<byte[]> keys, Comparator<byte[]> order) {
+            reader = new MemoryReader(keys, order == KeyStreams.DESCENDING);
+            stream = RangeKeyStream.ofDataKeys(reader);
+            this.order = order;
         }
 
         private void check(byte[] target) {
-            if (lastTarget != null && KeyStreams.compare(target, lastTarget) < 0) {
+            if (lastTarget != null && order.compare(target, lastTarget) < 0) {
                 throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
             }
             lastTarget = target.clone();
@@ -163,7 +186,7 @@ class KeyStreamsTest {
         public void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
             check(target);
             for (byte[] c : candidates) {
-                assertTrue(KeyStreams.compare(c, target) >= 0, "candidate below the target");
+                assertTrue(order.compare(c, target) >= 0, "candidate before the target");
             }
             stream.seekAmong(target, candidates);
         }
@@ -246,7 +269,7 @@ class KeyStreamsTest {
             TreeSet<byte[]> expected = set(inputs.get(0));
             inputs.forEach(keys -> expected.retainAll(set(keys)));
             List<ListStream> streams = streams(inputs);
-            assertKeys(expected, drain(KeyStreams.intersection(streams)), "case " + c + " AND of " + k);
+            assertKeys(expected, drain(KeyStreams.intersection(KeyStreams.ASCENDING, streams)), "case " + c + " AND of " + k);
             int seeks = streams.stream().mapToInt(s -> s.seeks).sum();
             int smallest = inputs.stream().mapToInt(List::size).min().getAsInt();
             int bound = k * smallest + k;
@@ -269,7 +292,7 @@ class KeyStreamsTest {
         for (boolean smallFirst : new boolean[] {true, false}) {
             ListStream a = new ListStream(small);
             ListStream b = new ListStream(large);
-            assertEquals(100, drain(KeyStreams.intersection(smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
+            assertEquals(100, drain(KeyStreams.intersection(KeyStreams.ASCENDING, smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
             assertTrue(a.seeks + b.seeks <= 2 * small.size() + 2, a.seeks + b.seeks + " seeks, small first " + smallFirst);
         }
     }
@@ -312,14 +335,14 @@ class KeyStreamsTest {
                     ReadStream b = new ReadStream(odd);
                     leaves.add(a);
                     leaves.add(b);
-                    streams.add(KeyStreams.union(Arrays.asList(a, b)));
+                    streams.add(KeyStreams.union(KeyStreams.ASCENDING, Arrays.asList(a, b)));
                 } else {
                     ReadStream leaf = new ReadStream(keys);
                     leaves.add(leaf);
                     streams.add(leaf);
                 }
             }
-            assertKeys(expected, drain(KeyStreams.intersection(streams)), "case " + c + " AND of " + k);
+            assertKeys(expected, drain(KeyStreams.intersection(KeyStreams.ASCENDING, streams)), "case " + c + " AND of " + k);
             int smallest = inputs.stream().mapToInt(keys -> set(keys).size()).min().getAsInt();
             long reads = leaves.stream().mapToLong(l -> l.reader.reads).sum();
             long rows = leaves.stream().mapToLong(l -> l.reader.rowsRead).sum();
@@ -342,7 +365,7 @@ class KeyStreamsTest {
         List<byte[]> large = spaced(100_000, 10, 7); // one in 10: every 100th of them is in small
         ReadStream a = new ReadStream(small);
         ReadStream b = new ReadStream(large);
-        assertEquals(1000, drain(KeyStreams.intersection(Arrays.asList(a, b))).size());
+        assertEquals(1000, drain(KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(a, b))).size());
         long reads = a.reader.reads + b.reader.reads;
         long rows = a.reader.rowsRead + b.reader.rowsRead;
         assertTrue(reads <= 2 * 12, reads + " reads (small leads)");
@@ -351,9 +374,48 @@ class KeyStreamsTest {
         List<byte[]> sparse = spaced(100, 10_000, 3); // not one key in common with large
         a = new ReadStream(large);
         b = new ReadStream(sparse);
-        assertEquals(0, drain(KeyStreams.intersection(Arrays.asList(a, b))).size());
+        assertEquals(0, drain(KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(a, b))).size());
         reads = a.reader.reads + b.reader.reads;
         assertTrue(reads <= 2 * (100 + 1), reads + " reads (large leads, sparse follower)");
+    }
+
+    /**
+     * In descending order (a reversed query) the joins give the same sets, last key first, over
+     * in-memory streams and over leaf streams reading backwards; seek targets never go back up.
+     */
+    @Test
+    void descendingJoinsAreSetAlgebraLastKeyFirst() throws IOException {
+        Comparator<byte[]> down = KeyStreams.DESCENDING;
+        Random random = new Random(17);
+        for (int c = 0; c < CASES; c++) {
+            List<List<byte[]>> in = inputs(random, 4, 20 + random.nextInt(300));
+            in.forEach(keys -> keys.sort(down));
+            boolean leaves = random.nextBoolean();
+            List<KeyStream> s = new ArrayList<>();
+            for (List<byte[]> keys : in) {
+                s.add(leaves ? new ReadStream(keys, down) : new ListStream(keys, down));
+            }
+            TreeSet<byte[]> and = set(in.get(0));
+            and.retainAll(set(in.get(1)));
+            TreeSet<byte[]> andNot = set(in.get(2));
+            andNot.removeAll(set(in.get(3)));
+            TreeSet<byte[]> expected = new TreeSet<>(down);
+            expected.addAll(and);
+            expected.addAll(andNot);
+            KeyStream joined = KeyStreams.union(down, Arrays.asList(KeyStreams.intersection(down, s.subList(0, 2)),
+                    KeyStreams.difference(down, s.get(2), s.get(3))));
+            if (random.nextBoolean()) {
+                // A seek first: to a key in the middle of the universe, all keys after it (below it) on.
+                byte[] target = {(byte) random.nextInt(256), (byte) random.nextInt(256)};
+                joined.seek(target);
+                expected.removeIf(k -> down.compare(k, target) < 0);
+            }
+            List<String> want = new ArrayList<>();
+            expected.forEach(k -> want.add(hex(k)));
+            List<String> got = new ArrayList<>();
+            drain(joined).forEach(k -> got.add(hex(k)));
+            assertEquals(want, got, "case " + c + (leaves ? " (leaf streams)" : ""));
+        }
     }
 
     @Test
@@ -363,7 +425,7 @@ class KeyStreamsTest {
             List<List<byte[]>> inputs = inputs(random, 1 + random.nextInt(4), 20 + random.nextInt(300));
             TreeSet<byte[]> expected = new TreeSet<>(ORDER);
             inputs.forEach(expected::addAll);
-            assertKeys(expected, drain(KeyStreams.union(streams(inputs))), "case " + c);
+            assertKeys(expected, drain(KeyStreams.union(KeyStreams.ASCENDING, streams(inputs))), "case " + c);
         }
     }
 
@@ -375,7 +437,7 @@ class KeyStreamsTest {
             TreeSet<byte[]> expected = set(inputs.get(0));
             expected.removeAll(set(inputs.get(1)));
             List<ListStream> s = streams(inputs);
-            assertKeys(expected, drain(KeyStreams.difference(s.get(0), s.get(1))), "case " + c);
+            assertKeys(expected, drain(KeyStreams.difference(KeyStreams.ASCENDING, s.get(0), s.get(1))), "case " + c);
         }
     }
 
@@ -398,10 +460,10 @@ class KeyStreamsTest {
             expected.addAll(and2);
             expected.removeIf(k -> (k[1] & 1) == 1);
             List<ListStream> s = streams(in);
-            KeyStream joined = KeyStreams.filter(KeyStreams.union(Arrays.asList(
-                    KeyStreams.intersection(Arrays.asList(s.get(0), s.get(1))),
-                    KeyStreams.difference(s.get(2), s.get(3)),
-                    KeyStreams.intersection(Arrays.asList(s.get(4), s.get(5))))), k -> (k[1] & 1) == 0);
+            KeyStream joined = KeyStreams.filter(KeyStreams.ASCENDING, KeyStreams.union(KeyStreams.ASCENDING, Arrays.asList(
+                    KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(s.get(0), s.get(1))),
+                    KeyStreams.difference(KeyStreams.ASCENDING, s.get(2), s.get(3)),
+                    KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(s.get(4), s.get(5))))), k -> (k[1] & 1) == 0);
             byte[] target = {0, 0};
             while (true) {
                 if (random.nextBoolean()) {
