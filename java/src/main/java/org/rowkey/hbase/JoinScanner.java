@@ -91,12 +91,16 @@ final class JoinScanner implements ResultScanner {
             Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
             RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    rows, reversed));
+                    rows, reversed), matchesBatch());
             leaves.add(all);
             return all;
         }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
+            // A key-only row costs the server about a microsecond, a scan request about a millisecond:
+            // the lead's first read takes a full batch (a filtered one, what the limit needs); a
+            // follower's first read is a probe of the lead's keys, with one row after them.
+            int firstBatch = s != b.streams.get(0) ? 1 : b.filtersOnServer() ? matchesBatch() : RangeKeyStream.MAX_BATCH;
             Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
                     catalog.indexes().get(s.index).getName()));
             // Index keys hold every key field: the whole branch can be checked on the stream's rows.
@@ -112,8 +116,8 @@ final class JoinScanner implements ResultScanner {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed);
-                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader)
-                            : new RangeKeyStream(reader, row -> catalog.dataKey(s.index, row),
+                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch)
+                            : new RangeKeyStream(reader, firstBatch, row -> catalog.dataKey(s.index, row),
                                     (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
@@ -126,6 +130,11 @@ final class JoinScanner implements ResultScanner {
             streams.add(KeyStreams.union(order, ranges));
         }
         return KeyStreams.intersection(order, streams);
+    }
+
+    /** Rows of the first read of a stream whose rows are filtered to matches: what the limit needs, else a full batch. */
+    private int matchesBatch() {
+        return limit > 0 ? Math.min(limit, RangeKeyStream.MAX_BATCH) : RangeKeyStream.MAX_BATCH;
     }
 
     /**

@@ -12,9 +12,9 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * A leaf {@link KeyStream}: the data keys of one key range of a table (the data table or an index)
- * whose rows are in data-key order (docs/joins.md). Reads key-only rows in batches: one row after a
- * seek that skipped keys nobody looked at, else twice as many as the last batch (up to
- * {@value #MAX_BATCH}). A seek past the rows already read opens a new scan at the target: the rows
+ * whose rows are in data-key order (docs/joins.md). Reads key-only rows in batches: the first of
+ * its own size, one row after a seek that skipped keys nobody looked at, else twice as many as the
+ * last batch (up to {@value #MAX_BATCH}). A seek past the rows already read opens a new scan at the target: the rows
  * in between are never read. {@link #seekAmong} reads every candidate's row with one scan (a
  * server-side seek to each) and the first row after the last candidate; until the stream moves past
  * the last candidate it then knows its keys only at the candidates ("sparse"). In
@@ -54,7 +54,7 @@ final class RangeKeyStream implements KeyStream {
     private Start resume;
     /** No row after {@link #resume}. */
     private boolean exhausted;
-    private int batch = 1;
+    private int batch;
     /** The last key of the last read and the highest key handed out (key(), known()): a batch was all looked at. */
     private byte[] lastRead;
     private byte[] seenThrough;
@@ -65,9 +65,17 @@ final class RangeKeyStream implements KeyStream {
     private byte[] sparseThrough;
     private final ArrayDeque<byte[]> probed = new ArrayDeque<>();
 
-    /** {@code order}: the reader's ({@link KeyRangeReader#descending()}). */
-    RangeKeyStream(KeyRangeReader reader, UnaryOperator<byte[]> dataKeyOf, Starts starts, UnaryOperator<byte[]> rowOf) {
+    /**
+     * In the reader's order ({@link KeyRangeReader#descending()}); {@code firstBatch}: rows of the
+     * first read (after it, the size of the rows read after a probe's candidates).
+     */
+    RangeKeyStream(KeyRangeReader reader, int firstBatch, UnaryOperator<byte[]> dataKeyOf, Starts starts,
+            UnaryOperator<byte[]> rowOf) {
+        if (firstBatch < 1 || firstBatch > MAX_BATCH) {
+            throw new IllegalArgumentException("a first batch of 1.." + MAX_BATCH + " rows, not " + firstBatch);
+        }
         this.reader = reader;
+        this.batch = firstBatch;
         this.order = reader.descending() ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.dataKeyOf = dataKeyOf;
         this.starts = starts;
@@ -75,8 +83,8 @@ final class RangeKeyStream implements KeyStream {
     }
 
     /** A data-table range: its rows are the data keys. */
-    static RangeKeyStream ofDataKeys(KeyRangeReader reader) {
-        return new RangeKeyStream(reader, k -> k, (target, after) -> new Start(target, !after), k -> k);
+    static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch) {
+        return new RangeKeyStream(reader, firstBatch, k -> k, (target, after) -> new Start(target, !after), k -> k);
     }
 
     @Override
