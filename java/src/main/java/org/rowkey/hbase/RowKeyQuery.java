@@ -108,9 +108,9 @@ public final class RowKeyQuery {
      * {@link RowKeyTable#scan} intersects every index (and data-table prefix) that fixes some of the
      * conditions with the leapfrog join, each stream seeking to the others' keys, rather than read
      * the smallest one with the other conditions checked on its rows (docs/joins.md). The planner
-     * does not choose it alone: an index row holds every key field, so that check is free while a
-     * seek costs a scan request; it pays when the streams' sizes are far apart and the estimates
-     * (there are no statistics) cannot say which is the small one.
+     * does not choose it alone: an index row holds every key field, so that check is free, while
+     * the leapfrog reads the same rows and then looks them up in the other streams (a second scan
+     * request); it pays when the estimates (there are no statistics) pick the wrong stream.
      */
     public RowKeyQuery leapfrog() {
         this.leapfrog = true;
