@@ -35,6 +35,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
     private static final int BATCH = 128;
+    /** Under a limit, keys an unfiltered lead first reads per result wanted (the followers drop some). */
+    static final int LEAD_KEYS_PER_RESULT = 4;
 
     private final List<Table> tables = new ArrayList<>();
     private final List<SkipScanFilter> seekers = new ArrayList<>();
@@ -91,16 +93,13 @@ final class JoinScanner implements ResultScanner {
             Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
             RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    rows, reversed), matchesBatch());
+                    rows, reversed), firstBatch(limit, 1, true, true));
             leaves.add(all);
             return all;
         }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
-            // A key-only row costs the server about a microsecond, a scan request about a millisecond:
-            // the lead's first read takes a full batch (a filtered one, what the limit needs); a
-            // follower's first read is a probe of the lead's keys, with one row after them.
-            int firstBatch = s != b.streams.get(0) ? 1 : b.filtersOnServer() ? matchesBatch() : RangeKeyStream.MAX_BATCH;
+            int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());
             Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
                     catalog.indexes().get(s.index).getName()));
             // Index keys hold every key field: the whole branch can be checked on the stream's rows.
@@ -132,9 +131,24 @@ final class JoinScanner implements ResultScanner {
         return KeyStreams.intersection(order, streams);
     }
 
-    /** Rows of the first read of a stream whose rows are filtered to matches: what the limit needs, else a full batch. */
-    private int matchesBatch() {
-        return limit > 0 ? Math.min(limit, RangeKeyStream.MAX_BATCH) : RangeKeyStream.MAX_BATCH;
+    /**
+     * Rows of the first read of each range of a stream of {@code ranges} ranges (salt buckets, IN
+     * values); each next read doubles (see {@link RangeKeyStream}). A follower's is a probe of the lead's keys with one row after
+     * them. Without a limit, a lead's is a full batch: a key-only row costs the server about a
+     * microsecond, a scan request about a millisecond. With {@code limit(n)}, the range's share of
+     * what n results take: n keys when the rows are filtered to matches on the server, else (a lead
+     * whose keys the followers drop) {@value #LEAD_KEYS_PER_RESULT} times as many.
+     */
+    static int firstBatch(int limit, int ranges, boolean lead, boolean filtered) {
+        if (!lead) {
+            return 1;
+        }
+        if (limit <= 0) {
+            return RangeKeyStream.MAX_BATCH;
+        }
+        long keys = filtered ? limit : (long) LEAD_KEYS_PER_RESULT * limit;
+        int shares = Math.max(1, ranges);
+        return (int) Math.max(1, Math.min(RangeKeyStream.MAX_BATCH, (keys + shares - 1) / shares));
     }
 
     /**
@@ -173,7 +187,11 @@ final class JoinScanner implements ResultScanner {
     private void fill() throws IOException {
         int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
         List<Get> gets = new ArrayList<>(wanted);
-        for (byte[] key = keys.key(); key != null && gets.size() < wanted; key = keys.key()) {
+        while (gets.size() < wanted) {
+            byte[] key = keys.key(); // not asked once the limit is met: no read for a key beyond it
+            if (key == null) {
+                break;
+            }
             Get get = new Get(key);
             for (Column c : columns) {
                 get.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());

@@ -58,7 +58,10 @@ final class KeyStreams {
         return new Filter(order, input, test);
     }
 
-    /** The common shape: a current key settled lazily, seeks that are no-ops when not ahead. */
+    /**
+     * The common shape: a current key settled lazily (after an advance too: the inputs read no
+     * further until a key is asked for), seeks that are no-ops when not ahead.
+     */
     private abstract static class Derived implements KeyStream {
         final Comparator<byte[]> order;
         private boolean positioned;
@@ -96,7 +99,7 @@ final class KeyStreams {
             byte[] key = key();
             if (key != null) {
                 moveInputsPast(key);
-                current = settle();
+                positioned = false;
             }
         }
 

@@ -14,7 +14,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * A leaf {@link KeyStream}: the data keys of one key range of a table (the data table or an index)
  * whose rows are in data-key order (docs/joins.md). Reads key-only rows in batches: the first of
  * its own size, one row after a seek that skipped keys nobody looked at, else twice as many as the
- * last batch (up to {@value #MAX_BATCH}). A seek past the rows already read opens a new scan at the target: the rows
+ * last batch (up to {@value #MAX_BATCH}), read only when a key is asked for. A seek past the rows already read opens a new scan at the target: the rows
  * in between are never read. {@link #seekAmong} reads every candidate's row with one scan (a
  * server-side seek to each) and the first row after the last candidate; until the stream moves past
  * the last candidate it then knows its keys only at the candidates ("sparse"). In
@@ -92,6 +92,9 @@ final class RangeKeyStream implements KeyStream {
         if (resume == null) {
             resume = first();
             fetch();
+        } else if (buffered.isEmpty() && !exhausted) {
+            batch = Math.min(MAX_BATCH, batch * 2); // the next batch, read when a key is asked for
+            fetch();
         }
         byte[] key = buffered.peek();
         see(key);
@@ -130,10 +133,6 @@ final class RangeKeyStream implements KeyStream {
         }
         buffered.poll();
         leaveSparseBeyond(current);
-        if (buffered.isEmpty() && !exhausted) {
-            batch = Math.min(MAX_BATCH, batch * 2);
-            fetch();
-        }
     }
 
     @Override

@@ -382,6 +382,40 @@ class KeyStreamsTest {
     }
 
     /**
+     * Under {@code limit(10)}, a lead of 4 leaves (a salted index) whose first reads are sized from
+     * the limit ({@link JoinScanner#firstBatch}) and a follower keeping one key in 50 (then none for
+     * a long way): the first 10
+     * matches read about the lead's keys up to the tenth (451), not a 1,024-row batch per leaf, and
+     * nothing more is read once the tenth key has been taken.
+     */
+    @Test
+    void limitedJoinReadsWhatTheLimitNeedsAndNothingAfter() throws IOException {
+        List<MemoryReader> readers = new ArrayList<>();
+        List<KeyStream> buckets = new ArrayList<>();
+        for (int b = 0; b < 4; b++) {
+            MemoryReader reader = new MemoryReader(spaced(10_000, 4, b), false);
+            readers.add(reader);
+            buckets.add(RangeKeyStream.ofDataKeys(reader, JoinScanner.firstBatch(10, 4, true, false)));
+        }
+        List<byte[]> sparse = spaced(10, 50, 0); // then no match until far on: the eleventh would need reads
+        sparse.addAll(spaced(100, 50, 30_000));
+        MemoryReader follower = new MemoryReader(sparse, false);
+        readers.add(follower);
+        KeyStream join = KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(KeyStreams.union(KeyStreams.ASCENDING,
+                buckets), RangeKeyStream.ofDataKeys(follower, JoinScanner.firstBatch(10, 4, false, false))));
+        List<String> first = new ArrayList<>();
+        long rows = 0;
+        while (first.size() < 10) { // as JoinScanner takes them: the key, then past it
+            first.add(hex(join.key()));
+            rows = readers.stream().mapToLong(r -> r.rowsRead).sum();
+            join.advance();
+        }
+        assertEquals(spaced(10, 50, 0).stream().map(KeyStreamsTest::hex).collect(java.util.stream.Collectors.toList()), first);
+        assertTrue(rows <= 3 * 451, rows + " rows read for the first 10");
+        assertEquals(rows, readers.stream().mapToLong(r -> r.rowsRead).sum(), "rows read by the advance past the tenth key");
+    }
+
+    /**
      * In descending order (a reversed query) the joins give the same sets, last key first, over
      * in-memory streams and over leaf streams reading backwards; seek targets never go back up.
      */
