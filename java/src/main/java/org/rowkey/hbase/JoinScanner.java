@@ -5,12 +5,21 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -29,8 +38,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
  * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
  * intersections, each key checked against its branch's whole predicate, then its data row read with
  * a batched {@code Get} (a key whose data row does not exist is dropped: an index row never answers
- * alone), in data-key order, stopping at the plan's limit. {@link #getScanMetrics()} counts the rows
- * the streams read and the scans they opened.
+ * alone), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
+ * read for a key whose data row is then read is repaired or marked STALE as
+ * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
+ * rows the streams read and the scans they opened.
  */
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
@@ -41,6 +52,12 @@ final class JoinScanner implements ResultScanner {
     private final List<Table> tables = new ArrayList<>();
     private final List<SkipScanFilter> seekers = new ArrayList<>();
     private final List<RangeKeyStream> leaves = new ArrayList<>();
+    /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
+    private final TreeMap<byte[], List<Unverified>> unverified;
+    /** Each index read: its table and what repairs its rows. */
+    private final Map<Integer, Table> indexTables = new HashMap<>();
+    private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
+    private final Configuration conf;
     private final Table data;
     private final KeyStream keys;
     private final int limit;
@@ -58,6 +75,8 @@ final class JoinScanner implements ResultScanner {
         this.limit = plan.limit;
         this.reversed = plan.reversed;
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+        this.unverified = new TreeMap<>(order);
+        this.conf = connection.getConfiguration();
         this.columns = columns;
         this.keysOnly = keysOnly;
         try {
@@ -93,15 +112,16 @@ final class JoinScanner implements ResultScanner {
             Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
             RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    rows, reversed), firstBatch(limit, 1, true, true));
+                    rows, reversed, null), firstBatch(limit, 1, true, true));
             leaves.add(all);
             return all;
         }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
             int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());
-            Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
-                    catalog.indexes().get(s.index).getName()));
+            Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
+            TableKeyRangeReader.Unverified met = s.index < 0 ? null
+                    : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKey(s.index, row));
             // Index keys hold every key field: the whole branch can be checked on the stream's rows.
             Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
@@ -114,7 +134,7 @@ final class JoinScanner implements ResultScanner {
                 for (KeyRange r : p.ranges) {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
-                            reversed);
+                            reversed, met);
                     RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch)
                             : new RangeKeyStream(reader, firstBatch, row -> catalog.dataKey(s.index, row),
                                     (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
@@ -129,6 +149,38 @@ final class JoinScanner implements ResultScanner {
             streams.add(KeyStreams.union(order, ranges));
         }
         return KeyStreams.intersection(order, streams);
+    }
+
+    /** The table of index {@code index}, opened once per scanner. */
+    private Table indexTable(Connection connection, TableName name, Catalog catalog, int index) throws IOException {
+        Table t = indexTables.get(index);
+        if (t == null) {
+            t = table(connection, RowKeyTable.indexTableName(name, catalog.indexes().get(index).getName()));
+            indexTables.put(index, t);
+            repairs.put(index, new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), conf));
+        }
+        return t;
+    }
+
+    /** An UNVERIFIED index row read by a stream. */
+    private static final class Unverified {
+        final int index;
+        final byte[] row;
+
+        Unverified(int index, byte[] row) {
+            this.index = index;
+            this.row = row;
+        }
+    }
+
+    private void remember(Unverified row, byte[] dataKey) {
+        List<Unverified> rows = unverified.computeIfAbsent(dataKey, k -> new ArrayList<>());
+        for (Unverified u : rows) {
+            if (u.index == row.index) {
+                return; // read again (a re-read after a seek)
+            }
+        }
+        rows.add(row);
     }
 
     /**
@@ -210,9 +262,46 @@ final class JoinScanner implements ResultScanner {
                 ready.add(row);
             }
         }
+        if (!gets.isEmpty()) {
+            maintain(gets.get(gets.size() - 1).getRow());
+        }
         if (limit > 0 && returned + ready.size() >= limit) {
             exhausted = true;
         }
+    }
+
+    /**
+     * Repairs the UNVERIFIED index rows of the keys up to {@code through} (their data rows were just
+     * read), or marks them STALE when the data row does not exist; forgets those of keys passed.
+     * Each such key costs a Get of its whole data row and of each such index row: rare, and what
+     * the repair needs (the covered cells).
+     */
+    private void maintain(byte[] through) throws IOException {
+        NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
+        for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
+            Result dataRow = data.get(new Get(e.getKey()));
+            for (Unverified u : e.getValue()) {
+                Table index = indexTables.get(u.index);
+                Result indexRow = index.get(new Get(u.row));
+                Cell status = IndexRowRepair.status(indexRow);
+                if (!IndexRowRepair.isUnverified(status)) {
+                    continue; // written or repaired since
+                }
+                IndexRowRepair repair = repairs.get(u.index);
+                if (dataRow.isEmpty()) {
+                    Optional<CheckAndMutate> mark = repair.staleMark(u.row, status);
+                    if (mark.isPresent()) {
+                        index.checkAndMutate(mark.get());
+                    }
+                } else {
+                    Optional<Put> put = repair.repair(indexRow, status, dataRow);
+                    if (put.isPresent()) {
+                        index.put(put.get());
+                    }
+                }
+            }
+        }
+        due.clear();
     }
 
     @Override

@@ -4,24 +4,29 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.filter.QualifierFilter;
 
 /**
  * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
- * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}); points are a
- * {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by the range from
- * {@code from} on. A descending reader makes reversed scans.
+ * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}), or for an index table each row's
+ * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink;
+ * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
+ * the range from {@code from} on. A descending reader makes reversed scans.
  */
 final class TableKeyRangeReader implements KeyRangeReader {
     private final Table table;
@@ -30,11 +35,20 @@ final class TableKeyRangeReader implements KeyRangeReader {
     /** Extra filter of the rows (a data-table plan's residual, or the branch's predicate), or null. */
     private final Filter filter;
     private final boolean descending;
+    /** Where an index table's UNVERIFIED rows go; null for the data table (key-only reads). */
+    private final Unverified unverified;
     private long rowsRead;
     private long reads;
 
-    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending) {
+    /** Told of each UNVERIFIED index row a read returns, with its status cell. */
+    interface Unverified {
+        void met(byte[] row, Cell status);
+    }
+
+    /** {@code unverified}: null for the data table (its reads are key-only). */
+    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified) {
         this.table = table;
+        this.unverified = unverified;
         this.start = start;
         this.stop = stop;
         this.filter = filter;
@@ -85,13 +99,23 @@ final class TableKeyRangeReader implements KeyRangeReader {
         if (filter != null) {
             filters.add(filter);
         }
-        filters.add(new FirstKeyOnlyFilter());
-        filters.add(new KeyOnlyFilter());
+        if (unverified == null) {
+            filters.add(new FirstKeyOnlyFilter());
+            filters.add(new KeyOnlyFilter());
+        } else {
+            // The first cell keeps a row without a status; the status cell tells an UNVERIFIED one.
+            filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
+                    CompareOperator.EQUAL, new BinaryComparator(RowKeyIndexObserver.STATUS_QUALIFIER))));
+        }
         scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters));
         List<byte[]> rows = new ArrayList<>();
         try (ResultScanner scanner = table.getScanner(scan)) {
             for (Result r; (r = scanner.next()) != null;) {
                 rows.add(r.getRow());
+                Cell status = unverified == null ? null : IndexRowRepair.status(r);
+                if (IndexRowRepair.isUnverified(status)) {
+                    unverified.met(r.getRow(), status);
+                }
             }
             ScanMetrics metrics = scanner.getScanMetrics();
             rowsRead += metrics == null ? rows.size() : Math.max(rows.size(), metrics.countOfRowsScanned.get());

@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -204,14 +205,19 @@ class JoinIT extends HBaseMiniClusterBase {
         }
     }
 
-    @Test
-    void indexRowsWithoutDataRowsAreNeverReturned() throws IOException {
+    /** The key of a Hangzhou row aged 20 that is not written ({@code userId} not 1000 + 7i). */
+    private byte[] ghost(long userId) {
         Map<String, Object> ghost = new LinkedHashMap<>();
-        ghost.put("user_id", 1001L); // no row has it: user ids are 1000 + 7i
+        ghost.put("user_id", userId);
         ghost.put("birthplace", "Hangzhou");
         ghost.put("age", 20);
         ghost.put("vip", false);
-        byte[] key = schema.encode(ghost);
+        return schema.encode(ghost);
+    }
+
+    @Test
+    void indexRowsWithoutDataRowsAreNeverReturned() throws IOException {
+        byte[] key = ghost(1001L);
         Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
         for (String index : new String[] {"by_birthplace", "by_age"}) {
             for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, {RowKeyIndexObserver.UNVERIFIED}, RowKeyIndexObserver.STALE}) {
@@ -223,6 +229,54 @@ class JoinIT extends HBaseMiniClusterBase {
                     RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3).leapfrog()}) {
                     assertEquals(oracle(r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20, 3), rows(q, null), q.toString());
                 }
+            }
+        }
+    }
+
+    /**
+     * A join meets UNVERIFIED index rows as the index reader does: one whose data row exists is
+     * repaired (VERIFIED), one whose data row does not exist and that is older than the grace period
+     * is marked STALE; neither changes the answer.
+     */
+    @Test
+    void unverifiedIndexRowsMetByAJoinAreRepairedOrMarkedStale() throws IOException {
+        Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;
+        Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
+        byte[] ghostKey = ghost(1002L);
+        byte[] liveKey = Bytes.fromHex(oracle(both, 1).get(0));
+        byte[] longAgo = RowKeyIndexObserver.unverified(System.currentTimeMillis() - 2 * IndexRowRepair.STALE_GRACE_DEFAULT);
+        for (boolean leapfrog : new boolean[] {false, true}) {
+            RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3);
+            // One stream reads the Hangzhou index alone; the leapfrog reads both.
+            String[] indexes = leapfrog ? new String[] {"by_birthplace", "by_age"} : new String[] {"by_birthplace"};
+            if (leapfrog) {
+                q.leapfrog();
+            }
+            for (String index : indexes) {
+                try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
+                    int n = catalog.indexNumber(index);
+                    t.put(new Put(catalog.indexKey(n, ghostKey)).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
+                            RowKeyIndexObserver.STATUS_QUALIFIER, longAgo));
+                    t.put(new Put(catalog.indexKey(n, liveKey)).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
+                            RowKeyIndexObserver.STATUS_QUALIFIER, longAgo));
+                }
+            }
+            assertEquals(oracle(both, 3), rows(q, null), table.explain(q));
+            for (String index : indexes) {
+                try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
+                    int n = catalog.indexNumber(index);
+                    assertEquals(Bytes.toHex(RowKeyIndexObserver.STALE), Bytes.toHex(t.get(new Get(
+                            catalog.indexKey(n, ghostKey))).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                            index + ": the ghost's index row");
+                    assertEquals(Bytes.toHex(RowKeyIndexObserver.VERIFIED), Bytes.toHex(t.get(new Get(
+                            catalog.indexKey(n, liveKey))).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                            index + ": the live row's index row");
+                }
+            }
+        }
+        for (String index : new String[] {"by_birthplace", "by_age"}) { // the other tests' figures without the ghost
+            try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
+                t.delete(new Delete(catalog.indexKey(catalog.indexNumber(index), ghostKey)));
             }
         }
     }
