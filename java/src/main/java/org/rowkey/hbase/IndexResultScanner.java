@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -24,6 +23,7 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
+import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
@@ -33,11 +33,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * holds every field),
  * then, in batches, the data rows they stand for. A VERIFIED index row of a covered plan answers
  * alone (its covered cells, or its key); otherwise its data row is read, so a row whose index entry
- * outlived it (a failed write, a partial delete) is never returned. An UNVERIFIED index row whose
- * data row exists is repaired where puts can do it (see {@link #repair}): its covered cells made the
- * data row's, its status VERIFIED at its timestamp; one whose data row does not exist is marked STALE once it is older than the grace
- * period ({@value #STALE_GRACE_KEY}, default one hour; a write in flight is never touched), and STALE
- * rows are skipped without reading the data table.
+ * outlived it (a failed write, a partial delete) is never returned. An UNVERIFIED index row is
+ * repaired when its data row exists, marked STALE after the grace period when it does not
+ * ({@link IndexRowRepair}), and STALE rows are skipped without reading the data table.
  */
 final class IndexResultScanner implements ResultScanner {
     /** Index rows whose data rows are read with one multi-get. */
@@ -47,9 +45,6 @@ final class IndexResultScanner implements ResultScanner {
     private static final int PARALLEL_GETS_MIN = 128;
     /** Reads the data rows of batches, shared by every scanner; when all are busy the caller reads. */
     private static final ExecutorService GETS = BoundedPool.create("rowkey-index-data-reader", 16);
-    /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
-    static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
-    static final long STALE_GRACE_DEFAULT = 3_600_000;
 
     private final Connection connection;
     private final Table indexTable;
@@ -59,10 +54,9 @@ final class IndexResultScanner implements ResultScanner {
     private final int index;
     private final boolean covered;
     private final boolean keysOnly;
-    /** The columns the index covers, and those the query selects (all when none). */
-    private final List<CoveredColumn> included;
+    /** The columns the query selects (all when none). */
     private final List<CoveredColumn> selectedColumns;
-    private final long staleGraceMillis;
+    private final IndexRowRepair repair;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     /** The next batch, its data rows being read while the one before is answered. */
     private Batch pending;
@@ -77,12 +71,11 @@ final class IndexResultScanner implements ResultScanner {
         this.index = index;
         this.covered = plan.getCovered();
         this.keysOnly = keysOnly;
-        this.included = CoveredColumn.of(catalog.indexes().get(index).getIncludeList());
+        this.repair = new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), connection.getConfiguration());
         this.selectedColumns = CoveredColumn.of(columns);
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = data;
-        this.staleGraceMillis = connection.getConfiguration().getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
         try {
             this.indexRows = indexTable.getScanner(indexScan.setScanMetricsEnabled(true));
         } catch (IOException | RuntimeException e) {
@@ -129,8 +122,8 @@ final class IndexResultScanner implements ResultScanner {
         List<Get> gets = new ArrayList<>();
         Result r = null;
         while (entries.size() < BATCH && (r = indexRows.next()) != null) {
-            Cell status = r.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
-            if (isStatus(status, RowKeyIndexObserver.STALE)) {
+            Cell status = IndexRowRepair.status(r);
+            if (IndexRowRepair.isStatus(status, RowKeyIndexObserver.STALE)) {
                 continue; // its write never reached the data table
             }
             Entry entry = new Entry(r, catalog.dataKey(index, r.getRow()), status);
@@ -158,11 +151,11 @@ final class IndexResultScanner implements ResultScanner {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
-                    staleMark(entry).ifPresent(staleMarks::add);
+                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(staleMarks::add);
                     continue;
                 }
                 if (!entry.verified) {
-                    repair(entry, row).ifPresent(repairs::add);
+                    repair.repair(entry.row, entry.status, row).ifPresent(repairs::add);
                 }
                 answer = selected(row);
             }
@@ -220,31 +213,6 @@ final class IndexResultScanner implements ResultScanner {
         return rows;
     }
 
-    private static boolean isStatus(Cell status, byte[] value) {
-        return status != null && CellUtil.matchingValue(status, value);
-    }
-
-    /** A data column, and the qualifier of its copy in an index row (made once per scan, not per row). */
-    private static final class CoveredColumn {
-        final byte[] family;
-        final byte[] qualifier;
-        final byte[] inIndex;
-
-        private CoveredColumn(Column column) {
-            this.family = column.getFamily().toByteArray();
-            this.qualifier = column.getQualifier().toByteArray();
-            this.inIndex = RowKeyIndexObserver.coveredQualifier(family, qualifier);
-        }
-
-        static List<CoveredColumn> of(List<Column> columns) {
-            List<CoveredColumn> out = new ArrayList<>(columns.size());
-            for (Column c : columns) {
-                out.add(new CoveredColumn(c));
-            }
-            return out;
-        }
-    }
-
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
     private static final class Entry {
         final Result row;
@@ -256,32 +224,8 @@ final class IndexResultScanner implements ResultScanner {
             this.row = row;
             this.dataKey = dataKey;
             this.status = status;
-            this.verified = isStatus(status, RowKeyIndexObserver.VERIFIED);
+            this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
         }
-    }
-
-    /**
-     * Marks an UNVERIFIED index row whose data row does not exist STALE, once it is older than the
-     * grace period: its status rewritten at its own timestamp, only if it is still the status read (a
-     * new write of the row since then has changed it). Not a delete: a delete marker would also mask a
-     * later write of the row at that timestamp (a client or replication replaying it), which the data
-     * table would show; a later write replaces a STALE status like any other. A status without a time
-     * (or no status at all) is left as it is.
-     */
-    private Optional<CheckAndMutate> staleMark(Entry entry) {
-        if (entry.status == null) {
-            return Optional.empty();
-        }
-        byte[] value = CellUtil.cloneValue(entry.status);
-        long since = RowKeyIndexObserver.unverifiedSince(value);
-        if (since < 0 || System.currentTimeMillis() - since <= staleGraceMillis) {
-            return Optional.empty();
-        }
-        byte[] row = entry.row.getRow();
-        return Optional.of(CheckAndMutate.newBuilder(row)
-                .ifEquals(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, value)
-                .build(new Put(row).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
-                        RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), RowKeyIndexObserver.STALE)));
     }
 
     /** The answer from a verified index row of a covered plan: its key, or its selected covered cells. */
@@ -322,39 +266,6 @@ final class IndexResultScanner implements ResultScanner {
             }
         }
         return cells.isEmpty() ? null : Result.create(cells);
-    }
-
-    /**
-     * Makes an unverified index row whose data row exists VERIFIED when puts alone can make it the
-     * data row's copy: each covered cell the data row has and the index lacks (or holds an older
-     * version of) is copied at the data cell's timestamp, then the status is rewritten VERIFIED at its
-     * own timestamp. When the index holds a covered cell the data row does not (a failed write's newer
-     * value), nothing is written: only a delete could remove it, and a delete marker would also mask a
-     * later write of that cell at that timestamp (a replayed write), which the data table would show.
-     * Such a row stays UNVERIFIED, answered from its data row, until the row is written again; so
-     * does one without a status, which has no timestamp to verify at.
-     */
-    private Optional<Put> repair(Entry entry, Result dataRow) {
-        if (entry.status == null) {
-            return Optional.empty();
-        }
-        Result indexRow = entry.row;
-        Put put = new Put(indexRow.getRow());
-        for (CoveredColumn c : included) {
-            Cell inIndex = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex);
-            Cell inData = dataRow.getColumnLatestCell(c.family, c.qualifier);
-            if (inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp())) {
-                return Optional.empty();
-            }
-            boolean same = inIndex != null && inIndex.getTimestamp() == inData.getTimestamp()
-                    && CellUtil.matchingValue(inIndex, inData);
-            if (inData != null && !same) {
-                // At the data cell's own timestamp: as the data, a later write of that cell replaces it.
-                put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex, inData.getTimestamp(), CellUtil.cloneValue(inData));
-            }
-        }
-        return Optional.of(put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
-                entry.status.getTimestamp(), RowKeyIndexObserver.VERIFIED));
     }
 
     @Override

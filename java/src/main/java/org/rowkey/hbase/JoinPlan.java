@@ -11,7 +11,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
  * How {@link RowKeyTable#scan} answers a query with {@link KeyStream}s (docs/joins.md): a union of
  * AND-branches, each the leapfrog intersection of its streams (smallest estimate first: it leads), or the
  * data table's own plan when no stream fixes any of its conditions; then the first {@link #limit}
- * keys. Made by {@link JoinPlanner}; immutable.
+ * keys, in data-key order or, {@link #reversed}, its reverse. Made by {@link JoinPlanner}; immutable.
  */
 final class JoinPlan {
     /** One combination of the stream fields' values: its key ranges (one per salt bucket). */
@@ -88,10 +88,13 @@ final class JoinPlan {
     final List<Branch> branches;
     /** 0: every row. */
     final int limit;
+    /** Descending data-key order (reversed scans): the limit keeps the last rows by key. */
+    final boolean reversed;
 
-    JoinPlan(List<Branch> branches, int limit) {
+    JoinPlan(List<Branch> branches, int limit, boolean reversed) {
         this.branches = Collections.unmodifiableList(branches);
         this.limit = limit;
+        this.reversed = reversed;
     }
 
     double cost() {
@@ -106,7 +109,7 @@ final class JoinPlan {
     String explain(RowKeySchema schema) {
         StringBuilder s = new StringBuilder("JOIN: ");
         s.append(branches.size() == 1 ? "one AND-branch" : "union of " + branches.size() + " AND-branches (keys deduplicated)")
-                .append(", rows in data-key order").append(limit > 0 ? ", stops after " + limit + " rows" : "")
+                .append(reversed ? ", rows in descending data-key order (reversed scans)" : ", rows in data-key order").append(limit > 0 ? ", stops after " + limit + " rows" : "")
                 .append(String.format(" (estimated rows read: %.0f)%n", cost()));
         for (int i = 0; i < branches.size(); i++) {
             Branch b = branches.get(i);

@@ -62,7 +62,7 @@ final class JoinPlanner {
         for (List<Condition> conditions : query.disjuncts()) {
             branches.add(branch(conditions, query.indexHint(), query.isLeapfrog(), query.maxRanges()));
         }
-        return new JoinPlan(branches, query.limit());
+        return new JoinPlan(branches, query.limit(), query.isReversed());
     }
 
     private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {

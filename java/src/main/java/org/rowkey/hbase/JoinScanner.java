@@ -3,12 +3,23 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -27,19 +38,32 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
  * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
  * intersections, each key checked against its branch's whole predicate, then its data row read with
  * a batched {@code Get} (a key whose data row does not exist is dropped: an index row never answers
- * alone), in data-key order, stopping at the plan's limit. {@link #getScanMetrics()} counts the rows
- * the streams read and the scans they opened.
+ * alone), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
+ * read for a key whose data row is then read is repaired or marked STALE as
+ * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
+ * rows the streams read and the scans they opened.
  */
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
     private static final int BATCH = 128;
+    /** Under a limit, keys an unfiltered lead first reads per result wanted (the followers drop some). */
+    static final int LEAD_KEYS_PER_RESULT = 4;
 
     private final List<Table> tables = new ArrayList<>();
     private final List<SkipScanFilter> seekers = new ArrayList<>();
     private final List<RangeKeyStream> leaves = new ArrayList<>();
+    /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
+    private final TreeMap<byte[], List<Unverified>> unverified;
+    /** Each index read: its table and what repairs its rows. */
+    private final Map<Integer, Table> indexTables = new HashMap<>();
+    private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
+    private final Configuration conf;
     private final Table data;
     private final KeyStream keys;
     private final int limit;
+    private final boolean reversed;
+    /** The order of the keys: data-key order, or its reverse for a reversed plan. */
+    private final Comparator<byte[]> order;
     private final List<Column> columns;
     private final boolean keysOnly;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
@@ -49,6 +73,10 @@ final class JoinScanner implements ResultScanner {
     JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
             boolean keysOnly) throws IOException {
         this.limit = plan.limit;
+        this.reversed = plan.reversed;
+        this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+        this.unverified = new TreeMap<>(order);
+        this.conf = connection.getConfiguration();
         this.columns = columns;
         this.keysOnly = keysOnly;
         try {
@@ -58,10 +86,10 @@ final class JoinScanner implements ResultScanner {
                 KeyStream branch = branch(connection, name, catalog, b);
                 if (branch != null) {
                     PredicateComparator whole = new PredicateComparator(RowKeyQuery.of(catalog.schema(), b.conditions));
-                    branches.add(KeyStreams.filter(branch, key -> whole.compareTo(key, 0, key.length) == 0));
+                    branches.add(KeyStreams.filter(order, branch, key -> whole.compareTo(key, 0, key.length) == 0));
                 }
             }
-            this.keys = branches.isEmpty() ? null : KeyStreams.union(branches);
+            this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
         } catch (IOException | RuntimeException e) {
             close();
@@ -80,15 +108,20 @@ final class JoinScanner implements ResultScanner {
             throws IOException {
         if (b.streams.isEmpty()) {
             Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
-            RangeKeyStream all = new RangeKeyStream(data, scan.getStartRow(), scan.getStopRow(), scan.getFilter(),
-                    k -> k, k -> k);
+            // The plan's skip scan seeks forward only: read backwards, its rows are filtered one by one.
+            Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
+                    RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
+            RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                    rows, reversed, null), firstBatch(limit, 1, true, true));
             leaves.add(all);
             return all;
         }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
-            Table table = s.index < 0 ? data : table(connection, RowKeyTable.indexTableName(name,
-                    catalog.indexes().get(s.index).getName()));
+            int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());
+            Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
+            TableKeyRangeReader.Unverified met = s.index < 0 ? null
+                    : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKey(s.index, row));
             // Index keys hold every key field: the whole branch can be checked on the stream's rows.
             Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
@@ -100,11 +133,12 @@ final class JoinScanner implements ResultScanner {
                 }
                 for (KeyRange r : p.ranges) {
                     byte[] prefix = r.getStart().toByteArray();
-                    RangeKeyStream leaf = s.index < 0
-                            ? new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch, k -> k, k -> k)
-                            : new RangeKeyStream(table, prefix, r.getStop().toByteArray(), branch,
-                                    row -> catalog.dataKey(s.index, row),
-                                    target -> indexRowAtOrAfter(catalog, s.index, point, prefix, target));
+                    KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
+                            reversed, met);
+                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch)
+                            : new RangeKeyStream(reader, firstBatch, row -> catalog.dataKey(s.index, row),
+                                    (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
+                                    key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
                     ranges.add(leaf);
                 }
@@ -112,25 +146,81 @@ final class JoinScanner implements ResultScanner {
             if (ranges.isEmpty()) {
                 return null; // an IN with no value
             }
-            streams.add(KeyStreams.union(ranges));
+            streams.add(KeyStreams.union(order, ranges));
         }
-        return KeyStreams.intersection(streams);
+        return KeyStreams.intersection(order, streams);
+    }
+
+    /** The table of index {@code index}, opened once per scanner. */
+    private Table indexTable(Connection connection, TableName name, Catalog catalog, int index) throws IOException {
+        Table t = indexTables.get(index);
+        if (t == null) {
+            t = table(connection, RowKeyTable.indexTableName(name, catalog.indexes().get(index).getName()));
+            indexTables.put(index, t);
+            repairs.put(index, new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), conf));
+        }
+        return t;
+    }
+
+    /** An UNVERIFIED index row read by a stream. */
+    private static final class Unverified {
+        final int index;
+        final byte[] row;
+
+        Unverified(int index, byte[] row) {
+            this.index = index;
+            this.row = row;
+        }
+    }
+
+    private void remember(Unverified row, byte[] dataKey) {
+        List<Unverified> rows = unverified.computeIfAbsent(dataKey, k -> new ArrayList<>());
+        for (Unverified u : rows) {
+            if (u.index == row.index) {
+                return; // read again (a re-read after a seek)
+            }
+        }
+        rows.add(row);
     }
 
     /**
-     * Where, in an index range of prefix {@code prefix} (index salt and field values), the first data
-     * key at or after {@code target} is: the index key of the smallest data key at or after it with
-     * the range's field values, under the range's own salt byte.
+     * Rows of the first read of each range of a stream of {@code ranges} ranges (salt buckets, IN
+     * values); each next read doubles (see {@link RangeKeyStream}). A follower's is a probe of the lead's keys with one row after
+     * them. Without a limit, a lead's is a full batch: a key-only row costs the server about a
+     * microsecond, a scan request about a millisecond. With {@code limit(n)}, the range's share of
+     * what n results take: n keys when the rows are filtered to matches on the server, else (a lead
+     * whose keys the followers drop) {@value #LEAD_KEYS_PER_RESULT} times as many.
      */
-    private static byte[] indexRowAtOrAfter(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
-            byte[] target) {
-        byte[] dataKey = point.ceiling(target);
+    static int firstBatch(int limit, int ranges, boolean lead, boolean filtered) {
+        if (!lead) {
+            return 1;
+        }
+        if (limit <= 0) {
+            return RangeKeyStream.MAX_BATCH;
+        }
+        long keys = filtered ? limit : (long) LEAD_KEYS_PER_RESULT * limit;
+        int shares = Math.max(1, ranges);
+        return (int) Math.max(1, Math.min(RangeKeyStream.MAX_BATCH, (keys + shares - 1) / shares));
+    }
+
+    /**
+     * Where, in an index range of prefix {@code prefix} (index salt and field values), a read gives
+     * the first data key at ({@code after} false) or after {@code target}, in the plan's order. With
+     * {@code K} the smallest data key {@code >=} the target (strictly {@code >}, ascending and
+     * {@code after}) that has the range's field values, at the index key of {@code K} under the
+     * range's own salt byte: ascending, from there; descending, from there down, {@code K} itself
+     * included only when it is the target (every key of the range below {@code K} is below the
+     * target), or from the range's end when there is no {@code K}.
+     */
+    private static RangeKeyStream.Start indexStart(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
+            byte[] target, boolean after, boolean descending) {
+        byte[] dataKey = point.ceiling(descending || !after ? target : Arrays.copyOf(target, target.length + 1));
         if (dataKey == null) {
-            return null;
+            return descending ? new RangeKeyStream.Start(new byte[0], true) : null;
         }
         byte[] row = catalog.indexKey(index, dataKey);
         System.arraycopy(prefix, 0, row, 0, prefix.length);
-        return row;
+        return new RangeKeyStream.Start(row, !descending || !after && Arrays.equals(dataKey, target));
     }
 
     @Override
@@ -149,7 +239,11 @@ final class JoinScanner implements ResultScanner {
     private void fill() throws IOException {
         int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
         List<Get> gets = new ArrayList<>(wanted);
-        for (byte[] key = keys.key(); key != null && gets.size() < wanted; key = keys.key()) {
+        while (gets.size() < wanted) {
+            byte[] key = keys.key(); // not asked once the limit is met: no read for a key beyond it
+            if (key == null) {
+                break;
+            }
             Get get = new Get(key);
             for (Column c : columns) {
                 get.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
@@ -168,9 +262,46 @@ final class JoinScanner implements ResultScanner {
                 ready.add(row);
             }
         }
+        if (!gets.isEmpty()) {
+            maintain(gets.get(gets.size() - 1).getRow());
+        }
         if (limit > 0 && returned + ready.size() >= limit) {
             exhausted = true;
         }
+    }
+
+    /**
+     * Repairs the UNVERIFIED index rows of the keys up to {@code through} (their data rows were just
+     * read), or marks them STALE when the data row does not exist; forgets those of keys passed.
+     * Each such key costs a Get of its whole data row and of each such index row: rare, and what
+     * the repair needs (the covered cells).
+     */
+    private void maintain(byte[] through) throws IOException {
+        NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
+        for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
+            Result dataRow = data.get(new Get(e.getKey()));
+            for (Unverified u : e.getValue()) {
+                Table index = indexTables.get(u.index);
+                Result indexRow = index.get(new Get(u.row));
+                Cell status = IndexRowRepair.status(indexRow);
+                if (!IndexRowRepair.isUnverified(status)) {
+                    continue; // written or repaired since
+                }
+                IndexRowRepair repair = repairs.get(u.index);
+                if (dataRow.isEmpty()) {
+                    Optional<CheckAndMutate> mark = repair.staleMark(u.row, status);
+                    if (mark.isPresent()) {
+                        index.checkAndMutate(mark.get());
+                    }
+                } else {
+                    Optional<Put> put = repair.repair(indexRow, status, dataRow);
+                    if (put.isPresent()) {
+                        index.put(put.get());
+                    }
+                }
+            }
+        }
+        due.clear();
     }
 
     @Override

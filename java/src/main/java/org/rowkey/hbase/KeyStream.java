@@ -1,6 +1,8 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * A sorted sequence of distinct data keys (unsigned byte order) that can skip ahead: the input and
@@ -20,4 +22,24 @@ interface KeyStream {
      * stream never moves backwards).
      */
     void seek(byte[] target) throws IOException;
+
+    /**
+     * The current key and those right after it that the stream holds without reading (at most
+     * {@code max}, in order, consecutive: no key of the stream lies between two of them); empty
+     * when it knows none. Call after {@link #key()}.
+     */
+    default List<byte[]> known(int max) throws IOException {
+        return Collections.emptyList();
+    }
+
+    /**
+     * A seek for a caller that wants only {@code candidates} (sorted, each {@code >= target}) up to
+     * the last of them: moves to a key {@code >= target}, skipping no candidate that the stream
+     * holds, but free to skip its other keys up to the last candidate. So the stream can resolve
+     * every candidate at once (one scan with a server-side seek per candidate) instead of seeking
+     * to each in turn. A plain {@link #seek} meets this contract.
+     */
+    default void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+        seek(target);
+    }
 }

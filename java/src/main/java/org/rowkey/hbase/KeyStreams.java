@@ -2,6 +2,7 @@ package org.rowkey.hbase;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -10,10 +11,18 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the union
  * (OR), the difference (AND-NOT) and a per-key filter. Each result is a stream itself, so they
- * compose (a union of intersections is an {@code anyOf} query).
+ * compose (a union of intersections is an {@code anyOf} query). Every stream of a join is in the
+ * same {@code order}: {@link #ASCENDING} unsigned byte order, or {@link #DESCENDING} (a reversed
+ * query), where "greater" and "after" mean later in that order.
  */
 final class KeyStreams {
+    /** Keys of the lead a follower of an intersection is given to seek among (one read resolves them). */
+    static final int MAX_CANDIDATES = 1024;
+
     private KeyStreams() {}
+
+    static final Comparator<byte[]> ASCENDING = Bytes::compareTo;
+    static final Comparator<byte[]> DESCENDING = ASCENDING.reversed();
 
     static int compare(byte[] a, byte[] b) {
         return Bytes.compareTo(a, b);
@@ -24,35 +33,43 @@ final class KeyStreams {
      * for {@code k} inputs, whatever their order ({@code inputs.get(0)} starts: give the smallest
      * estimate first).
      */
-    static KeyStream intersection(List<? extends KeyStream> inputs) {
+    static KeyStream intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("an intersection needs at least one input");
         }
-        return inputs.size() == 1 ? inputs.get(0) : new Intersection(inputs);
+        return inputs.size() == 1 ? inputs.get(0) : new Intersection(order, inputs);
     }
 
     /** The keys in any input, each once. */
-    static KeyStream union(List<? extends KeyStream> inputs) {
+    static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("a union needs at least one input");
         }
-        return inputs.size() == 1 ? inputs.get(0) : new Union(inputs);
+        return inputs.size() == 1 ? inputs.get(0) : new Union(order, inputs);
     }
 
     /** The keys of {@code kept} that are not in {@code removed}. */
-    static KeyStream difference(KeyStream kept, KeyStream removed) {
-        return new Difference(kept, removed);
+    static KeyStream difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
+        return new Difference(order, kept, removed);
     }
 
     /** The keys of {@code input} that pass {@code test}. */
-    static KeyStream filter(KeyStream input, Predicate<byte[]> test) {
-        return new Filter(input, test);
+    static KeyStream filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
+        return new Filter(order, input, test);
     }
 
-    /** The common shape: a current key settled lazily, seeks that are no-ops when not ahead. */
+    /**
+     * The common shape: a current key settled lazily (after an advance too: the inputs read no
+     * further until a key is asked for), seeks that are no-ops when not ahead.
+     */
     private abstract static class Derived implements KeyStream {
+        final Comparator<byte[]> order;
         private boolean positioned;
         private byte[] current;
+
+        Derived(Comparator<byte[]> order) {
+            this.order = order;
+        }
 
         /** Moves the inputs from where they are to the next key of this stream; returns it or null. */
         abstract byte[] settle() throws IOException;
@@ -62,6 +79,11 @@ final class KeyStreams {
 
         /** Seeks the inputs to {@code target}. */
         abstract void seekInputs(byte[] target) throws IOException;
+
+        /** Seeks the inputs to {@code target} for a caller that wants only {@code candidates} (see {@link KeyStream#seekAmong}). */
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            seekInputs(target);
+        }
 
         @Override
         public final byte[] key() throws IOException {
@@ -77,16 +99,26 @@ final class KeyStreams {
             byte[] key = key();
             if (key != null) {
                 moveInputsPast(key);
-                current = settle();
+                positioned = false;
             }
         }
 
         @Override
         public final void seek(byte[] target) throws IOException {
-            if (positioned && (current == null || compare(current, target) >= 0)) {
+            if (positioned && (current == null || order.compare(current, target) >= 0)) {
                 return;
             }
             seekInputs(target);
+            current = settle();
+            positioned = true;
+        }
+
+        @Override
+        public final void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            if (positioned && (current == null || order.compare(current, target) >= 0)) {
+                return;
+            }
+            seekInputsAmong(target, candidates);
             current = settle();
             positioned = true;
         }
@@ -95,12 +127,15 @@ final class KeyStreams {
     /**
      * Leapfrog: in turn, each input seeks to the largest key any input is on; a key all of them land
      * on is a match. Each input's landing keys only grow and the inputs take turns, so the seeks
-     * follow the smallest input, whichever it is (the order only picks who starts).
+     * follow the smallest input, whichever it is (the order only picks who starts). A follower seeks
+     * among the keys the lead already holds from there on (the only ones that can match up to the
+     * last of them), so it can resolve them all with one read.
      */
     private static final class Intersection extends Derived {
         private final List<KeyStream> inputs;
 
-        Intersection(List<? extends KeyStream> inputs) {
+        Intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+            super(order);
             this.inputs = new ArrayList<>(inputs);
         }
 
@@ -113,12 +148,16 @@ final class KeyStreams {
                     return highest;
                 }
                 KeyStream input = inputs.get(turn);
-                input.seek(highest);
+                if (turn == 0) {
+                    input.seek(highest);
+                } else {
+                    input.seekAmong(highest, from(order, inputs.get(0).known(MAX_CANDIDATES), highest));
+                }
                 byte[] at = input.key();
                 if (at == null) {
                     return null;
                 }
-                if (compare(at, highest) == 0) {
+                if (order.compare(at, highest) == 0) {
                     agreeing++;
                 } else {
                     highest = at;
@@ -137,12 +176,27 @@ final class KeyStreams {
         void seekInputs(byte[] target) throws IOException {
             inputs.get(0).seek(target);
         }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            inputs.get(0).seekAmong(target, candidates);
+        }
+    }
+
+    /** The keys of sorted {@code keys} from {@code target} on. */
+    private static List<byte[]> from(Comparator<byte[]> order, List<byte[]> keys, byte[] target) {
+        int i = 0;
+        while (i < keys.size() && order.compare(keys.get(i), target) < 0) {
+            i++;
+        }
+        return keys.subList(i, keys.size());
     }
 
     private static final class Union extends Derived {
         private final List<KeyStream> inputs;
 
-        Union(List<? extends KeyStream> inputs) {
+        Union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+            super(order);
             this.inputs = new ArrayList<>(inputs);
         }
 
@@ -151,7 +205,7 @@ final class KeyStreams {
             byte[] smallest = null;
             for (KeyStream input : inputs) {
                 byte[] key = input.key();
-                if (key != null && (smallest == null || compare(key, smallest) < 0)) {
+                if (key != null && (smallest == null || order.compare(key, smallest) < 0)) {
                     smallest = key;
                 }
             }
@@ -162,7 +216,7 @@ final class KeyStreams {
         void moveInputsPast(byte[] key) throws IOException {
             for (KeyStream input : inputs) {
                 byte[] at = input.key();
-                if (at != null && compare(at, key) == 0) {
+                if (at != null && order.compare(at, key) == 0) {
                     input.advance();
                 }
             }
@@ -174,13 +228,64 @@ final class KeyStreams {
                 input.seek(target);
             }
         }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            for (KeyStream input : inputs) {
+                input.seekAmong(target, candidates);
+            }
+        }
+
+        /**
+         * The inputs' known keys merged, up to the first end of an input's known keys: beyond it
+         * that input may hold keys not known yet.
+         */
+        @Override
+        public List<byte[]> known(int max) throws IOException {
+            List<List<byte[]>> lists = new ArrayList<>();
+            byte[] through = null;
+            for (KeyStream input : inputs) {
+                if (input.key() == null) {
+                    continue;
+                }
+                List<byte[]> known = input.known(max);
+                if (known.isEmpty()) {
+                    return known;
+                }
+                lists.add(known);
+                byte[] last = known.get(known.size() - 1);
+                through = through == null || order.compare(last, through) < 0 ? last : through;
+            }
+            List<byte[]> merged = new ArrayList<>();
+            int[] at = new int[lists.size()];
+            while (merged.size() < max) {
+                byte[] smallest = null;
+                for (int i = 0; i < lists.size(); i++) {
+                    if (at[i] < lists.get(i).size()) {
+                        byte[] key = lists.get(i).get(at[i]);
+                        smallest = smallest == null || order.compare(key, smallest) < 0 ? key : smallest;
+                    }
+                }
+                if (smallest == null || order.compare(smallest, through) > 0) {
+                    break;
+                }
+                merged.add(smallest);
+                for (int i = 0; i < lists.size(); i++) {
+                    if (at[i] < lists.get(i).size() && order.compare(lists.get(i).get(at[i]), smallest) == 0) {
+                        at[i]++;
+                    }
+                }
+            }
+            return merged;
+        }
     }
 
     private static final class Difference extends Derived {
         private final KeyStream kept;
         private final KeyStream removed;
 
-        Difference(KeyStream kept, KeyStream removed) {
+        Difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
+            super(order);
             this.kept = kept;
             this.removed = removed;
         }
@@ -190,7 +295,7 @@ final class KeyStreams {
             for (byte[] key = kept.key(); key != null; key = kept.key()) {
                 removed.seek(key);
                 byte[] at = removed.key();
-                if (at == null || compare(at, key) != 0) {
+                if (at == null || order.compare(at, key) != 0) {
                     return key;
                 }
                 kept.advance();
@@ -213,7 +318,8 @@ final class KeyStreams {
         private final KeyStream input;
         private final Predicate<byte[]> test;
 
-        Filter(KeyStream input, Predicate<byte[]> test) {
+        Filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
+            super(order);
             this.input = input;
             this.test = test;
         }
@@ -237,6 +343,11 @@ final class KeyStreams {
         @Override
         void seekInputs(byte[] target) throws IOException {
             input.seek(target);
+        }
+
+        @Override
+        void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            input.seekAmong(target, candidates);
         }
     }
 }

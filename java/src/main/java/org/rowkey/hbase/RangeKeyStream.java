@@ -2,65 +2,123 @@ package org.rowkey.hbase;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
-import org.apache.hadoop.hbase.filter.Filter;
-import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * A leaf {@link KeyStream}: the data keys of one key range of a table (the data table or an index)
- * whose rows are in data-key order (docs/joins.md). Reads key-only rows with scans bounded by a
- * row limit: one row after a seek, then twice as many each time it is read on in order. A seek
- * past the rows already read opens a new scan at the target: the rows in between are never read.
+ * whose rows are in data-key order (docs/joins.md). Reads key-only rows in batches: the first of
+ * its own size, one row after a seek that skipped keys nobody looked at, else twice as many as the
+ * last batch (up to {@value #MAX_BATCH}), read only when a key is asked for. A seek past the rows already read opens a new scan at the target: the rows
+ * in between are never read. {@link #seekAmong} reads every candidate's row with one scan (a
+ * server-side seek to each) and the first row after the last candidate; until the stream moves past
+ * the last candidate it then knows its keys only at the candidates ("sparse"). In
+ * {@link KeyStreams#DESCENDING} order it reads the range backwards (reversed scans).
  */
 final class RangeKeyStream implements KeyStream {
-    private static final int MAX_BATCH = 1024;
+    static final int MAX_BATCH = 1024;
 
-    private final Table table;
-    private final byte[] start;
-    /** Exclusive; empty: the end of the table. */
-    private final byte[] stop;
-    /** Extra filter of the rows (a data-table plan's residual), or null. */
-    private final Filter filter;
+    /** Where a read starts: a row of the range, itself included or not; an empty row in descending order: the table's end. */
+    static final class Start {
+        final byte[] row;
+        final boolean inclusive;
+
+        Start(byte[] row, boolean inclusive) {
+            this.row = row;
+            this.inclusive = inclusive;
+        }
+    }
+
+    /** Where a read gives the first data key at ({@code after} false) or after a target, in the stream's order. */
+    interface Starts {
+        /** Null when no key of the range can come. */
+        Start find(byte[] target, boolean after);
+    }
+
+    private final KeyRangeReader reader;
+    private final Comparator<byte[]> order;
     /** The data key of a row of the range. */
     private final UnaryOperator<byte[]> dataKeyOf;
-    /** The row where the first data key at or after a target can be, or null when none can. */
-    private final UnaryOperator<byte[]> rowAtOrAfter;
+    private final Starts starts;
+    /** The row of a data key if the range can hold it, else null. */
+    private final UnaryOperator<byte[]> rowOf;
 
+    /** Keys read and not passed yet, in order. */
     private final ArrayDeque<byte[]> buffered = new ArrayDeque<>();
-    /** Where the next scan starts (inclusive). */
-    private byte[] resume;
+    /** Where the next scan starts; null before the first read. */
+    private Start resume;
     /** No row after {@link #resume}. */
     private boolean exhausted;
-    private int batch = 1;
-    private long rowsRead;
-    private long scans;
+    private int batch;
+    /** The last key of the last read and the highest key handed out (key(), known()): a batch was all looked at. */
+    private byte[] lastRead;
+    private byte[] seenThrough;
+    /**
+     * Sparse: the buffered keys up to this one are only those of {@link #probed} that the stream
+     * holds (others may lie between); null when the buffer is every key in order.
+     */
+    private byte[] sparseThrough;
+    private final ArrayDeque<byte[]> probed = new ArrayDeque<>();
 
-    RangeKeyStream(Table table, byte[] start, byte[] stop, Filter filter, UnaryOperator<byte[]> dataKeyOf,
-            UnaryOperator<byte[]> rowAtOrAfter) {
-        this.table = table;
-        this.start = start;
-        this.stop = stop;
-        this.filter = filter;
+    /**
+     * In the reader's order ({@link KeyRangeReader#descending()}); {@code firstBatch}: rows of the
+     * first read (after it, the size of the rows read after a probe's candidates).
+     */
+    RangeKeyStream(KeyRangeReader reader, int firstBatch, UnaryOperator<byte[]> dataKeyOf, Starts starts,
+            UnaryOperator<byte[]> rowOf) {
+        if (firstBatch < 1 || firstBatch > MAX_BATCH) {
+            throw new IllegalArgumentException("a first batch of 1.." + MAX_BATCH + " rows, not " + firstBatch);
+        }
+        this.reader = reader;
+        this.batch = firstBatch;
+        this.order = reader.descending() ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.dataKeyOf = dataKeyOf;
-        this.rowAtOrAfter = rowAtOrAfter;
+        this.starts = starts;
+        this.rowOf = rowOf;
+    }
+
+    /** A data-table range: its rows are the data keys. */
+    static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch) {
+        return new RangeKeyStream(reader, firstBatch, k -> k, (target, after) -> new Start(target, !after), k -> k);
     }
 
     @Override
     public byte[] key() throws IOException {
         if (resume == null) {
-            resume = start;
+            resume = first();
+            fetch();
+        } else if (buffered.isEmpty() && !exhausted) {
+            batch = Math.min(MAX_BATCH, batch * 2); // the next batch, read when a key is asked for
             fetch();
         }
-        return buffered.peek();
+        byte[] key = buffered.peek();
+        see(key);
+        return key;
+    }
+
+    @Override
+    public List<byte[]> known(int max) throws IOException {
+        byte[] current = key();
+        if (current == null) {
+            return Collections.emptyList();
+        }
+        if (isSparseAt(current)) {
+            return Collections.singletonList(current);
+        }
+        List<byte[]> keys = new ArrayList<>(Math.min(max, buffered.size()));
+        for (byte[] k : buffered) {
+            if (keys.size() == max) {
+                break;
+            }
+            keys.add(k);
+        }
+        see(keys.get(keys.size() - 1));
+        return keys;
     }
 
     @Override
@@ -69,74 +127,252 @@ final class RangeKeyStream implements KeyStream {
         if (current == null) {
             return;
         }
-        while (!buffered.isEmpty() && KeyStreams.compare(buffered.peek(), current) == 0) {
-            buffered.poll();
+        if (isSparseAt(current) && compare(current, sparseThrough) < 0) {
+            restartAt(current, true); // the next key may be one that was not a candidate
+            return;
         }
-        if (buffered.isEmpty() && !exhausted) {
-            batch = Math.min(MAX_BATCH, batch * 2);
-            fetch();
-        }
+        buffered.poll();
+        leaveSparseBeyond(current);
     }
 
     @Override
     public void seek(byte[] target) throws IOException {
-        if (resume != null) {
-            while (!buffered.isEmpty() && KeyStreams.compare(buffered.peek(), target) < 0) {
-                buffered.poll();
-            }
-            if (!buffered.isEmpty() || exhausted) {
-                return; // already there, or nothing left: no scan
-            }
+        if (resume == null) {
+            restartAt(target, false);
+            return;
         }
-        byte[] row = rowAtOrAfter.apply(target);
-        if (row == null || (stop.length > 0 && KeyStreams.compare(row, stop) >= 0)) {
-            resume = stop;
+        if (isAtOrAfter(target)) {
+            return;
+        }
+        drop(target);
+        if (sparseThrough != null && compare(target, sparseThrough) <= 0) {
+            if (buffered.isEmpty() || compare(buffered.peek(), target) != 0) {
+                restartAt(target, false); // known only at the candidates: target is not one the stream holds
+            }
+            return;
+        }
+        leaveSparseBeyond(target);
+        if (!buffered.isEmpty() || exhausted) {
+            return; // already there, or nothing left: no scan
+        }
+        Start at = startFor(target, false);
+        if (at == null) {
             exhausted = true;
             return;
         }
-        resume = resume == null || KeyStreams.compare(row, resume) > 0 ? row : resume;
-        if (KeyStreams.compare(resume, start) < 0) {
-            resume = start;
-        }
-        batch = 1;
+        resume = later(at, resume);
+        nextBatchAfterSeek();
         fetch();
+    }
+
+    @Override
+    public void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+        if (resume == null) {
+            probe(target, candidates);
+            return;
+        }
+        if (isAtOrAfter(target)) {
+            return;
+        }
+        drop(target);
+        int i = 0;
+        while (sparseThrough != null) {
+            byte[] c = i < candidates.size() ? candidates.get(i) : null;
+            if (c == null || compare(c, sparseThrough) > 0) {
+                leaveSparseBeyond(sparseThrough); // every candidate up to there is known to be absent
+                break;
+            }
+            drop(c);
+            if (probed.isEmpty() || compare(probed.peek(), c) != 0) {
+                probe(c, candidates.subList(i, candidates.size())); // a candidate not probed yet
+                return;
+            }
+            if (!buffered.isEmpty() && compare(buffered.peek(), c) == 0) {
+                return; // a candidate the stream holds
+            }
+            i++;
+        }
+        if (!buffered.isEmpty() || exhausted) {
+            return;
+        }
+        probe(target, candidates.subList(i, candidates.size()));
+    }
+
+    /** Whether the stream is already at or after {@code target} (a seek there is a no-op), or has nothing left. */
+    private boolean isAtOrAfter(byte[] target) {
+        byte[] current = buffered.peek();
+        return current != null ? compare(current, target) >= 0 : exhausted && sparseThrough == null;
+    }
+
+    /**
+     * One read: the rows of {@code candidates} (from {@code target} on) that the range holds, then
+     * the first rows after the last candidate; without candidates, a plain seek.
+     */
+    private void probe(byte[] target, List<byte[]> candidates) throws IOException {
+        if (candidates.isEmpty()) {
+            restartAt(target, false);
+            return;
+        }
+        clear();
+        List<byte[]> points = new ArrayList<>();
+        for (byte[] c : candidates.subList(0, Math.min(candidates.size(), KeyStreams.MAX_CANDIDATES))) {
+            if (compare(c, target) >= 0) {
+                probed.add(c);
+                byte[] row = rowOf.apply(c);
+                if (inRange(row)) {
+                    points.add(row);
+                }
+            }
+        }
+        if (probed.isEmpty()) {
+            restartAt(target, false);
+            return;
+        }
+        sparseThrough = probed.peekLast();
+        Start tail = startFor(sparseThrough, true);
+        if (points.isEmpty() && tail == null) {
+            exhausted = true;
+            return;
+        }
+        int limit = points.size() + batch;
+        List<byte[]> rows = reader.read(points, tail == null ? null : tail.row, tail != null && tail.inclusive, limit);
+        for (byte[] row : rows) {
+            buffered.add(dataKeyOf.apply(row));
+        }
+        lastRead = buffered.peekLast();
+        if (rows.size() < limit || tail == null) {
+            exhausted = true;
+        } else {
+            resume = new Start(rows.get(rows.size() - 1), false);
+        }
+    }
+
+    /** Forgets what is buffered and reads from where the first key at ({@code after} false) or after {@code target} can be. */
+    private void restartAt(byte[] target, boolean after) throws IOException {
+        nextBatchAfterSeek();
+        clear();
+        Start at = startFor(target, after);
+        if (at == null) {
+            exhausted = true;
+            return;
+        }
+        resume = at;
+        fetch();
+    }
+
+    private void clear() {
+        buffered.clear();
+        probed.clear();
+        sparseThrough = null;
+        exhausted = false;
+        if (resume == null) {
+            resume = first();
+        }
+    }
+
+    /** A batch wholly looked at (in order, or given as candidates to a follower) doubles the next; else one row. */
+    private void nextBatchAfterSeek() {
+        boolean allSeen = lastRead != null && seenThrough != null && compare(seenThrough, lastRead) >= 0;
+        batch = allSeen ? Math.min(MAX_BATCH, batch * 2) : 1;
     }
 
     /** Reads up to {@link #batch} rows from {@link #resume}. */
     private void fetch() throws IOException {
-        Filter keysOnly = new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter());
-        Scan scan = new Scan().withStartRow(resume, true).setLimit(batch).setCaching(batch)
-                .setFilter(filter == null ? keysOnly : new FilterList(FilterList.Operator.MUST_PASS_ALL, filter, keysOnly))
-                .setScanMetricsEnabled(true);
-        if (stop.length > 0) {
-            scan.withStopRow(stop, false);
+        List<byte[]> rows = reader.read(Collections.emptyList(), resume.row, resume.inclusive, batch);
+        for (byte[] row : rows) {
+            buffered.add(dataKeyOf.apply(row));
         }
-        int count = 0;
-        byte[] last = null;
-        try (ResultScanner rows = table.getScanner(scan)) {
-            for (Result r; (r = rows.next()) != null;) {
-                last = r.getRow();
-                buffered.add(dataKeyOf.apply(last));
-                count++;
-            }
-            ScanMetrics metrics = rows.getScanMetrics();
-            rowsRead += metrics == null ? count : Math.max(count, metrics.countOfRowsScanned.get());
-        }
-        scans++;
-        if (count < batch) {
+        lastRead = buffered.peekLast();
+        if (rows.size() < batch) {
             exhausted = true;
         } else {
-            resume = Arrays.copyOf(last, last.length + 1); // the first row after the last one read
+            resume = new Start(rows.get(rows.size() - 1), false); // after the last row read
         }
+    }
+
+    /** Drops the buffered (and probed) keys below {@code target}. */
+    private void drop(byte[] target) {
+        while (!buffered.isEmpty() && compare(buffered.peek(), target) < 0) {
+            buffered.poll();
+        }
+        while (!probed.isEmpty() && compare(probed.peek(), target) < 0) {
+            probed.poll();
+        }
+    }
+
+    /** Once at or past {@link #sparseThrough}, what is buffered after it is every key in order. */
+    private void leaveSparseBeyond(byte[] key) {
+        if (sparseThrough != null && compare(key, sparseThrough) >= 0) {
+            while (!buffered.isEmpty() && compare(buffered.peek(), sparseThrough) <= 0) {
+                buffered.poll();
+            }
+            probed.clear();
+            sparseThrough = null;
+        }
+    }
+
+    private boolean isSparseAt(byte[] key) {
+        return sparseThrough != null && compare(key, sparseThrough) <= 0;
+    }
+
+    /** Where the stream's first read starts: the range's first row in its order. */
+    private Start first() {
+        return reader.descending() ? new Start(reader.stop(), false) : new Start(reader.start(), true);
+    }
+
+    /** {@link #starts} kept inside the range; null when no key of it can come. */
+    private Start startFor(byte[] target, boolean after) {
+        Start at = starts.find(target, after);
+        if (at == null) {
+            return null;
+        }
+        byte[] start = reader.start();
+        byte[] stop = reader.stop();
+        boolean beyondStop = stop.length > 0 && (at.row.length == 0 || Bytes.compareTo(at.row, stop) >= 0);
+        if (reader.descending()) {
+            if (beyondStop) {
+                return first();
+            }
+            int c = Bytes.compareTo(at.row, start);
+            return at.row.length > 0 && (c < 0 || c == 0 && !at.inclusive) ? null : at;
+        }
+        if (beyondStop) {
+            return null;
+        }
+        return Bytes.compareTo(at.row, start) < 0 ? first() : at;
+    }
+
+    /** The later of two starts in the stream's order (an empty row, either end of the table, is where it begins). */
+    private Start later(Start a, Start b) {
+        if (a.row.length == 0 || b.row.length == 0) {
+            return a.row.length == 0 ? b : a;
+        }
+        int c = order.compare(a.row, b.row);
+        return c > 0 || c == 0 && !a.inclusive ? a : b;
+    }
+
+    private boolean inRange(byte[] row) {
+        byte[] stop = reader.stop();
+        return row != null && Bytes.compareTo(row, reader.start()) >= 0 && (stop.length == 0 || Bytes.compareTo(row, stop) < 0);
+    }
+
+    private void see(byte[] key) {
+        if (key != null && (seenThrough == null || compare(key, seenThrough) > 0)) {
+            seenThrough = key;
+        }
+    }
+
+    private int compare(byte[] a, byte[] b) {
+        return order.compare(a, b);
     }
 
     /** Rows the server read for this stream (key-only). */
     long rowsRead() {
-        return rowsRead;
+        return reader.rowsRead();
     }
 
-    /** Scans opened (the first read, each seek beyond the rows read, each next batch). */
+    /** Scans opened (the first read, each seek beyond the rows read, each next batch, each probe). */
     long scans() {
-        return scans;
+        return reader.reads();
     }
 }

@@ -50,6 +50,8 @@ public final class RowKeyQuery {
     private int limit;
     /** {@link RowKeyTable#scan}: intersect every key stream with the leapfrog join. */
     private boolean leapfrog;
+    /** {@link RowKeyTable#scan}: rows in descending data-key order. */
+    private boolean reversed;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -81,8 +83,8 @@ public final class RowKeyQuery {
             if (!q.schema.equals(union.schema)) {
                 throw new IllegalArgumentException("anyOf: a query is on " + q.schema + ", the first on " + union.schema);
             }
-            if (!q.columns.isEmpty() || q.keysOnly || q.indexHint != null || q.limit != 0 || q.leapfrog) {
-                throw new IllegalArgumentException("anyOf: set columns, keys only, hints and limits on the anyOf"
+            if (!q.columns.isEmpty() || q.keysOnly || q.indexHint != null || q.limit != 0 || q.leapfrog || q.reversed) {
+                throw new IllegalArgumentException("anyOf: set columns, keys only, hints, limits and order on the anyOf"
                         + " query, not on a branch: " + q);
             }
             union.branches.addAll(q.disjuncts());
@@ -106,12 +108,21 @@ public final class RowKeyQuery {
      * {@link RowKeyTable#scan} intersects every index (and data-table prefix) that fixes some of the
      * conditions with the leapfrog join, each stream seeking to the others' keys, rather than read
      * the smallest one with the other conditions checked on its rows (docs/joins.md). The planner
-     * does not choose it alone: an index row holds every key field, so that check is free while a
-     * seek costs a scan request; it pays when the streams' sizes are far apart and the estimates
-     * (there are no statistics) cannot say which is the small one.
+     * does not choose it alone: an index row holds every key field, so that check is free, while
+     * the leapfrog reads the same rows and then looks them up in the other streams (a second scan
+     * request); it pays when the estimates (there are no statistics) pick the wrong stream.
      */
     public RowKeyQuery leapfrog() {
         this.leapfrog = true;
+        return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} returns the rows in descending data-key order (with {@link #limit},
+     * the last {@code n} by key), read with reversed scans of the key streams (docs/joins.md).
+     */
+    public RowKeyQuery reversed() {
+        this.reversed = true;
         return this;
     }
 
@@ -227,6 +238,10 @@ public final class RowKeyQuery {
         return leapfrog;
     }
 
+    boolean isReversed() {
+        return reversed;
+    }
+
     /** Whether this is an {@link #anyOf} query. */
     boolean isUnion() {
         return !branches.isEmpty();
@@ -281,9 +296,16 @@ public final class RowKeyQuery {
      * next key that can match ({@link #explain()} says which and why).
      * Returns exactly the rows of the query. Add columns, caching or a limit as usual; keep the
      * filter.
+     *
+     * @throws IllegalArgumentException for a {@link #reversed()} query: the skip scan seeks forward
+     *     only, so only {@link RowKeyTable#scan} answers it
      */
     public Scan toScan() {
         requirePlain("toScan");
+        if (reversed) {
+            throw new IllegalArgumentException("toScan: a reversed query is answered only by RowKeyTable.scan"
+                    + " (the skip scan seeks forward only): " + this);
+        }
         return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), toPredicateSpec());
     }
 
@@ -333,7 +355,7 @@ public final class RowKeyQuery {
                     .append(RowKeyNative.describeComparator(of(schema, disjuncts.get(i)).toComparatorSpec().toByteArray()))
                     .append(disjuncts.size() > 1 ? ")" : "");
         }
-        return s.append(limit > 0 ? " LIMIT " + limit : "").append("]").toString();
+        return s.append(reversed ? " DESCENDING" : "").append(limit > 0 ? " LIMIT " + limit : "").append("]").toString();
     }
 
     private void requirePlain(String what) {

@@ -327,8 +327,10 @@ public final class RowKeyTable {
      * repaired when its data row exists, and marked STALE (skipped from then on without reading the
      * data table) when it does not and it was written longer ago than the connection's
      * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
-     * {@link RowKeyQuery#limit} and {@link RowKeyQuery#leapfrog} queries are answered by joins of
-     * key streams (docs/joins.md), in data-key order, each data row read from the data table.
+     * {@link RowKeyQuery#limit}, {@link RowKeyQuery#leapfrog} and {@link RowKeyQuery#reversed}
+     * queries are answered by joins of key streams (docs/joins.md), in data-key order (or its
+     * reverse), each data row read from the data table; the UNVERIFIED index rows their streams
+     * read are repaired or marked STALE the same way.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
@@ -364,12 +366,12 @@ public final class RowKeyTable {
 
     /**
      * Whether {@code query} is answered by joins of key streams (docs/joins.md): an {@code anyOf}
-     * query, one with a limit (streams give data-key order) or the leapfrog hint. Others get the
-     * single plan of {@link #plan}.
+     * query, one with a limit or reversed (streams give data-key order, either way) or the leapfrog
+     * hint. Others get the single plan of {@link #plan}.
      */
     private static boolean isJoin(RowKeyQuery query) {
         Objects.requireNonNull(query, "query");
-        return query.isUnion() || query.limit() > 0 || query.isLeapfrog();
+        return query.isUnion() || query.limit() > 0 || query.isLeapfrog() || query.isReversed();
     }
 
     private JoinPlan joinPlan(RowKeyQuery query, Catalog catalog) {

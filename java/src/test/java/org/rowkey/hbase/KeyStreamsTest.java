@@ -24,12 +24,19 @@ class KeyStreamsTest {
     /** An in-memory stream that counts its repositioning seeks and checks that targets only grow. */
     static final class ListStream implements KeyStream {
         private final List<byte[]> keys;
+        private final Comparator<byte[]> order;
         private int position = -1;
         private byte[] lastTarget;
         int seeks;
 
         ListStream(List<byte[]> sortedKeys) {
-            this.keys = sortedKeys;
+            this(sortedKeys, KeyStreams.ASCENDING);
+        }
+
+        /** {@code keys} sorted in {@code order}. */
+        ListStream(List<byte[]> keys, Comparator<byte[]> order) {
+            this.keys = keys;
+            this.order = order;
         }
 
         @Override
@@ -46,24 +53,24 @@ class KeyStreamsTest {
             if (current == null) {
                 return;
             }
-            while (position < keys.size() && KeyStreams.compare(keys.get(position), current) == 0) {
+            while (position < keys.size() && order.compare(keys.get(position), current) == 0) {
                 position++;
             }
         }
 
         @Override
         public void seek(byte[] target) {
-            if (lastTarget != null && KeyStreams.compare(target, lastTarget) < 0) {
+            if (lastTarget != null && order.compare(target, lastTarget) < 0) {
                 throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
             }
             lastTarget = target.clone();
             boolean started = position >= 0;
-            if (started && (position >= keys.size() || KeyStreams.compare(keys.get(position), target) >= 0)) {
+            if (started && (position >= keys.size() || order.compare(keys.get(position), target) >= 0)) {
                 return; // already there: no seek
             }
             seeks++;
             int at = Math.max(position, 0);
-            while (at < keys.size() && KeyStreams.compare(keys.get(at), target) < 0) {
+            while (at < keys.size() && order.compare(keys.get(at), target) < 0) {
                 at++;
             }
             position = at;
@@ -71,6 +78,125 @@ class KeyStreamsTest {
     }
 
     private static final Comparator<byte[]> ORDER = KeyStreams::compare;
+
+    /** A table range in memory: what {@link RangeKeyStream} reads, counting rows visited and reads. */
+    static final class MemoryReader implements KeyRangeReader {
+        private final TreeSet<byte[]> rows = new TreeSet<>(ORDER);
+        private final boolean descending;
+        long rowsRead;
+        long reads;
+
+        MemoryReader(List<byte[]> keys, boolean descending) {
+            rows.addAll(keys);
+            this.descending = descending;
+        }
+
+        @Override
+        public boolean descending() {
+            return descending;
+        }
+
+        @Override
+        public byte[] start() {
+            return new byte[0];
+        }
+
+        @Override
+        public byte[] stop() {
+            return new byte[0];
+        }
+
+        @Override
+        public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) {
+            reads++;
+            List<byte[]> out = new ArrayList<>();
+            for (byte[] p : points) {
+                rowsRead++; // the server seeks to it and looks at the row there
+                if (rows.contains(p) && out.size() < limit) {
+                    out.add(p);
+                }
+            }
+            if (from != null) {
+                java.util.NavigableSet<byte[]> rest = !descending ? rows.tailSet(from, inclusive)
+                        : from.length == 0 ? rows.descendingSet() : rows.headSet(from, inclusive).descendingSet();
+                for (byte[] r : rest) {
+                    if (out.size() == limit) {
+                        break;
+                    }
+                    out.add(r);
+                    rowsRead++;
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public long rowsRead() {
+            return rowsRead;
+        }
+
+        @Override
+        public long reads() {
+            return reads;
+        }
+    }
+
+    /** A stream over a {@link MemoryReader}, checking that seek targets never go backwards. */
+    static final class ReadStream implements KeyStream {
+        final MemoryReader reader;
+        private final RangeKeyStream stream;
+        private byte[] lastTarget;
+
+        private final Comparator<byte[]> order;
+
+        /** As the join reads a lead ({@code lead}: a full first batch) or a follower (one row). */
+        ReadStream(List<byte[]> keys, boolean lead) {
+            this(keys, KeyStreams.ASCENDING, lead);
+        }
+
+        ReadStream(List<byte[]> keys, Comparator<byte[]> order, boolean lead) {
+            reader = new MemoryReader(keys, order == KeyStreams.DESCENDING);
+            stream = RangeKeyStream.ofDataKeys(reader, lead ? RangeKeyStream.MAX_BATCH : 1);
+            this.order = order;
+        }
+
+        private void check(byte[] target) {
+            if (lastTarget != null && order.compare(target, lastTarget) < 0) {
+                throw new AssertionError("seek backwards: " + hex(target) + " after " + hex(lastTarget));
+            }
+            lastTarget = target.clone();
+        }
+
+        @Override
+        public byte[] key() throws IOException {
+            return stream.key();
+        }
+
+        @Override
+        public void advance() throws IOException {
+            stream.advance();
+        }
+
+        @Override
+        public void seek(byte[] target) throws IOException {
+            check(target);
+            stream.seek(target);
+        }
+
+        @Override
+        public void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            check(target);
+            for (byte[] c : candidates) {
+                assertTrue(order.compare(c, target) >= 0, "candidate before the target");
+            }
+            stream.seekAmong(target, candidates);
+        }
+
+        @Override
+        public List<byte[]> known(int max) throws IOException {
+            return stream.known(max);
+        }
+    }
 
     private static String hex(byte[] key) {
         StringBuilder s = new StringBuilder();
@@ -144,7 +270,7 @@ class KeyStreamsTest {
             TreeSet<byte[]> expected = set(inputs.get(0));
             inputs.forEach(keys -> expected.retainAll(set(keys)));
             List<ListStream> streams = streams(inputs);
-            assertKeys(expected, drain(KeyStreams.intersection(streams)), "case " + c + " AND of " + k);
+            assertKeys(expected, drain(KeyStreams.intersection(KeyStreams.ASCENDING, streams)), "case " + c + " AND of " + k);
             int seeks = streams.stream().mapToInt(s -> s.seeks).sum();
             int smallest = inputs.stream().mapToInt(List::size).min().getAsInt();
             int bound = k * smallest + k;
@@ -167,8 +293,164 @@ class KeyStreamsTest {
         for (boolean smallFirst : new boolean[] {true, false}) {
             ListStream a = new ListStream(small);
             ListStream b = new ListStream(large);
-            assertEquals(100, drain(KeyStreams.intersection(smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
+            assertEquals(100, drain(KeyStreams.intersection(KeyStreams.ASCENDING, smallFirst ? Arrays.asList(a, b) : Arrays.asList(b, a))).size());
             assertTrue(a.seeks + b.seeks <= 2 * small.size() + 2, a.seeks + b.seeks + " seeks, small first " + smallFirst);
+        }
+    }
+
+    /** Keys {@code 0..size-1} times {@code step} plus {@code offset}, as 3-byte keys. */
+    private static List<byte[]> spaced(int size, int step, int offset) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            int v = i * step + offset;
+            keys.add(new byte[] {(byte) (v >>> 16), (byte) (v >>> 8), (byte) v});
+        }
+        return keys;
+    }
+
+    /**
+     * The leaf streams as the join reads them (batches, probes of the lead's keys): set algebra for
+     * AND of leaves and of unions of leaves, reads never more than {@code 2 x (smallest + 1)} per
+     * input, and, when the smallest leads, rows read within {@code 3 x smallest} plus the reads.
+     */
+    @Test
+    void readStreamsIntersectWithReadsBoundedBySmallestInput() throws IOException {
+        Random random = new Random(16);
+        for (int c = 0; c < CASES; c++) {
+            int k = 2 + random.nextInt(3);
+            List<List<byte[]>> inputs = inputs(random, k, 20 + random.nextInt(300));
+            boolean sorted = random.nextBoolean();
+            if (sorted) {
+                inputs.sort(Comparator.comparingInt(List::size));
+            }
+            TreeSet<byte[]> expected = set(inputs.get(0));
+            inputs.forEach(keys -> expected.retainAll(set(keys)));
+            List<ReadStream> leaves = new ArrayList<>();
+            List<KeyStream> streams = new ArrayList<>();
+            for (List<byte[]> keys : inputs) {
+                boolean lead = streams.isEmpty();
+                if (random.nextInt(3) == 0) { // a union of two leaves (an IN, a salted index)
+                    List<byte[]> even = new ArrayList<>();
+                    List<byte[]> odd = new ArrayList<>();
+                    keys.forEach(key -> ((key[1] & 1) == 0 ? even : odd).add(key));
+                    ReadStream a = new ReadStream(even, lead);
+                    ReadStream b = new ReadStream(odd, lead);
+                    leaves.add(a);
+                    leaves.add(b);
+                    streams.add(KeyStreams.union(KeyStreams.ASCENDING, Arrays.asList(a, b)));
+                } else {
+                    ReadStream leaf = new ReadStream(keys, lead);
+                    leaves.add(leaf);
+                    streams.add(leaf);
+                }
+            }
+            assertKeys(expected, drain(KeyStreams.intersection(KeyStreams.ASCENDING, streams)), "case " + c + " AND of " + k);
+            int smallest = inputs.stream().mapToInt(keys -> set(keys).size()).min().getAsInt();
+            long reads = leaves.stream().mapToLong(l -> l.reader.reads).sum();
+            long rows = leaves.stream().mapToLong(l -> l.reader.rowsRead).sum();
+            long bound = 2L * leaves.size() * (smallest + 1);
+            assertTrue(reads <= bound, "case " + c + ": " + reads + " reads, smallest " + smallest + ", bound " + bound);
+            if (sorted && k == 2 && leaves.size() == 2) {
+                assertTrue(rows <= 3L * smallest + reads, "case " + c + ": " + rows + " rows read, smallest " + smallest);
+            }
+        }
+    }
+
+    /**
+     * A dense follower resolves the lead's batches with one read each: a read of the lead and a
+     * probe of the follower per {@value RangeKeyStream#MAX_BATCH} keys of the small input; a sparse
+     * follower still makes the lead seek far (the reads follow the small input, not the large one).
+     */
+    @Test
+    void denseFollowerIsProbedInBatchesSparseOneStillMakesTheLeadSeekFar() throws IOException {
+        List<byte[]> small = spaced(1000, 1000, 7); // one key in 1,000
+        List<byte[]> large = spaced(100_000, 10, 7); // one in 10: every 100th of them is in small
+        ReadStream a = new ReadStream(small, true);
+        ReadStream b = new ReadStream(large, false);
+        assertEquals(1000, drain(KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(a, b))).size());
+        long reads = a.reader.reads + b.reader.reads;
+        long rows = a.reader.rowsRead + b.reader.rowsRead;
+        assertTrue(reads <= 3, reads + " reads (small leads)");
+        assertTrue(rows <= 3 * 1000, rows + " rows read (small leads)");
+
+        List<byte[]> sparse = spaced(100, 10_000, 3); // not one key in common with large
+        a = new ReadStream(large, true);
+        b = new ReadStream(sparse, false);
+        assertEquals(0, drain(KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(a, b))).size());
+        reads = a.reader.reads + b.reader.reads;
+        assertTrue(reads <= 2 * (100 + 1), reads + " reads (large leads, sparse follower)");
+    }
+
+    /**
+     * Under {@code limit(10)}, a lead of 4 leaves (a salted index) whose first reads are sized from
+     * the limit ({@link JoinScanner#firstBatch}) and a follower keeping one key in 50 (then none for
+     * a long way): the first 10
+     * matches read about the lead's keys up to the tenth (451), not a 1,024-row batch per leaf, and
+     * nothing more is read once the tenth key has been taken.
+     */
+    @Test
+    void limitedJoinReadsWhatTheLimitNeedsAndNothingAfter() throws IOException {
+        List<MemoryReader> readers = new ArrayList<>();
+        List<KeyStream> buckets = new ArrayList<>();
+        for (int b = 0; b < 4; b++) {
+            MemoryReader reader = new MemoryReader(spaced(10_000, 4, b), false);
+            readers.add(reader);
+            buckets.add(RangeKeyStream.ofDataKeys(reader, JoinScanner.firstBatch(10, 4, true, false)));
+        }
+        List<byte[]> sparse = spaced(10, 50, 0); // then no match until far on: the eleventh would need reads
+        sparse.addAll(spaced(100, 50, 30_000));
+        MemoryReader follower = new MemoryReader(sparse, false);
+        readers.add(follower);
+        KeyStream join = KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(KeyStreams.union(KeyStreams.ASCENDING,
+                buckets), RangeKeyStream.ofDataKeys(follower, JoinScanner.firstBatch(10, 4, false, false))));
+        List<String> first = new ArrayList<>();
+        long rows = 0;
+        while (first.size() < 10) { // as JoinScanner takes them: the key, then past it
+            first.add(hex(join.key()));
+            rows = readers.stream().mapToLong(r -> r.rowsRead).sum();
+            join.advance();
+        }
+        assertEquals(spaced(10, 50, 0).stream().map(KeyStreamsTest::hex).collect(java.util.stream.Collectors.toList()), first);
+        assertTrue(rows <= 3 * 451, rows + " rows read for the first 10");
+        assertEquals(rows, readers.stream().mapToLong(r -> r.rowsRead).sum(), "rows read by the advance past the tenth key");
+    }
+
+    /**
+     * In descending order (a reversed query) the joins give the same sets, last key first, over
+     * in-memory streams and over leaf streams reading backwards; seek targets never go back up.
+     */
+    @Test
+    void descendingJoinsAreSetAlgebraLastKeyFirst() throws IOException {
+        Comparator<byte[]> down = KeyStreams.DESCENDING;
+        Random random = new Random(17);
+        for (int c = 0; c < CASES; c++) {
+            List<List<byte[]>> in = inputs(random, 4, 20 + random.nextInt(300));
+            in.forEach(keys -> keys.sort(down));
+            boolean leaves = random.nextBoolean();
+            List<KeyStream> s = new ArrayList<>();
+            for (List<byte[]> keys : in) {
+                s.add(leaves ? new ReadStream(keys, down, s.isEmpty()) : new ListStream(keys, down));
+            }
+            TreeSet<byte[]> and = set(in.get(0));
+            and.retainAll(set(in.get(1)));
+            TreeSet<byte[]> andNot = set(in.get(2));
+            andNot.removeAll(set(in.get(3)));
+            TreeSet<byte[]> expected = new TreeSet<>(down);
+            expected.addAll(and);
+            expected.addAll(andNot);
+            KeyStream joined = KeyStreams.union(down, Arrays.asList(KeyStreams.intersection(down, s.subList(0, 2)),
+                    KeyStreams.difference(down, s.get(2), s.get(3))));
+            if (random.nextBoolean()) {
+                // A seek first: to a key in the middle of the universe, all keys after it (below it) on.
+                byte[] target = {(byte) random.nextInt(256), (byte) random.nextInt(256)};
+                joined.seek(target);
+                expected.removeIf(k -> down.compare(k, target) < 0);
+            }
+            List<String> want = new ArrayList<>();
+            expected.forEach(k -> want.add(hex(k)));
+            List<String> got = new ArrayList<>();
+            drain(joined).forEach(k -> got.add(hex(k)));
+            assertEquals(want, got, "case " + c + (leaves ? " (leaf streams)" : ""));
         }
     }
 
@@ -179,7 +461,7 @@ class KeyStreamsTest {
             List<List<byte[]>> inputs = inputs(random, 1 + random.nextInt(4), 20 + random.nextInt(300));
             TreeSet<byte[]> expected = new TreeSet<>(ORDER);
             inputs.forEach(expected::addAll);
-            assertKeys(expected, drain(KeyStreams.union(streams(inputs))), "case " + c);
+            assertKeys(expected, drain(KeyStreams.union(KeyStreams.ASCENDING, streams(inputs))), "case " + c);
         }
     }
 
@@ -191,7 +473,7 @@ class KeyStreamsTest {
             TreeSet<byte[]> expected = set(inputs.get(0));
             expected.removeAll(set(inputs.get(1)));
             List<ListStream> s = streams(inputs);
-            assertKeys(expected, drain(KeyStreams.difference(s.get(0), s.get(1))), "case " + c);
+            assertKeys(expected, drain(KeyStreams.difference(KeyStreams.ASCENDING, s.get(0), s.get(1))), "case " + c);
         }
     }
 
@@ -214,10 +496,10 @@ class KeyStreamsTest {
             expected.addAll(and2);
             expected.removeIf(k -> (k[1] & 1) == 1);
             List<ListStream> s = streams(in);
-            KeyStream joined = KeyStreams.filter(KeyStreams.union(Arrays.asList(
-                    KeyStreams.intersection(Arrays.asList(s.get(0), s.get(1))),
-                    KeyStreams.difference(s.get(2), s.get(3)),
-                    KeyStreams.intersection(Arrays.asList(s.get(4), s.get(5))))), k -> (k[1] & 1) == 0);
+            KeyStream joined = KeyStreams.filter(KeyStreams.ASCENDING, KeyStreams.union(KeyStreams.ASCENDING, Arrays.asList(
+                    KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(s.get(0), s.get(1))),
+                    KeyStreams.difference(KeyStreams.ASCENDING, s.get(2), s.get(3)),
+                    KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(s.get(4), s.get(5))))), k -> (k[1] & 1) == 0);
             byte[] target = {0, 0};
             while (true) {
                 if (random.nextBoolean()) {

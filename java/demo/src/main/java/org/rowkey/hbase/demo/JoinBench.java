@@ -62,10 +62,13 @@ public final class JoinBench {
     static final class Outcome {
         final List<String> keys;
         final long rowsRead;
+        /** Scan requests ({@code countOfRPCcalls}) of the index reads. */
+        final long scans;
 
-        Outcome(List<String> keys, long rowsRead) {
+        Outcome(List<String> keys, long rowsRead, long scans) {
             this.keys = keys;
             this.rowsRead = rowsRead;
+            this.scans = scans;
         }
     }
 
@@ -103,8 +106,8 @@ public final class JoinBench {
             () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_b")),
         };
         System.out.printf(Locale.ROOT, "a = %d AND b = %d: |A| = %,d, |B| = %,d%n%n", value, value, sizeA, sizeB);
-        System.out.println("| way | rows returned | index rows read | read / abs(A) | median ms | ms / leapfrog's |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
+        System.out.println("| way | rows returned | index rows read | read / abs(A) | index scans | median ms | ms / leapfrog's |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         List<String> expected = null;
         double leapfrogMillis = 0;
         long leapfrogRead = 0;
@@ -131,8 +134,8 @@ public final class JoinBench {
                 }
                 fastestOther = Math.min(fastestOther, median);
             }
-            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %.1f | %.2f |%n", names[w], first.keys.size(),
-                    first.rowsRead, first.rowsRead / (double) sizeA, median, median / leapfrogMillis);
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %,d | %.1f | %.2f |%n", names[w], first.keys.size(),
+                    first.rowsRead, first.rowsRead / (double) sizeA, first.scans, median, median / leapfrogMillis);
         }
         System.out.printf(Locale.ROOT, "%nleapfrog: %,d index rows read = %.2f x |A| (target <= 3); fastest of all: %s%n",
                 leapfrogRead, leapfrogRead / (double) sizeA, leapfrogMillis <= fastestOther ? "yes" : "no");
@@ -142,15 +145,17 @@ public final class JoinBench {
     private Outcome scan(RowKeyQuery query) throws IOException {
         List<String> keys = new ArrayList<>();
         long read;
+        long scans;
         try (ResultScanner scanner = table.scan(query)) {
             for (Result r; (r = scanner.next()) != null;) {
                 keys.add(Bytes.toHex(r.getRow()));
             }
             ScanMetrics metrics = scanner.getScanMetrics();
             read = metrics == null ? -1 : metrics.countOfRowsScanned.get();
+            scans = metrics == null ? -1 : metrics.countOfRPCcalls.get();
         }
         Collections.sort(keys);
-        return new Outcome(keys, read);
+        return new Outcome(keys, read, scans);
     }
 
     /** Every key of a = value and of b = value (key-only, from the indexes alone), merged; then the data rows. */
@@ -171,7 +176,7 @@ public final class JoinBench {
                 }
             }
         }
-        return new Outcome(keys, a.rowsRead + b.rowsRead);
+        return new Outcome(keys, a.rowsRead + b.rowsRead, a.scans + b.scans);
     }
 
     /** {@code sizes}: rows with a = 1, b = 1, a = 2, b = 2; every other row gets a and b in 3..1002. */

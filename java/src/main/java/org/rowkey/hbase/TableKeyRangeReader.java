@@ -1,0 +1,136 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.BinaryComparator;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.filter.QualifierFilter;
+
+/**
+ * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
+ * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}), or for an index table each row's
+ * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink;
+ * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
+ * the range from {@code from} on. A descending reader makes reversed scans.
+ */
+final class TableKeyRangeReader implements KeyRangeReader {
+    private final Table table;
+    private final byte[] start;
+    private final byte[] stop;
+    /** Extra filter of the rows (a data-table plan's residual, or the branch's predicate), or null. */
+    private final Filter filter;
+    private final boolean descending;
+    /** Where an index table's UNVERIFIED rows go; null for the data table (key-only reads). */
+    private final Unverified unverified;
+    private long rowsRead;
+    private long reads;
+
+    /** Told of each UNVERIFIED index row a read returns, with its status cell. */
+    interface Unverified {
+        void met(byte[] row, Cell status);
+    }
+
+    /** {@code unverified}: null for the data table (its reads are key-only). */
+    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified) {
+        this.table = table;
+        this.unverified = unverified;
+        this.start = start;
+        this.stop = stop;
+        this.filter = filter;
+        this.descending = descending;
+    }
+
+    @Override
+    public boolean descending() {
+        return descending;
+    }
+
+    @Override
+    public byte[] start() {
+        return start;
+    }
+
+    @Override
+    public byte[] stop() {
+        return stop;
+    }
+
+    @Override
+    public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) throws IOException {
+        List<Filter> filters = new ArrayList<>();
+        Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true).setReversed(descending);
+        // Scan bounds in reading order: a reversed scan starts at its highest row.
+        byte[] first = points.isEmpty() ? from : points.get(0);
+        boolean firstInclusive = !points.isEmpty() || inclusive;
+        if (first.length > 0) {
+            scan.withStartRow(first, firstInclusive);
+        }
+        byte[] last = from == null ? points.get(points.size() - 1) : descending ? start : stop;
+        if (last.length > 0) {
+            scan.withStopRow(last, from == null || descending);
+        }
+        if (!points.isEmpty()) {
+            List<RowRange> ranges = new ArrayList<>();
+            for (byte[] p : points) {
+                ranges.add(new RowRange(p, true, p, true));
+            }
+            if (from != null && descending) {
+                ranges.add(new RowRange(start, true, from.length == 0 ? HConstants.EMPTY_END_ROW : from, from.length > 0 && inclusive));
+            } else if (from != null) {
+                ranges.add(new RowRange(from, inclusive, stop.length == 0 ? HConstants.EMPTY_END_ROW : stop, false));
+            }
+            filters.add(new MultiRowRangeFilter(ranges));
+        }
+        if (filter != null) {
+            filters.add(filter);
+        }
+        if (unverified == null) {
+            filters.add(new FirstKeyOnlyFilter());
+            filters.add(new KeyOnlyFilter());
+        } else {
+            // The first cell keeps a row without a status; the status cell tells an UNVERIFIED one.
+            filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
+                    CompareOperator.EQUAL, new BinaryComparator(RowKeyIndexObserver.STATUS_QUALIFIER))));
+        }
+        scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters));
+        List<byte[]> rows = new ArrayList<>();
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            for (Result r; (r = scanner.next()) != null;) {
+                rows.add(r.getRow());
+                Cell status = unverified == null ? null : IndexRowRepair.status(r);
+                if (IndexRowRepair.isUnverified(status)) {
+                    unverified.met(r.getRow(), status);
+                }
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            rowsRead += metrics == null ? rows.size() : Math.max(rows.size(), metrics.countOfRowsScanned.get());
+        }
+        reads++;
+        return rows;
+    }
+
+    @Override
+    public long rowsRead() {
+        return rowsRead;
+    }
+
+    @Override
+    public long reads() {
+        return reads;
+    }
+}
