@@ -94,13 +94,14 @@ final class IndexResultScanner implements ResultScanner {
 
     /**
      * Answers the next batch of index rows, in index order. The index rows of the batch after it are
-     * read while its data rows are being read: the scan and the Gets overlap.
+     * read while its data rows are being read: the scan and the Gets overlap (a batch answered by
+     * the index alone has nothing to overlap with, and reads nothing ahead).
      */
     private void fill() throws IOException {
         Batch current = pending != null ? pending : readBatch();
-        pending = indexDone ? null : readBatch();
+        pending = indexDone || current.gets == 0 ? null : readBatch();
         answer(current);
-        exhausted = pending == null;
+        exhausted = pending == null && indexDone;
     }
 
     /** Index rows read, and the reads of the data rows they need, under way in {@link #GETS}. */
