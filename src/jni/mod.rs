@@ -9,7 +9,7 @@
 /// [`errors::ThrowJavaException`], the one error-to-exception mapping. The export's full JNI
 /// name is written out, so a grep for it finds its definition.
 ///
-/// ```ignore
+/// ```text
 /// jni_export! {
 ///     /// docs
 ///     fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local>(_env, schema: jlong) -> jint {
