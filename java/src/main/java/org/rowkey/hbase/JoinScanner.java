@@ -31,6 +31,7 @@ import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
+import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 
@@ -64,7 +65,8 @@ final class JoinScanner implements ResultScanner {
     private final boolean reversed;
     /** The order of the keys: data-key order, or its reverse for a reversed plan. */
     private final Comparator<byte[]> order;
-    private final List<Column> columns;
+    /** The selected columns, as byte arrays made once per scan, not per key. */
+    private final List<CoveredColumn> columns;
     private final boolean keysOnly;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     private long returned;
@@ -77,7 +79,7 @@ final class JoinScanner implements ResultScanner {
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
         this.conf = connection.getConfiguration();
-        this.columns = columns;
+        this.columns = CoveredColumn.of(columns);
         this.keysOnly = keysOnly;
         try {
             this.data = table(connection, name);
@@ -245,8 +247,8 @@ final class JoinScanner implements ResultScanner {
                 break;
             }
             Get get = new Get(key);
-            for (Column c : columns) {
-                get.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+            for (CoveredColumn c : columns) {
+                get.addColumn(c.family, c.qualifier);
             }
             if (keysOnly) {
                 get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
