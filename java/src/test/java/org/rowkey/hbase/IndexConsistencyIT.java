@@ -362,24 +362,56 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
                 }
             }
         }
-        assertNoUnverifiedRowWithData();
+        assertNoUnverifiedRowWithData(false);
     }
 
-    /** After reads through the index, no unverified index row stands for an existing data row. */
-    private void assertNoUnverifiedRowWithData() throws IOException {
+    /**
+     * After reads through the index, no unverified index row stands for an existing data row, except
+     * the one kind puts cannot repair (docs/indexes.md, "Read path"): a row holding a covered cell
+     * newer than the data row's, the value of a write that failed after its index write and was not
+     * retried (an abort can leave it). Such a row stays UNVERIFIED and is answered from its data row,
+     * which {@link #indexEqualsFullScan} has checked; {@code strayAllowed} says whether the test may
+     * leave one.
+     */
+    private void assertNoUnverifiedRowWithData(boolean strayAllowed) throws IOException {
         Catalog catalog = Catalog.parse(connection().getAdmin().getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+        byte[] coveredQ = RowKeyIndexObserver.coveredQualifier(F, Q);
+        int strays = 0;
         try (Table index = connection().getTable(RowKeyTable.indexTableName(name, "by_group"));
              Table data = connection().getTable(name);
              ResultScanner rows = index.getScanner(new Scan())) {
             for (Result r : rows) {
                 byte[] status = r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
-                if (!Arrays.equals(RowKeyIndexObserver.VERIFIED, status)) {
-                    byte[] dataKey = catalog.dataKey(0, r.getRow());
-                    assertTrue(data.get(new org.apache.hadoop.hbase.client.Get(dataKey)).isEmpty(),
-                            "an unverified index row for an existing data row was not repaired: " + Bytes.toHex(dataKey));
+                if (Arrays.equals(RowKeyIndexObserver.VERIFIED, status)) {
+                    continue;
+                }
+                byte[] dataKey = catalog.dataKey(0, r.getRow());
+                Result dataRow = data.get(new org.apache.hadoop.hbase.client.Get(dataKey));
+                if (dataRow.isEmpty()) {
+                    continue;
+                }
+                Cell inIndex = r.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, coveredQ);
+                Cell inData = dataRow.getColumnLatestCell(F, Q);
+                boolean stray = inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp());
+                assertTrue(stray && strayAllowed, "an unverified index row for an existing data row was not repaired: "
+                        + Bytes.toHex(dataKey) + ", index " + r + ", data " + dataRow);
+                strays++;
+            }
+        }
+        System.out.println("IndexConsistencyIT: " + strays + " unverified index rows hold a failed write's newer covered value");
+    }
+
+    /** Whether a region of {@code table} is still located (in hbase:meta) on {@code server}, or not yet placed. */
+    private boolean stillOn(org.apache.hadoop.hbase.ServerName server, TableName table) throws IOException {
+        try (org.apache.hadoop.hbase.client.RegionLocator locator = connection().getRegionLocator(table)) {
+            locator.clearRegionLocationCache();
+            for (org.apache.hadoop.hbase.HRegionLocation l : locator.getAllRegionLocations()) {
+                if (l == null || l.getServerName() == null || l.getServerName().equals(server)) {
+                    return true;
                 }
             }
         }
+        return false;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -422,7 +454,17 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
         long written = writer.get(200, TimeUnit.SECONDS);
         pool.shutdown();
         System.out.println("IndexConsistencyIT: " + written + " mutations written around a RegionServer abort");
+        // "Afterwards" is once the cluster has recovered: reads during recovery may fail (after their
+        // retries), never answer wrongly, and a slow machine may still be reopening regions here.
+        RegionServerFaultIT.waitFor(() -> {
+            try (Admin admin = connection().getAdmin()) {
+                return !admin.getRegionServers().contains(victim)
+                        && admin.getClusterMetrics().getRegionStatesInTransition().isEmpty()
+                        && !stillOn(victim, name) && !stillOn(victim, RowKeyTable.indexTableName(name, "by_group"));
+            }
+        }, 180, "every region of the data and index tables reopened on the surviving server");
         indexEqualsFullScan("after a RegionServer abort");
-        assertNoUnverifiedRowWithData();
+        // A batch that failed after its retries may leave a newer covered value in the index.
+        assertNoUnverifiedRowWithData(true);
     }
 }
