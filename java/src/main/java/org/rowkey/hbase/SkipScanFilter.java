@@ -3,11 +3,13 @@ package org.rowkey.hbase;
 import java.util.Arrays;
 import java.util.Objects;
 
+import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.FilterBase;
+import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
@@ -126,8 +128,6 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     private int failedTowardsTarget;
     /** No key beyond the last row can match. */
     private boolean done;
-    /** Reused to read the row of each cell without allocating. */
-    private byte[] scratch = new byte[64];
 
     /** The skip scan of {@code query}. */
     public SkipScanFilter(RowKeyQuery query) {
@@ -226,19 +226,36 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     /** The decision for the row of {@code cell}: made once per row, then repeated for its cells. */
     private ReturnCode rowDecision(Cell cell) {
         int length = cell.getRowLength();
-        if (scratch.length < length) {
-            scratch = new byte[Math.max(length, 2 * scratch.length)];
-        }
-        CellUtil.copyRowTo(cell, scratch, 0);
-        if (length == rowLength && Bytes.equals(row, 0, length, scratch, 0, length)) {
+        if (length == rowLength && PrivateCellUtil.matchingRows(cell, row, 0, length)) {
             return decision;
         }
-        byte[] previous = row;
-        row = scratch;
-        scratch = previous;
-        rowLength = length;
+        if (target == null && rowsBeforeProbe > 0) {
+            // Backing off: decided in place, as a plain row filter would, and a failing row is not
+            // even copied (HBase moves past a row dropped by filterRowKey; asked again, the filter
+            // decides it again, the same way).
+            hint = null;
+            if (!matchesInPlace(cell, length)) {
+                rowsBeforeProbe--;
+                rowLength = -1;
+                return ReturnCode.NEXT_ROW;
+            }
+            remember(cell, length);
+            keepPrefixOf(row);
+            decision = ReturnCode.INCLUDE;
+            return decision;
+        }
+        remember(cell, length);
         decision = decide(row, length);
         return decision;
+    }
+
+    /** Copies the row of {@code cell} as the row decided last. */
+    private void remember(Cell cell, int length) {
+        if (row.length < length) {
+            row = new byte[Math.max(length, 2 * row.length)];
+        }
+        CellUtil.copyRowTo(cell, row, 0);
+        rowLength = length;
     }
 
     private ReturnCode decide(byte[] key, int length) {
@@ -299,7 +316,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
      * stream over this filter's conditions seeks to (docs/joins.md).
      */
     byte[] ceiling(byte[] key) {
-        if (predicate.compareTo(key, 0, key.length) == 0 && saltAllows(key, key.length)) {
+        if (predicate.compareTo(key, 0, key.length) == 0 && saltAllows(key.length == 0 ? 0 : key[0])) {
             return key;
         }
         return seekFrom(key, key.length, false);
@@ -348,12 +365,36 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         if (keptPrefixValid && length == predicate.keyLength() && Bytes.equals(keptPrefix, 0, prefix, key, 0, prefix)) {
             return true;
         }
-        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(key, length)) {
-            System.arraycopy(key, 0, keptPrefix, 0, prefix);
-            keptPrefixValid = true;
+        if (predicate.compareTo(key, 0, length) == 0 && saltAllows(length == 0 ? 0 : key[0])) {
+            keepPrefixOf(key);
             return true;
         }
         return false;
+    }
+
+    /**
+     * {@link #matches} on the row of {@code cell} where it lies (heap array or buffer), without a
+     * copy; a caller that keeps the row copies its deciding prefix ({@link #keepPrefixOf}).
+     */
+    private boolean matchesInPlace(Cell cell, int length) {
+        if (keptPrefixValid && length == predicate.keyLength() && rowStartsWith(cell, keptPrefix)) {
+            return true;
+        }
+        return PrivateCellUtil.compareRow(cell, predicate) == 0
+                && saltAllows(length == 0 ? 0 : PrivateCellUtil.getRowByte(cell, 0));
+    }
+
+    private void keepPrefixOf(byte[] keptRow) {
+        System.arraycopy(keptRow, 0, keptPrefix, 0, keptPrefix.length);
+        keptPrefixValid = true;
+    }
+
+    private static boolean rowStartsWith(Cell cell, byte[] prefix) {
+        if (cell instanceof ByteBufferExtendedCell) {
+            ByteBufferExtendedCell b = (ByteBufferExtendedCell) cell;
+            return ByteBufferUtils.equals(b.getRowByteBuffer(), b.getRowPosition(), prefix.length, prefix, 0, prefix.length);
+        }
+        return Bytes.equals(cell.getRowArray(), cell.getRowOffset(), prefix.length, prefix, 0, prefix.length);
     }
 
     /** Whether {@code a[0, aLength)} comes before {@code b[0, bLength)} in the scan's direction. */
@@ -362,8 +403,9 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
         return isReversed() ? order > 0 : order < 0;
     }
 
-    private boolean saltAllows(byte[] key, int length) {
-        int bucket = length == 0 ? 0 : key[0] & 0xff;
+    /** Whether the salt bucket of a row whose first byte is {@code first} (0 for an empty row) is read. */
+    private boolean saltAllows(byte first) {
+        int bucket = first & 0xff;
         return (saltSet[bucket >>> 3] & (1 << (bucket & 7))) != 0;
     }
 

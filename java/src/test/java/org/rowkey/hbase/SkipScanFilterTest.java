@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
 import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 
+import org.apache.hadoop.hbase.ByteBufferKeyValue;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.filter.Filter;
@@ -200,6 +204,46 @@ class SkipScanFilterTest {
             assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 0))));
             assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 1))));
             assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a + 1, 2))));
+        }
+    }
+
+    /** {@code row}'s cell in a direct buffer, at an offset: how HBase hands out off-heap cells. */
+    private static ByteBufferKeyValue offHeapCell(byte[] row) {
+        byte[] kv = cell(row).getBuffer();
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(kv.length + 7);
+        buf.position(7);
+        buf.put(kv);
+        return new ByteBufferKeyValue(buf, 7, kv.length);
+    }
+
+    @Test
+    void backingOffDecidesInPlaceTheSameForHeapAndOffHeapCells() {
+        // One row per leading value, b <= 5, 1 in 6 kept: each failing row's next key is the next
+        // row's or before it, so no seek ever pays and the filter backs off, deciding rows in place.
+        Random random = new Random(11);
+        List<byte[]> rows = new ArrayList<>();
+        for (int a = 0; a < 5_000; a++) {
+            rows.add(key(a, random.nextInt(6)));
+        }
+        try (SkipScanFilter heap = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5));
+             SkipScanFilter offHeap = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            int kept = 0;
+            for (byte[] row : rows) {
+                boolean wanted = Bytes.equals(row, 4, 4, key(0, 5), 4, 4);
+                // As HBase asks: filterRowKey first, then filterCell for each cell of a row it keeps.
+                boolean droppedHeap = heap.filterRowKey(cell(row));
+                assertEquals(droppedHeap, offHeap.filterRowKey(offHeapCell(row)), Bytes.toHex(row));
+                if (!droppedHeap) {
+                    for (int c = 0; c < 2; c++) {
+                        ReturnCode code = heap.filterCell(cell(row));
+                        assertEquals(code, offHeap.filterCell(offHeapCell(row)), Bytes.toHex(row));
+                        assertEquals(wanted, code == ReturnCode.INCLUDE, Bytes.toHex(row));
+                    }
+                }
+                assertTrue(!wanted || !droppedHeap, Bytes.toHex(row));
+                kept += wanted ? 1 : 0;
+            }
+            assertTrue(kept > 600, kept + " rows kept");
         }
     }
 
