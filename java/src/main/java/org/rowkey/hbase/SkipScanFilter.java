@@ -96,9 +96,11 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     /**
      * The leading bytes that decide a match (every constrained field ends within them), of the
      * last kept row: a row of the key's length that shares them is kept too, without a native call.
+     * Only the row right after a kept one can share them (rows sharing them are contiguous, and
+     * all kept), so a failing row clears {@link #previousRowKept} and rows after it skip the check.
      */
     private final byte[] keptPrefix;
-    private boolean keptPrefixValid;
+    private boolean previousRowKept;
 
     /** The row decided last, and its decision (a row has several cells; filterCell sees each). */
     private byte[] row = new byte[64];
@@ -237,15 +239,18 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             if (!matchesInPlace(cell, length)) {
                 rowsBeforeProbe--;
                 rowLength = -1;
+                previousRowKept = false;
                 return ReturnCode.NEXT_ROW;
             }
             remember(cell, length);
             keepPrefixOf(row);
+            previousRowKept = true;
             decision = ReturnCode.INCLUDE;
             return decision;
         }
         remember(cell, length);
         decision = decide(row, length);
+        previousRowKept = decision == ReturnCode.INCLUDE;
         return decision;
     }
 
@@ -362,7 +367,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     /** Whether the row matches; a row sharing the deciding prefix of the last kept row does. */
     private boolean matches(byte[] key, int length) {
         int prefix = keptPrefix.length;
-        if (keptPrefixValid && length == predicate.keyLength() && Bytes.equals(keptPrefix, 0, prefix, key, 0, prefix)) {
+        if (previousRowKept && length == predicate.keyLength() && Bytes.equals(keptPrefix, 0, prefix, key, 0, prefix)) {
             return true;
         }
         if (predicate.compareTo(key, 0, length) == 0 && saltAllows(length == 0 ? 0 : key[0])) {
@@ -377,7 +382,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
      * copy; a caller that keeps the row copies its deciding prefix ({@link #keepPrefixOf}).
      */
     private boolean matchesInPlace(Cell cell, int length) {
-        if (keptPrefixValid && length == predicate.keyLength() && rowStartsWith(cell, keptPrefix)) {
+        if (previousRowKept && length == predicate.keyLength() && rowStartsWith(cell, keptPrefix)) {
             return true;
         }
         return PrivateCellUtil.compareRow(cell, predicate) == 0
@@ -386,7 +391,6 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     private void keepPrefixOf(byte[] keptRow) {
         System.arraycopy(keptRow, 0, keptPrefix, 0, keptPrefix.length);
-        keptPrefixValid = true;
     }
 
     private static boolean rowStartsWith(Cell cell, byte[] prefix) {
