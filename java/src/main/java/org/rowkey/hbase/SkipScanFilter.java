@@ -64,7 +64,8 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
      * After this many next keys in a row that no second row needed (each row a group of its own),
      * the filter stops asking for next keys for a while (doubling up to {@link #MAX_BACKOFF_ROWS}
      * rows, reset by the next seek): there it costs what a plain filter costs, and it probes
-     * again, so it seeks again where the data turns.
+     * again, so it seeks again where the data turns. A probe that finds the next key useless again
+     * starts the next, longer back-off at once (one native call per back-off, not eight).
      */
     static final int USELESS_TARGETS = 8;
     static final int MAX_BACKOFF_ROWS = 1024;
@@ -282,7 +283,7 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
             // Backing off: recent next keys were never worth a seek; move on by a row, cheaply.
             rowsBeforeProbe--;
             return ReturnCode.NEXT_ROW;
-        } else if (uselessTargets >= USELESS_TARGETS) {
+        } else if (uselessTargets >= (backoff > 0 ? 1 : USELESS_TARGETS)) {
             // A run of next keys each reached by the very next row: rows here rarely share one.
             backoff = Math.min(MAX_BACKOFF_ROWS, Math.max(1, 2 * backoff));
             rowsBeforeProbe = backoff;

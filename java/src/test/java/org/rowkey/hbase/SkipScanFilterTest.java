@@ -83,6 +83,20 @@ class SkipScanFilterTest {
             assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(100, 2))));
             assertEquals(Bytes.toHex(key(100, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
         }
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            int a = 0;
+            for (; a < SkipScanFilter.USELESS_TARGETS + 2; a++) {
+                assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a); // backs off for one row
+            }
+            // The probe after the back-off: one more useless next key starts a back-off of two rows.
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a + 1, 6))));
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 0))), "backing off");
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 1))), "backing off");
+            assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(100, 2))));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(100, 3))));
+            assertEquals(Bytes.toHex(key(100, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+        }
     }
 
     @Test
