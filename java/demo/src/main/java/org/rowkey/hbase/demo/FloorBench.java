@@ -175,7 +175,7 @@ public final class FloorBench {
 
     /** The index table of the plan {@code explain} shows as chosen; the query must be read through one. */
     static TableName indexTable(String explain) {
-        Matcher m = Pattern.compile("^INDEX (\\S+) ").matcher(explain);
+        Matcher m = Pattern.compile("(?m)^INDEX (\\S+) ").matcher(explain);
         if (!m.find()) {
             throw new IllegalStateException("seed 2 is not read through an index:\n" + explain);
         }
