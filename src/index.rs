@@ -276,6 +276,28 @@ impl Index {
         }
         Ok(key)
     }
+
+    /// The data keys of `count` index keys laid end to end in `index_keys`, laid end to end in
+    /// the same order: a reader maps a whole batch of index rows with one call. Every key must
+    /// have the index schema's length; the first that is refused fails the batch.
+    pub fn data_keys(&self, data: &Schema, index_keys: &[u8], count: usize) -> Result<Vec<u8>> {
+        let width = self.schema.key_length();
+        if Some(index_keys.len()) != width.checked_mul(count) {
+            return Err(Error::Corrupt {
+                what: "index key batch",
+                detail: format!(
+                    "{} bytes for {count} keys of {width} bytes (index '{}')",
+                    index_keys.len(),
+                    self.name
+                ),
+            });
+        }
+        let mut keys = Vec::with_capacity(count * data.key_length());
+        for index_key in index_keys.chunks_exact(width.max(1)) {
+            keys.extend_from_slice(&self.data_key(data, index_key)?);
+        }
+        Ok(keys)
+    }
 }
 
 fn check_length(schema: &Schema, key: &[u8]) -> Result<()> {

@@ -69,6 +69,7 @@ fn index_keys_map_back_hold_the_values_and_sort_like_data_keys_within_a_prefix()
             .map(|f| def.fields.iter().position(|d| &d.name == f).unwrap())
             .collect();
         let mut rows: Vec<Vec<u8>> = Vec::new();
+        let (mut batch_index_keys, mut batch_data_keys) = (Vec::new(), Vec::new());
         for r in 0..24 {
             let mut row = random_row(&mut rng, &def);
             if r % 2 == 0 {
@@ -83,6 +84,8 @@ fn index_keys_map_back_hold_the_values_and_sort_like_data_keys_within_a_prefix()
                 key,
                 "case {case}: round trip"
             );
+            batch_index_keys.extend_from_slice(&index_key);
+            batch_data_keys.extend_from_slice(&key);
             // The index schema decodes the same values for every data field.
             let mut from_index = index.schema().decode(&index_key).unwrap();
             from_index.retain(|v| v.field != DATA_SALT_FIELD);
@@ -93,6 +96,23 @@ fn index_keys_map_back_hold_the_values_and_sort_like_data_keys_within_a_prefix()
             if r % 2 == 0 {
                 rows.push(key);
             }
+        }
+        // A batch maps as its keys one by one; a batch whose length is not its count's is refused.
+        assert_eq!(
+            index.data_keys(data, &batch_index_keys, 24).unwrap(),
+            batch_data_keys,
+            "case {case}: batch"
+        );
+        for (bytes, count) in [
+            (&batch_index_keys[1..], 24),
+            (&batch_index_keys[..], 23),
+            (&batch_index_keys[..], 25),
+        ] {
+            assert!(
+                matches!(index.data_keys(data, bytes, count), Err(Error::Corrupt { .. })),
+                "case {case}: {} bytes for {count} keys",
+                bytes.len()
+            );
         }
         // Within one index prefix, index order is data order (bytes after the index salt byte).
         let skip = usize::from(index_def.salt_buckets > 0);
@@ -140,6 +160,13 @@ fn index_keys_of_foreign_or_corrupt_rows_are_errors() {
         index.data_key(data, &index_key[1..]),
         Err(Error::WrongKeyLength { .. })
     ));
+    // In a batch, a corrupt key fails the whole batch with its own error.
+    let mut batch = index_key.clone();
+    batch.extend_from_slice(&index_key);
+    batch[index_key.len()] ^= 0x01;
+    let err = index.data_keys(data, &batch, 2).unwrap_err().to_string();
+    assert!(err.contains("salt byte does not match"), "{err}");
+    assert_eq!(index.data_keys(data, &[], 0).unwrap(), Vec::<u8>::new());
 }
 
 #[test]

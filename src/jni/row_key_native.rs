@@ -442,6 +442,19 @@ jni_export! {
 }
 
 jni_export! {
+    /// The data keys of `count` index keys of index number `index` laid end to end, end to end.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogDataKeys<'local>(env, catalog: jlong, index: jint, index_keys: JByteArray<'local>, count: jint) -> JByteArray<'local> {
+        let (catalog, index) = index_ref(catalog, index)?;
+        let count = usize::try_from(count).map_err(|_| Error::Corrupt {
+            what: "index key batch",
+            detail: format!("a count of {count} keys"),
+        })?;
+        let keys = index.data_keys(catalog.schema(), &read_message(env, &index_keys, "index keys")?, count)?;
+        Ok(env.byte_array_from_slice(&keys)?)
+    }
+}
+
+jni_export! {
     fn Java_org_rowkey_hbase_RowKeyNative_catalogFree<'local>(_env, catalog: jlong) -> () {
         // SAFETY: `catalog` is 0 (ignored) or a handle made by `catalogParse` (a `Catalog`), and
         // the Java owner frees it exactly once, after its last use.

@@ -1,6 +1,7 @@
 package org.rowkey.hbase;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -112,6 +113,42 @@ final class Catalog {
         } finally {
             NativeCleaner.keepAlive(handle);
         }
+    }
+
+    /**
+     * The data keys {@code indexKeys} of index number {@code index} stand for, in order: one native
+     * call for the lot when the keys all have one length (the index's), else key by key, so that
+     * the refused one is named as {@link #dataKey} names it.
+     */
+    byte[][] dataKeys(int index, List<byte[]> indexKeys) {
+        byte[][] keys = new byte[indexKeys.size()][];
+        if (keys.length == 0) {
+            return keys;
+        }
+        int width = indexKeys.get(0).length;
+        for (byte[] k : indexKeys) {
+            if (k.length != width) {
+                for (int i = 0; i < keys.length; i++) {
+                    keys[i] = dataKey(index, indexKeys.get(i));
+                }
+                return keys;
+            }
+        }
+        byte[] joined = new byte[width * keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            System.arraycopy(indexKeys.get(i), 0, joined, i * width, width);
+        }
+        byte[] all;
+        try {
+            all = RowKeyNative.catalogDataKeys(handle.get(), index, joined, keys.length);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+        int length = all.length / keys.length;
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = Arrays.copyOfRange(all, i * length, (i + 1) * length);
+        }
+        return keys;
     }
 
     /** The canonical serialized catalog. */

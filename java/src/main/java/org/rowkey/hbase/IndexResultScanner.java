@@ -119,21 +119,33 @@ final class IndexResultScanner implements ResultScanner {
 
     /** Reads up to {@link #BATCH} index rows and starts reading the data rows they need. */
     private Batch readBatch() throws IOException {
-        List<Entry> entries = new ArrayList<>(BATCH);
-        List<Get> gets = new ArrayList<>();
+        List<Result> rows = new ArrayList<>(BATCH);
+        List<Cell> statuses = new ArrayList<>(BATCH);
         Result r = null;
-        while (entries.size() < BATCH && (r = indexRows.next()) != null) {
+        while (rows.size() < BATCH && (r = indexRows.next()) != null) {
             Cell status = IndexRowRepair.status(r);
             if (IndexRowRepair.isStatus(status, RowKeyIndexObserver.STALE)) {
                 continue; // its write never reached the data table
             }
-            Entry entry = new Entry(r, catalog.dataKey(index, r.getRow()), status);
+            rows.add(r);
+            statuses.add(status);
+        }
+        indexDone = r == null;
+        // The batch's data keys with one native call.
+        List<byte[]> indexKeys = new ArrayList<>(rows.size());
+        for (Result row : rows) {
+            indexKeys.add(row.getRow());
+        }
+        byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
+        List<Entry> entries = new ArrayList<>(rows.size());
+        List<Get> gets = new ArrayList<>();
+        for (int i = 0; i < dataKeys.length; i++) {
+            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i));
             entries.add(entry);
             if (!(covered && entry.verified)) {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
-        indexDone = r == null;
         dataRowsRead += gets.size();
         return new Batch(entries, startReading(gets), gets.size());
     }

@@ -72,6 +72,8 @@ final class RowKeyNative {
     static native byte[] catalogIndexKey(long catalog, int index, byte[] dataKey);
     /** The data key an index key of index number {@code index} stands for. */
     static native byte[] catalogDataKey(long catalog, int index, byte[] indexKey);
+    /** The data keys of {@code count} index keys laid end to end, end to end. */
+    static native byte[] catalogDataKeys(long catalog, int index, byte[] indexKeys, int count);
     static native void catalogFree(long catalog);
     /** Plans a serialized {@code TablePlanRequest}; returns a serialized {@code TablePlan}. */
     static native byte[] planTable(byte[] request);

@@ -38,6 +38,14 @@ class RowKeyIndexTest {
         // The index key holds the same values: they encode back to the data key.
         assertArrayEquals(dataKey, schema.encode(index.decode(indexKey)));
         assertArrayEquals(dataKey, catalog.dataKey(0, indexKey));
+        // A batch maps as its keys one by one, with one native call.
+        byte[] other = schema.encode(row(503, 20161231));
+        byte[][] batch = catalog.dataKeys(0, Arrays.asList(indexKey, catalog.indexKey(0, other), indexKey));
+        assertEquals(3, batch.length);
+        assertArrayEquals(dataKey, batch[0]);
+        assertArrayEquals(other, batch[1]);
+        assertArrayEquals(dataKey, batch[2]);
+        assertEquals(0, catalog.dataKeys(0, Collections.emptyList()).length);
         // The catalog survives its bytes (what a table descriptor stores).
         Catalog again = Catalog.parse(catalog.toByteArray());
         assertArrayEquals(catalog.toByteArray(), again.toByteArray());
@@ -85,5 +93,20 @@ class RowKeyIndexTest {
         Catalog catalog = Catalog.of(schema, Collections.singletonList(RowKeyIndex.of("ix", "sdate")), IndexState.ACTIVE);
         assertThrows(IllegalArgumentException.class, () -> catalog.indexKey(0, new byte[3]));
         assertThrows(IllegalArgumentException.class, () -> catalog.dataKey(1, new byte[3]));
+        // In a batch too: keys of one wrong length, keys of mixed lengths, a corrupt key among good ones.
+        byte[] good = catalog.indexKey(0, schema.encode(row(404, 20161209)));
+        IllegalArgumentException sameWrongLength = assertThrows(IllegalArgumentException.class,
+                () -> catalog.dataKeys(0, Arrays.asList(new byte[3], new byte[3])));
+        assertTrue(sameWrongLength.getMessage().contains("6 bytes for 2 keys"), sameWrongLength.getMessage());
+        IllegalArgumentException mixed = assertThrows(IllegalArgumentException.class,
+                () -> catalog.dataKeys(0, Arrays.asList(good, new byte[3])));
+        assertTrue(mixed.getMessage().contains("row key has 3 bytes"), mixed.getMessage());
+        Catalog salted = Catalog.of(schema, Collections.singletonList(RowKeyIndex.of("ix", "sdate").salt(4)), IndexState.ACTIVE);
+        byte[] saltedKey = salted.indexKey(0, schema.encode(row(404, 20161209)));
+        byte[] corrupt = saltedKey.clone();
+        corrupt[0] ^= 0x01;
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> salted.dataKeys(0, Arrays.asList(saltedKey, corrupt)));
+        assertTrue(bad.getMessage().contains("salt byte does not match"), bad.getMessage());
     }
 }
