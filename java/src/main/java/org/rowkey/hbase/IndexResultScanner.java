@@ -251,7 +251,7 @@ final class IndexResultScanner implements ResultScanner {
         }
         List<Cell> cells = new ArrayList<>(selectedColumns.size());
         for (CoveredColumn c : selectedColumns) {
-            Cell cell = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex);
+            Cell cell = IndexRowRepair.indexCell(indexRow, c.inIndex);
             if (cell != null) {
                 cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
                         CellUtil.cloneValue(cell)));

@@ -46,7 +46,26 @@ final class IndexRowRepair {
 
     /** The status cell of an index row read with it, or null. */
     static Cell status(Result indexRow) {
-        return indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+        return indexCell(indexRow, RowKeyIndexObserver.STATUS_QUALIFIER);
+    }
+
+    /**
+     * The newest cell of an index row under {@code qualifier} (in {@code _i}), or null: a walk over
+     * the row's few cells (the status and the covered columns), cheaper than
+     * {@code Result.getColumnLatestCell}'s binary search (a third of a covered read's client time).
+     */
+    static Cell indexCell(Result indexRow, byte[] qualifier) {
+        Cell[] cells = indexRow.rawCells();
+        if (cells == null) {
+            return null; // an empty Result
+        }
+        for (Cell cell : cells) {
+            // The qualifier first: its length alone tells most cells apart.
+            if (CellUtil.matchingQualifier(cell, qualifier) && CellUtil.matchingFamily(cell, RowKeyIndexObserver.INDEX_FAMILY)) {
+                return cell; // a row's versions of a column come newest first
+            }
+        }
+        return null;
     }
 
     /** A data column, and the qualifier of its copy in an index row (made once per reader, not per row). */
@@ -110,7 +129,7 @@ final class IndexRowRepair {
         }
         Put put = new Put(indexRow.getRow());
         for (CoveredColumn c : included) {
-            Cell inIndex = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, c.inIndex);
+            Cell inIndex = indexCell(indexRow, c.inIndex);
             Cell inData = dataRow.getColumnLatestCell(c.family, c.qualifier);
             if (inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp())) {
                 return Optional.empty();
