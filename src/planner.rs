@@ -476,13 +476,9 @@ pub fn union_plan_message(comparator: &Comparator, branches: &[PredicateSpec], m
     let union = plan_union(schema, &predicates, max_ranges);
     let mut out = ScanPlan::new();
     out.ranges = key_ranges(&union);
-    let mut residual = ComparatorSpec::new();
-    residual.format_version = FORMAT_VERSION;
-    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
     let mut any_of = PredicateComparatorSpec::new();
     any_of.any_of = branches.to_vec();
-    residual.kind = Some(SpecKind::Predicate(any_of));
-    out.residual = protobuf::MessageField::some(residual);
+    out.residual = protobuf::MessageField::some(residual_spec(schema, any_of));
     out.capped = union.capped;
     let mut explain = format!(
         "UNION of {} AND-branches, read by one scan: their ranges merged in key order, each row \
@@ -526,6 +522,15 @@ pub fn union_plan_message(comparator: &Comparator, branches: &[PredicateSpec], m
     (union, out)
 }
 
+/// The residual comparator of a plan over `schema`: a predicate comparator of `predicate`.
+fn residual_spec(schema: &Schema, predicate: PredicateComparatorSpec) -> ComparatorSpec {
+    let mut residual = ComparatorSpec::new();
+    residual.format_version = FORMAT_VERSION;
+    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
+    residual.kind = Some(SpecKind::Predicate(predicate));
+    residual
+}
+
 fn key_ranges(plan: &Plan) -> Vec<KeyRange> {
     plan.ranges
         .iter()
@@ -562,13 +567,9 @@ pub fn plan_message(
         .collect();
     let mut out = ScanPlan::new();
     out.ranges = key_ranges(&plan);
-    let mut residual = ComparatorSpec::new();
-    residual.format_version = FORMAT_VERSION;
-    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
     let mut residual_predicate = PredicateComparatorSpec::new();
     residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
-    residual.kind = Some(SpecKind::Predicate(residual_predicate));
-    out.residual = protobuf::MessageField::some(residual);
+    out.residual = protobuf::MessageField::some(residual_spec(schema, residual_predicate));
     out.capped = plan.capped;
     let enforced: Vec<Condition> = conditions
         .iter()

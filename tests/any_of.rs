@@ -20,22 +20,6 @@ use hbase_rowkey::skip::SkipScanFilter;
 use hbase_rowkey::{Comparator, ErrorClass, Schema};
 use protobuf::{Message, MessageField};
 
-fn in_ranges(ranges: &[Range], key: &[u8]) -> bool {
-    ranges
-        .iter()
-        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
-}
-
-fn plan_ranges(plan: &ScanPlan) -> Vec<Range> {
-    plan.ranges
-        .iter()
-        .map(|r| Range {
-            start: r.start.clone(),
-            stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
-        })
-        .collect()
-}
-
 /// 1 to 3 branches, biased towards conditions on the leading field (what planning narrows) with
 /// values of the rows, so branches overlap, touch and miss each other.
 fn random_branches(rng: &mut Rng, schema: &SchemaDef, rows: &[Vec<V>]) -> Vec<Vec<Cond>> {

@@ -12,26 +12,10 @@ use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, Op, ScanPlan};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
-fn in_ranges(ranges: &[Range], key: &[u8]) -> bool {
-    ranges
-        .iter()
-        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
-}
-
 fn request(schema: &SchemaDef, conds: &[Cond], max_ranges: u32) -> ScanPlan {
     let conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
     let request = plan_bytes(predicate_spec(schema.spec(), conditions), max_ranges);
     ScanPlan::parse_from_bytes(&plan_request(&request).unwrap()).unwrap()
-}
-
-fn plan_ranges(plan: &ScanPlan) -> Vec<Range> {
-    plan.ranges
-        .iter()
-        .map(|r| Range {
-            start: r.start.clone(),
-            stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
-        })
-        .collect()
 }
 
 #[test]

@@ -411,12 +411,6 @@ fn check_every_type(seed: u64) {
 
 // ------------------------------------------------------------------ OR of branches, every key
 
-fn in_ranges(ranges: &[Range], key: &[u8]) -> bool {
-    ranges
-        .iter()
-        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
-}
-
 /// An OR of 1 to 3 branches over a key space of at most 2 bytes: the OR's skip scan against a
 /// search of every key (next = the smallest of the branches' next keys, previous the largest,
 /// none only when no branch has one), and the union plan against every key: it holds exactly the

@@ -319,3 +319,23 @@ pub fn holds(schema: &SchemaDef, row: &[V], c: &Cond) -> bool {
 pub fn oracle(schema: &SchemaDef, row: &[V], conds: &[Cond]) -> bool {
     conds.iter().all(|c| holds(schema, row, c))
 }
+
+// ---------------------------------------------------------------- planned ranges
+
+/// Whether `key` lies in one of the planned ranges.
+pub fn in_ranges(ranges: &[hbase_rowkey::planner::Range], key: &[u8]) -> bool {
+    ranges
+        .iter()
+        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
+}
+
+/// The ranges of a plan message, as the planner's ranges.
+pub fn plan_ranges(plan: &hbase_rowkey::proto::rowkey::ScanPlan) -> Vec<hbase_rowkey::planner::Range> {
+    plan.ranges
+        .iter()
+        .map(|r| hbase_rowkey::planner::Range {
+            start: r.start.clone(),
+            stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
+        })
+        .collect()
+}

@@ -29,6 +29,7 @@ import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
@@ -85,11 +86,13 @@ final class JoinScanner implements ResultScanner {
             this.data = table(connection, name);
             List<KeyStream> branches = new ArrayList<>();
             for (JoinPlan.Branch b : plan.branches) {
-                KeyStream branch = branch(connection, name, catalog, b);
+                KeyStream branch = b.streams.isEmpty() ? null : branch(connection, name, catalog, b);
                 if (branch != null) {
-                    PredicateComparator whole = new PredicateComparator(RowKeyQuery.of(catalog.schema(), b.conditions));
-                    branches.add(KeyStreams.filter(order, branch, key -> whole.compareTo(key, 0, key.length) == 0));
+                    branches.add(checked(branch, RowKeyQuery.of(catalog.schema(), b.conditions)));
                 }
+            }
+            if (plan.dataScan != null) {
+                branches.add(checked(dataScan(plan.dataScan), plan.dataScan.query));
             }
             this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
@@ -105,19 +108,35 @@ final class JoinScanner implements ResultScanner {
         return t;
     }
 
-    /** A branch's intersection of streams (its data plan when it has none); null when it can hold no key. */
+    /** The keys of {@code stream} that match {@code query} (natively, one call per key). */
+    private KeyStream checked(KeyStream stream, RowKeyQuery query) {
+        PredicateComparator whole = query.toComparator();
+        return KeyStreams.filter(order, stream, key -> whole.compareTo(key, 0, key.length) == 0);
+    }
+
+    /**
+     * The one data-table scan of the branches with no stream: its plan's ranges, its rows filtered
+     * natively with the OR of those branches (or read with the skip scan over it), in data-key order.
+     */
+    private KeyStream dataScan(JoinPlan.DataScan dataScan) {
+        Scan scan = ScanPlanner.scan(dataScan.plan, dataScan.query.toPredicateComparatorSpec());
+        Filter rows = scan.getFilter();
+        if (reversed) {
+            // The plan's skip scan seeks forward only: read backwards, rows are filtered one by one,
+            // between the plan's ranges only.
+            Filter match = new RowFilter(CompareOperator.EQUAL, dataScan.query.toComparator());
+            rows = dataScan.plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                    new MultiRowRangeFilter(ScanPlanner.ranges(dataScan.plan)), match);
+        }
+        RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                rows, reversed, null), firstBatch(limit, 1, true, true));
+        leaves.add(all);
+        return all;
+    }
+
+    /** A branch's intersection of its streams; null when it can hold no key. */
     private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinPlan.Branch b)
             throws IOException {
-        if (b.streams.isEmpty()) {
-            Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
-            // The plan's skip scan seeks forward only: read backwards, its rows are filtered one by one.
-            Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
-                    RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
-            RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    rows, reversed, null), firstBatch(limit, 1, true, true));
-            leaves.add(all);
-            return all;
-        }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
             int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());

@@ -339,7 +339,7 @@ public final class RowKeyTable {
         }
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()).setScanMetricsEnabled(true);
+            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }
@@ -352,7 +352,7 @@ public final class RowKeyTable {
         }
         int index = current.indexNumber(plan.getIndex());
         return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()), query.columns(), query.isKeysOnly());
+                ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()), query.columns(), query.isKeysOnly());
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
