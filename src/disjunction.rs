@@ -64,6 +64,14 @@ impl Disjunction {
     /// them all with nothing else to ask, `Some(false)` when every branch fails them, `None` when
     /// some branch's other checks must decide. Cannot panic (see [`Program::quick_verdict`]).
     #[inline]
+    #[deny(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable
+    )]
     pub fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
         let mut undecided = false;
         for b in &self.branches {
