@@ -85,13 +85,7 @@ fn union_plan_keeps_every_matching_row_and_holds_exactly_the_branches_ranges() {
     let mut rng = Rng::new(0x0a11_0f02);
     let (mut inside, mut total, mut capped, mut narrowed) = (0usize, 0usize, 0usize, 0usize);
     for round in 0..400 {
-        let schema = random_schema(&mut rng);
-        let compiled = Schema::from_spec(&schema.spec()).unwrap();
-        let rows: Vec<Vec<V>> = (0..50).map(|_| random_row(&mut rng, &schema)).collect();
-        let keys: Vec<Vec<u8>> = rows
-            .iter()
-            .map(|r| compiled.encode(&schema.named(r)).unwrap())
-            .collect();
+        let (schema, compiled, rows, keys) = random_table(&mut rng, 50);
         let branches = random_branches(&mut rng, &schema, &rows);
         let cap = if round % 5 == 0 { 1 + rng.below(4) as u32 } else { 0 };
         let request = plan_bytes(any_of_spec(schema.spec(), protos(&schema, &branches)), cap);

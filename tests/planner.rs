@@ -23,13 +23,7 @@ fn ranges_plus_residual_give_exactly_the_oracle_rows() {
     let mut rng = Rng::new(11);
     let (mut inside, mut total, mut capped) = (0usize, 0usize, 0usize);
     for round in 0..400 {
-        let schema = random_schema(&mut rng);
-        let compiled = Schema::from_spec(&schema.spec()).unwrap();
-        let rows: Vec<Vec<V>> = (0..50).map(|_| random_row(&mut rng, &schema)).collect();
-        let keys: Vec<Vec<u8>> = rows
-            .iter()
-            .map(|r| compiled.encode(&schema.named(r)).unwrap())
-            .collect();
+        let (schema, _, rows, keys) = random_table(&mut rng, 50);
         for _ in 0..12 {
             // Bias towards leading-field conditions, the case planning is for.
             let mut conds = random_predicate(&mut rng, &schema);

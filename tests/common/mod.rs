@@ -320,6 +320,18 @@ pub fn oracle(schema: &SchemaDef, row: &[V], conds: &[Cond]) -> bool {
     conds.iter().all(|c| holds(schema, row, c))
 }
 
+/// A random schema (and compiled), `n` random rows of it and their keys.
+pub fn random_table(rng: &mut Rng, n: usize) -> (SchemaDef, hbase_rowkey::Schema, Vec<Vec<V>>, Vec<Vec<u8>>) {
+    let schema = random_schema(rng);
+    let compiled = hbase_rowkey::Schema::from_spec(&schema.spec()).unwrap();
+    let rows: Vec<Vec<V>> = (0..n).map(|_| random_row(rng, &schema)).collect();
+    let keys = rows
+        .iter()
+        .map(|r| compiled.encode(&schema.named(r)).unwrap())
+        .collect();
+    (schema, compiled, rows, keys)
+}
+
 // ---------------------------------------------------------------- planned ranges
 
 /// Whether `key` lies in one of the planned ranges.
