@@ -19,7 +19,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
 
 /**
- * Conditions on the fields of a {@link RowKeySchema}, AND-ed:
+ * Conditions on the fields of a {@link RowKeySchema}, AND-ed (or an OR of such AND-branches,
+ * {@link #anyOf}, itself one comparator and one scan):
  *
  * <pre>{@code
  * RowKeyQuery q = RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2);

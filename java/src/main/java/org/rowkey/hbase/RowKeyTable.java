@@ -329,8 +329,10 @@ public final class RowKeyTable {
      * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
      * {@link RowKeyQuery#limit}, {@link RowKeyQuery#leapfrog} and {@link RowKeyQuery#reversed}
      * queries are answered by joins of key streams (docs/joins.md), in data-key order (or its
-     * reverse), each data row read from the data table; the UNVERIFIED index rows their streams
-     * read are repaired or marked STALE the same way.
+     * reverse), each data row read from the data table (the branches of an {@code anyOf} that no
+     * index answers by one data-table scan of the union of their ranges, each row matched against
+     * their OR natively); the UNVERIFIED index rows their streams read are repaired or marked STALE
+     * the same way.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
