@@ -56,6 +56,11 @@ final class JoinScanner implements ResultScanner {
     private final List<RangeKeyStream> leaves = new ArrayList<>();
     /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
     private final TreeMap<byte[], List<Unverified>> unverified;
+    /**
+     * The rows the data-table scan read whole (they are data rows, read with the query's columns), by
+     * key, until their keys are returned or passed: those keys need no {@code Get}.
+     */
+    private final TreeMap<byte[], Result> scannedRows;
     /** Each index read: its table and what repairs its rows. */
     private final Map<Integer, Table> indexTables = new HashMap<>();
     private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
@@ -79,6 +84,7 @@ final class JoinScanner implements ResultScanner {
         this.reversed = plan.reversed;
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
+        this.scannedRows = new TreeMap<>(order);
         this.conf = connection.getConfiguration();
         this.columns = CoveredColumn.of(columns);
         this.keysOnly = keysOnly;
@@ -128,8 +134,25 @@ final class JoinScanner implements ResultScanner {
             rows = dataScan.plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
                     new MultiRowRangeFilter(ScanPlanner.ranges(dataScan.plan)), match);
         }
+        TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
+            @Override
+            public void shape(Scan read, List<Filter> filters) {
+                for (CoveredColumn c : columns) {
+                    read.addColumn(c.family, c.qualifier);
+                }
+                if (keysOnly) {
+                    filters.add(new FirstKeyOnlyFilter());
+                    filters.add(new KeyOnlyFilter());
+                }
+            }
+
+            @Override
+            public void read(Result row) {
+                scannedRows.put(row.getRow(), row);
+            }
+        };
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null), firstBatch(limit, 1, true, true));
+                rows, reversed, null, whole), firstBatch(limit, 1, true, true));
         leaves.add(all);
         return all;
     }
@@ -256,14 +279,28 @@ final class JoinScanner implements ResultScanner {
         return r;
     }
 
-    /** Reads the data rows of the next keys: at most a batch, and no more than the limit still needs. */
+    /**
+     * Reads the data rows of the next keys: at most a batch, and no more than the limit still needs;
+     * the rows the data-table scan read whole are taken as read, the others read with one multi-get.
+     */
     private void fill() throws IOException {
         int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
         List<Get> gets = new ArrayList<>(wanted);
-        while (gets.size() < wanted) {
+        // In key order: a row the scan read, or null for the next of the gets' rows.
+        List<Result> rows = new ArrayList<>(wanted);
+        byte[] last = null;
+        while (rows.size() < wanted) {
             byte[] key = keys.key(); // not asked once the limit is met: no read for a key beyond it
             if (key == null) {
                 break;
+            }
+            last = key;
+            scannedRows.headMap(key, false).clear(); // passed: not a key of the union
+            Result scanned = scannedRows.remove(key);
+            rows.add(scanned);
+            if (scanned != null) {
+                keys.advance();
+                continue;
             }
             Get get = new Get(key);
             for (CoveredColumn c : columns) {
@@ -275,16 +312,19 @@ final class JoinScanner implements ResultScanner {
             gets.add(get);
             keys.advance();
         }
-        if (gets.size() < wanted) {
+        if (rows.size() < wanted) {
             exhausted = true;
         }
-        for (Result row : gets.isEmpty() ? new Result[0] : data.get(gets)) {
-            if (!row.isEmpty() && (limit == 0 || returned + ready.size() < limit)) {
-                ready.add(row);
+        Result[] got = gets.isEmpty() ? new Result[0] : data.get(gets);
+        int next = 0;
+        for (Result row : rows) {
+            Result r = row != null ? row : got[next++];
+            if (!r.isEmpty() && (limit == 0 || returned + ready.size() < limit)) {
+                ready.add(r);
             }
         }
-        if (!gets.isEmpty()) {
-            maintain(gets.get(gets.size() - 1).getRow());
+        if (last != null) {
+            maintain(last);
         }
         if (limit > 0 && returned + ready.size() >= limit) {
             exhausted = true;

@@ -516,4 +516,34 @@ class JoinIT extends HBaseMiniClusterBase {
         System.out.println("JoinIT: the two branches read apart: " + readApart + " rows");
         assertTrue(readApart > unionRows + scans, readApart + " rows read apart, the union holds " + unionRows);
     }
+
+    /**
+     * The data-table scan's rows are returned as read (no {@code Get}): whole, with the selected
+     * columns, or keys only, exactly what a {@code Get} of each reads.
+     */
+    @Test
+    void rowsOfTheDataTableScanAreTheRowsAGetReads() throws IOException {
+        RowKeyQuery a = RowKeyQuery.on(schema).between("user_id", 10_000L, 30_000L).ne("age", 30);
+        RowKeyQuery b = RowKeyQuery.on(schema).between("user_id", 20_000L, 40_000L).ne("age", 31);
+        try (Table t = connection().getTable(name)) {
+            for (RowKeyQuery q : Arrays.asList(RowKeyQuery.anyOf(a, b).limit(40), RowKeyQuery.anyOf(a, b).select(F, Q),
+                    RowKeyQuery.anyOf(a, b).keysOnly().reversed().limit(40))) {
+                int n = 0;
+                try (ResultScanner scanner = table.scan(q)) {
+                    for (Result r; (r = scanner.next()) != null; n++) {
+                        org.apache.hadoop.hbase.client.Get get = new org.apache.hadoop.hbase.client.Get(r.getRow());
+                        if (q.isKeysOnly()) {
+                            get.setFilter(new org.apache.hadoop.hbase.filter.FilterList(
+                                    new org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter(),
+                                    new org.apache.hadoop.hbase.filter.KeyOnlyFilter()));
+                        }
+                        Result expected = t.get(get);
+                        assertEquals(expected.rawCells().length, r.rawCells().length, q + ": " + r);
+                        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.getValue(F, Q), r.getValue(F, Q), q.toString());
+                    }
+                }
+                assertTrue(n >= 40, q + ": " + n + " rows");
+            }
+        }
+    }
 }
