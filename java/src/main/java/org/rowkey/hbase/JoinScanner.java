@@ -38,9 +38,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 
 /**
  * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
- * intersections, each key checked against its branch's whole predicate, then its data row read with
- * a batched {@code Get} (a key whose data row does not exist is dropped: an index row never answers
- * alone), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
+ * intersections and of the data-table scan of the branches with no stream, each key checked against
+ * its branch's whole predicate, then its data row read with a batched {@code Get} (a key whose data
+ * row does not exist is dropped: an index row never answers alone; the data-table scan's rows are
+ * returned as it read them), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
  * read for a key whose data row is then read is repaired or marked STALE as
  * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
  * rows the streams read and the scans they opened.

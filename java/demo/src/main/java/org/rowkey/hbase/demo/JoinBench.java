@@ -101,7 +101,7 @@ public final class JoinBench {
      * keys merged, as an anyOf query was read before; both filter every row ({@code RowFilter}), so
      * the rows read are every row of the ranges. Then {@code toScan()}, the planner's choice (here
      * the skip scan over the OR: HBase does not count the rows it seeks past), and
-     * {@code RowKeyTable.scan} (the keys, then a multi-get of the data rows).
+     * {@code RowKeyTable.scan} (the same one data-table scan, its rows returned as read).
      */
     private int anyOfScenario() throws IOException {
         long tenth = rows / 10;
@@ -111,7 +111,7 @@ public final class JoinBench {
         System.out.println();
         System.out.println(union.explain());
         String[] names = {"one scan of the union, OR program per row", "each branch its own scan + merge (before)",
-            "toScan() (skip scan over the OR)", "RowKeyTable.scan (keys, then multi-get)"};
+            "toScan() (skip scan over the OR)", "RowKeyTable.scan (one data-table scan, rows as read)"};
         Way[] ways = {
             () -> dataScan(filtered(union)),
             () -> {
