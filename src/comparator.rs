@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use crate::codec::{encode_value, FieldBytes};
+use crate::disjunction::Disjunction;
 use crate::error::{Error, Result};
 use crate::predicate::Predicate;
 use crate::program::Program;
@@ -25,6 +26,8 @@ pub struct Comparator {
 enum Evaluator {
     /// Equal and predicate comparators: 0 when the row matches, 1 otherwise.
     Match { predicate: Predicate, program: Program },
+    /// An OR predicate comparator (`any_of`): 0 when some branch matches, 1 otherwise.
+    AnyOf(Disjunction),
     /// Range comparator: sign of (constant <=> field) in value order.
     Range {
         offset: usize,
@@ -99,10 +102,25 @@ impl Comparator {
                 canonical.kind = Some(SpecKind::Equal(canonical_equal));
                 match_evaluator(&schema, &conditions)?
             }
-            Some(SpecKind::Predicate(predicate)) => {
+            Some(SpecKind::Predicate(predicate)) if predicate.any_of.is_empty() => {
                 let conditions = &predicate.predicate.get_or_default().conditions;
                 canonical.kind = Some(SpecKind::Predicate(predicate.clone()));
                 match_evaluator(&schema, conditions)?
+            }
+            Some(SpecKind::Predicate(predicate)) => {
+                if !predicate.predicate.get_or_default().conditions.is_empty() {
+                    return Err(Error::Corrupt {
+                        what: "comparator",
+                        detail: "an OR predicate (any_of) has conditions outside its branches: put them in every \
+                                 branch"
+                            .into(),
+                    });
+                }
+                // Canonical: the branches alone (an empty `predicate` given or not, the same bytes).
+                let mut canonical_predicate = predicate.clone();
+                canonical_predicate.predicate = protobuf::MessageField::none();
+                canonical.kind = Some(SpecKind::Predicate(canonical_predicate));
+                Evaluator::AnyOf(Disjunction::compile(&schema, &predicate.any_of)?)
             }
             Some(SpecKind::Range(range)) => {
                 let index = schema.field_index(&range.field)?;
@@ -158,11 +176,21 @@ impl Comparator {
         self.schema.key_length()
     }
 
-    /// The normalized predicate of an equal or predicate comparator.
+    /// The normalized predicate of an equal or (single, not OR) predicate comparator.
     pub fn predicate(&self) -> Option<&Predicate> {
         match &self.evaluator {
             Evaluator::Match { predicate, .. } => Some(predicate),
-            Evaluator::Range { .. } => None,
+            Evaluator::AnyOf(_) | Evaluator::Range { .. } => None,
+        }
+    }
+
+    /// The normalized AND-predicates whose OR this comparator matches: one for an equal or
+    /// predicate comparator, each branch of an OR predicate, none for a range comparator.
+    pub fn branches(&self) -> Vec<&Predicate> {
+        match &self.evaluator {
+            Evaluator::Match { predicate, .. } => vec![predicate],
+            Evaluator::AnyOf(disjunction) => disjunction.predicates().collect(),
+            Evaluator::Range { .. } => Vec::new(),
         }
     }
 
@@ -170,7 +198,7 @@ impl Comparator {
     /// answer such rows without the call.
     pub fn wrong_length_result(&self) -> i32 {
         match self.evaluator {
-            Evaluator::Match { .. } => NO_MATCH,
+            Evaluator::Match { .. } | Evaluator::AnyOf(_) => NO_MATCH,
             Evaluator::Range { .. } => RANGE_WRONG_LENGTH_RESULT,
         }
     }
@@ -192,6 +220,13 @@ impl Comparator {
                     NO_MATCH
                 }
             }
+            Evaluator::AnyOf(disjunction) => {
+                if disjunction.matches(row) {
+                    0
+                } else {
+                    NO_MATCH
+                }
+            }
             Evaluator::Range {
                 offset,
                 width,
@@ -207,6 +242,7 @@ impl Comparator {
     pub fn compare_quickly(&self, row: &[u8]) -> Option<i32> {
         match &self.evaluator {
             Evaluator::Match { program, .. } => program.quick_verdict(row).map(|m| if m { 0 } else { NO_MATCH }),
+            Evaluator::AnyOf(disjunction) => disjunction.quick_verdict(row).map(|m| if m { 0 } else { NO_MATCH }),
             Evaluator::Range { .. } => None,
         }
     }

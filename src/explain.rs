@@ -70,7 +70,17 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
             }
         }
         Some(SpecKind::Range(range)) => format!("{} <=> {}", range.field, describe_value(range.value.get_or_default())),
-        Some(SpecKind::Predicate(p)) => describe_conditions(&p.predicate.get_or_default().conditions),
+        Some(SpecKind::Predicate(p)) if p.any_of.is_empty() => {
+            describe_conditions(&p.predicate.get_or_default().conditions)
+        }
+        Some(SpecKind::Predicate(p)) => {
+            let branches: Vec<String> = p
+                .any_of
+                .iter()
+                .map(|b| format!("({})", describe_conditions(&b.conditions)))
+                .collect();
+            branches.join(" OR ")
+        }
         None => "no comparator kind".into(),
     }
 }
@@ -90,6 +100,36 @@ pub fn describe_plan(
     filtered: &[Condition],
     unfiltered: bool,
 ) -> String {
+    let mut s = describe_ranges(schema, plan);
+    if plan.ranges.is_empty() {
+        return s;
+    }
+    let enforced = if enforced.is_empty() {
+        "none".to_owned()
+    } else {
+        describe_conditions(enforced)
+    };
+    let _ = writeln!(s, "  enforced by the ranges: {enforced}");
+    let key_length = schema.key_length();
+    let _ = if unfiltered {
+        writeln!(
+            s,
+            "  filtered per row: nothing (an index table holds only keys of its schema)"
+        )
+    } else if filtered.is_empty() {
+        writeln!(s, "  filtered per row (native): key length = {key_length}")
+    } else {
+        writeln!(
+            s,
+            "  filtered per row (native): {} AND key length = {key_length}",
+            describe_conditions(filtered)
+        )
+    };
+    s
+}
+
+/// What is read: nothing, the full table or the ranges (the first few shown), salt buckets, the cap.
+fn describe_ranges(schema: &Schema, plan: &Plan) -> String {
     let mut s = String::new();
     if plan.ranges.is_empty() {
         let _ = writeln!(
@@ -130,27 +170,19 @@ pub fn describe_plan(
     if plan.ranges.len() > SHOWN {
         let _ = writeln!(s, "  ... {} more", plan.ranges.len() - SHOWN);
     }
-    let enforced = if enforced.is_empty() {
-        "none".to_owned()
-    } else {
-        describe_conditions(enforced)
-    };
-    let _ = writeln!(s, "  enforced by the ranges: {enforced}");
-    let key_length = schema.key_length();
-    let _ = if unfiltered {
-        writeln!(
+    s
+}
+
+/// The union plan of an OR of `branches` AND-branches: the merged ranges, and the per-row filter.
+pub fn describe_union_plan(schema: &Schema, plan: &Plan, branches: usize) -> String {
+    let mut s = describe_ranges(schema, plan);
+    if !plan.ranges.is_empty() {
+        let _ = writeln!(
             s,
-            "  filtered per row: nothing (an index table holds only keys of its schema)"
-        )
-    } else if filtered.is_empty() {
-        writeln!(s, "  filtered per row (native): key length = {key_length}")
-    } else {
-        writeln!(
-            s,
-            "  filtered per row (native): {} AND key length = {key_length}",
-            describe_conditions(filtered)
-        )
-    };
+            "  filtered per row (native): the OR of the {branches} branches AND key length = {}",
+            schema.key_length()
+        );
+    }
     s
 }
 

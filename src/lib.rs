@@ -7,6 +7,7 @@ pub mod proto {
 
 pub mod codec;
 pub mod comparator;
+pub mod disjunction;
 pub mod error;
 pub mod explain;
 pub mod ffi;

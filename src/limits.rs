@@ -14,6 +14,9 @@ pub const MAX_FIELD_WIDTH: usize = 1024;
 pub const MAX_CONDITIONS: usize = 1024;
 /// Values in one IN list, and in all IN lists of a predicate together.
 pub const MAX_IN_VALUES: usize = 100_000;
+/// AND-branches of one OR predicate (`PredicateComparatorSpec.any_of`): each is a program run per
+/// row until one matches, and a plan of its own.
+pub const MAX_OR_BRANCHES: usize = 64;
 /// Bytes of compiled program (masks, bounds, sets) for one comparator.
 pub const MAX_PROGRAM_BYTES: usize = 8 << 20;
 /// Length of a field name.
@@ -50,6 +53,7 @@ pub fn repeated_field_cap(full_name: &str) -> usize {
         "rowkey.Condition.values" => MAX_IN_VALUES,
         "rowkey.TableCatalog.indexes" => MAX_INDEXES,
         "rowkey.IndexSpec.include" => MAX_INCLUDED_COLUMNS,
+        "rowkey.PredicateComparatorSpec.any_of" => MAX_OR_BRANCHES,
         _ => MAX_FIELDS,
     }
 }
@@ -66,6 +70,7 @@ pub fn repeated_field_what(full_name: &str) -> &'static str {
         "rowkey.TableCatalog.indexes" => "number of indexes",
         "rowkey.IndexSpec.fields" => "number of index fields",
         "rowkey.IndexSpec.include" => "number of covered columns",
+        "rowkey.PredicateComparatorSpec.any_of" => "number of OR branches",
         _ => "number of repeated elements",
     }
 }

@@ -15,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::limits::{DEFAULT_MAX_RANGES, MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
 use crate::predicate::{Constraint, Predicate};
 use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, KeyRange, PredicateComparatorSpec, ScanPlan,
-    ScanPlanRequest,
+    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, KeyRange, PredicateComparatorSpec, PredicateSpec,
+    ScanPlan, ScanPlanRequest,
 };
 use crate::schema::{Location, Schema, FORMAT_VERSION};
 use crate::wire;
@@ -371,6 +371,50 @@ pub fn successor(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
+/// Plans an OR of AND-predicates: each branch planned on its own (a branch that needs the full
+/// table makes the union the full table), the ranges of all merged in key order (the salt byte
+/// first on a salted schema), overlapping or touching ones joined. Nothing is known to be enforced
+/// exactly for every row of the union, so the residual is the whole OR. Beyond `max_ranges`
+/// ranges, or `MAX_PLAN_KEY_BYTES` of keys, one covering range is read instead (`capped`).
+pub fn plan_union(schema: &Schema, predicates: &[&Predicate], max_ranges: usize) -> Plan {
+    let max_ranges = max_ranges.clamp(1, MAX_MAX_RANGES);
+    let mut union: Vec<Range> = Vec::new();
+    let mut capped = false;
+    for predicate in predicates {
+        // Merged branch by branch, so at most one branch's plan and the union are held at once.
+        let branch = plan(schema, predicate, max_ranges);
+        capped |= branch.capped;
+        union.extend(branch.ranges);
+        union = merge(union);
+        let key_bytes: usize = union
+            .iter()
+            .map(|r| r.start.len() + r.stop.as_ref().map_or(0, Vec::len) + 2 * KEY_OVERHEAD)
+            .sum();
+        if union.len() > max_ranges || key_bytes > MAX_PLAN_KEY_BYTES {
+            capped = true;
+            union = covering(&union);
+        }
+    }
+    Plan {
+        ranges: union,
+        exact_fields: Vec::new(),
+        capped,
+        max_ranges,
+        buckets_read: None,
+    }
+}
+
+/// The one range from the first range's start to the last one's stop (`ranges` sorted, disjoint).
+fn covering(ranges: &[Range]) -> Vec<Range> {
+    match (ranges.first(), ranges.last()) {
+        (Some(first), Some(last)) => vec![Range {
+            start: first.start.clone(),
+            stop: last.stop.clone(),
+        }],
+        _ => Vec::new(),
+    }
+}
+
 /// Sorts and joins overlapping or touching ranges.
 fn merge(mut ranges: Vec<Range>) -> Vec<Range> {
     ranges.sort_by(|a, b| a.start.cmp(&b.start));
@@ -402,6 +446,14 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
             detail: "the query is not a predicate".into(),
         });
     };
+    if !spec.any_of.is_empty() {
+        let max_ranges = match request.max_ranges as usize {
+            0 => DEFAULT_MAX_RANGES,
+            n => n,
+        };
+        let (_, out) = union_plan_message(&comparator, &spec.any_of, max_ranges);
+        return wire::serialize(&out, "scan plan");
+    }
     let predicate = comparator
         .predicate()
         .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
@@ -413,6 +465,82 @@ pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
     let conditions = &spec.predicate.get_or_default().conditions;
     let (_, out) = plan_message(schema, predicate, conditions, max_ranges, false);
     wire::serialize(&out, "scan plan")
+}
+
+/// The plan of an OR predicate comparator (`any_of`, validated and compiled as `comparator`): the
+/// union of its branches' ranges ([`plan_union`]), the whole OR as the residual filter, and the
+/// explanation: each branch's own ranges and estimate, and the union's.
+pub fn union_plan_message(comparator: &Comparator, branches: &[PredicateSpec], max_ranges: usize) -> (Plan, ScanPlan) {
+    let schema = comparator.schema();
+    let predicates = comparator.branches();
+    let union = plan_union(schema, &predicates, max_ranges);
+    let mut out = ScanPlan::new();
+    out.ranges = key_ranges(&union);
+    let mut any_of = PredicateComparatorSpec::new();
+    any_of.any_of = branches.to_vec();
+    out.residual = protobuf::MessageField::some(residual_spec(schema, any_of));
+    out.capped = union.capped;
+    let mut explain = format!(
+        "UNION of {} AND-branches, read by one scan: their ranges merged in key order, each row \
+         matched against the OR of the branches in one native call\n",
+        branches.len()
+    );
+    let table_rows = crate::table_plan::DEFAULT_TABLE_ROWS as f64;
+    let mut estimate = 0.0;
+    let mut skip_reason = None;
+    for (i, (spec, predicate)) in branches.iter().zip(&predicates).enumerate() {
+        let own = plan(schema, predicate, union.max_ranges);
+        let rows = crate::table_plan::estimated_rows(schema, predicate, &own, table_rows, true);
+        estimate += rows;
+        let choice = crate::scan_choice::choose(schema, predicate, &own);
+        if skip_reason.is_none() && choice.method == crate::scan_choice::ScanMethod::SkipScan {
+            skip_reason = Some(format!("branch {}: {}", i + 1, choice.reason));
+        }
+        explain.push_str(&format!(
+            "  branch {}: {}: {} range(s){}, ~{rows:.0} rows\n",
+            i + 1,
+            crate::explain::describe_conditions(&spec.conditions),
+            own.ranges.len(),
+            if own.capped { " (capped)" } else { "" }
+        ));
+    }
+    explain.push_str(&format!(
+        "  estimated rows read: at most {:.0} (the branches' sum; of a {table_rows:.0}-row table)\n",
+        estimate.min(table_rows)
+    ));
+    explain.push_str(&crate::explain::describe_union_plan(schema, &union, branches.len()));
+    // Rows inside the union of ranges that enforce their branch exactly all match: a skip scan
+    // pays only when some branch leaves conditions to check, as for a single predicate.
+    out.skip_scan = skip_reason.is_some() && !union.ranges.is_empty();
+    explain.push_str(&match skip_reason.filter(|_| out.skip_scan) {
+        Some(reason) => {
+            format!("  SKIP SCAN over the OR: the next key that can match is the nearest of the branches' ({reason})\n")
+        }
+        None => "  no skip scan: every branch's ranges enforce its conditions, or nothing is read\n".into(),
+    });
+    out.explain = explain;
+    (union, out)
+}
+
+/// The residual comparator of a plan over `schema`: a predicate comparator of `predicate`.
+fn residual_spec(schema: &Schema, predicate: PredicateComparatorSpec) -> ComparatorSpec {
+    let mut residual = ComparatorSpec::new();
+    residual.format_version = FORMAT_VERSION;
+    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
+    residual.kind = Some(SpecKind::Predicate(predicate));
+    residual
+}
+
+fn key_ranges(plan: &Plan) -> Vec<KeyRange> {
+    plan.ranges
+        .iter()
+        .map(|r| {
+            let mut k = KeyRange::new();
+            k.start = r.start.clone();
+            k.stop = r.stop.clone().unwrap_or_default();
+            k
+        })
+        .collect()
 }
 
 /// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
@@ -438,23 +566,10 @@ pub fn plan_message(
         .cloned()
         .collect();
     let mut out = ScanPlan::new();
-    out.ranges = plan
-        .ranges
-        .iter()
-        .map(|r| {
-            let mut k = KeyRange::new();
-            k.start = r.start.clone();
-            k.stop = r.stop.clone().unwrap_or_default();
-            k
-        })
-        .collect();
-    let mut residual = ComparatorSpec::new();
-    residual.format_version = FORMAT_VERSION;
-    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
+    out.ranges = key_ranges(&plan);
     let mut residual_predicate = PredicateComparatorSpec::new();
     residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
-    residual.kind = Some(SpecKind::Predicate(residual_predicate));
-    out.residual = protobuf::MessageField::some(residual);
+    out.residual = protobuf::MessageField::some(residual_spec(schema, residual_predicate));
     out.capped = plan.capped;
     let enforced: Vec<Condition> = conditions
         .iter()

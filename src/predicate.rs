@@ -206,23 +206,7 @@ impl Predicate {
                 limit: limits::MAX_IN_VALUES,
             });
         }
-        // Every value is encoded (a wide string padded to its width) before duplicates are
-        // dropped and the program is compiled: bound that work by the program-size limit up
-        // front, or a 400 KB IN list of a 1 KiB field allocates 100 MB before any check.
-        let encoded_bytes: usize = conditions
-            .iter()
-            .filter_map(|c| {
-                let width = schema.fields()[schema.field_index(&c.field).ok()?].kind.width().max(1);
-                Some(c.values.len().saturating_mul(width + 8))
-            })
-            .fold(0, usize::saturating_add);
-        if encoded_bytes > limits::MAX_PROGRAM_BYTES {
-            return Err(Error::LimitExceeded {
-                what: "compiled program size in bytes",
-                found: encoded_bytes,
-                limit: limits::MAX_PROGRAM_BYTES,
-            });
-        }
+        check_encoded_bytes(encoded_bytes(schema, conditions))?;
         let mut per_field: Vec<Option<Constraint>> = vec![None; schema.fields().len()];
         for condition in conditions {
             let index = schema.field_index(&condition.field)?;
@@ -244,6 +228,32 @@ impl Predicate {
             .collect();
         Ok(Predicate { constraints })
     }
+}
+
+/// The bytes the conditions' values take once encoded (a wide string padded to its width). Every
+/// value is encoded before duplicates are dropped and the program is compiled: this bounds that
+/// work by the program-size limit up front ([`check_encoded_bytes`]), or a 400 KB IN list of a
+/// 1 KiB field allocates 100 MB before any check.
+pub(crate) fn encoded_bytes(schema: &Schema, conditions: &[Condition]) -> usize {
+    conditions
+        .iter()
+        .filter_map(|c| {
+            let width = schema.fields()[schema.field_index(&c.field).ok()?].kind.width().max(1);
+            Some(c.values.len().saturating_mul(width + 8))
+        })
+        .fold(0, usize::saturating_add)
+}
+
+/// Refuses more encoded bytes than one comparator's program may hold.
+pub(crate) fn check_encoded_bytes(found: usize) -> Result<()> {
+    if found > limits::MAX_PROGRAM_BYTES {
+        return Err(Error::LimitExceeded {
+            what: "compiled program size in bytes",
+            found,
+            limit: limits::MAX_PROGRAM_BYTES,
+        });
+    }
+    Ok(())
 }
 
 fn condition_constraint(schema: &Schema, index: usize, condition: &Condition) -> Result<Constraint> {

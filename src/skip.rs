@@ -459,11 +459,84 @@ impl SkipScan {
     }
 }
 
+/// The skip scan of an OR of AND-predicates (one branch for a plain predicate): a key matches when
+/// it matches some branch, and the next key that can match is the smallest of the branches' next
+/// keys (the largest of their previous keys when reversed), none only when no branch has one.
+#[derive(Debug, Clone)]
+pub struct AnySkipScan {
+    key_length: usize,
+    branches: Vec<SkipScan>,
+}
+
+impl AnySkipScan {
+    pub fn new(schema: &Schema, predicates: &[&Predicate]) -> AnySkipScan {
+        AnySkipScan {
+            key_length: schema.key_length(),
+            branches: predicates.iter().map(|p| SkipScan::new(schema, p)).collect(),
+        }
+    }
+
+    pub fn key_length(&self) -> usize {
+        self.key_length
+    }
+
+    /// The longest of the branches' deciding prefixes: keys that share it match the same branches.
+    pub fn deciding_prefix(&self) -> usize {
+        self.branches.iter().map(SkipScan::deciding_prefix).max().unwrap_or(0)
+    }
+
+    /// Whether some branch's slots all lie in their intervals.
+    pub fn matches(&self, key: &[u8]) -> bool {
+        self.branches.iter().any(|b| b.matches(key))
+    }
+
+    /// Whether the salt byte `bucket` is one some branch reads.
+    pub fn salt_allows(&self, bucket: u8) -> bool {
+        self.branches.iter().any(|b| b.salt_allows(bucket))
+    }
+
+    /// [`SkipScan::seek`] over the branches.
+    pub fn seek(&self, row: &[u8], reversed: bool) -> Option<Vec<u8>> {
+        let mut key = vec![0; self.key_length];
+        matches!(self.seek_into(row, reversed, &mut key), Ok(true)).then_some(key)
+    }
+
+    /// [`SkipScan::seek_into`] over the branches: the nearest of their keys beyond `row`, with no
+    /// allocation (the branches' keys are compared in a stack buffer).
+    pub fn seek_into(&self, row: &[u8], reversed: bool, out: &mut [u8]) -> Result<bool> {
+        if let [only] = self.branches.as_slice() {
+            return only.seek_into(row, reversed, out);
+        }
+        if out.len() != self.key_length {
+            return Err(Error::WrongKeyLength {
+                expected: self.key_length,
+                found: out.len(),
+            });
+        }
+        let mut buffer = [0u8; crate::limits::MAX_KEY_BYTES];
+        let candidate = buffer.get_mut(..self.key_length).ok_or(Error::WrongKeyLength {
+            expected: crate::limits::MAX_KEY_BYTES,
+            found: self.key_length,
+        })?;
+        let mut found = false;
+        for branch in &self.branches {
+            if branch.seek_into(row, reversed, candidate)? {
+                let nearer = if reversed { *candidate > *out } else { *candidate < *out };
+                if !found || nearer {
+                    out.copy_from_slice(candidate);
+                    found = true;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
 /// A serialized `SkipScanFilterSpec` (what `SkipScanFilter.toByteArray()` holds), validated and
 /// compiled: its skip scan, and the canonical bytes of the filter and of its predicate.
 #[derive(Debug)]
 pub struct SkipScanFilter {
-    skip: SkipScan,
+    skip: AnySkipScan,
     canonical: Vec<u8>,
     predicate: Vec<u8>,
 }
@@ -484,10 +557,7 @@ impl SkipScanFilter {
             });
         }
         let comparator = Comparator::from_parsed(predicate)?;
-        let compiled = comparator
-            .predicate()
-            .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
-        let skip = SkipScan::new(comparator.schema(), compiled);
+        let skip = AnySkipScan::new(comparator.schema(), &comparator.branches());
         let mut canonical = SkipScanFilterSpec::new();
         canonical.format_version = FORMAT_VERSION;
         canonical.predicate = protobuf::MessageField::some(wire::parse(comparator.canonical_bytes(), "comparator")?);
@@ -498,7 +568,7 @@ impl SkipScanFilter {
         })
     }
 
-    pub fn skip_scan(&self) -> &SkipScan {
+    pub fn skip_scan(&self) -> &AnySkipScan {
         &self.skip
     }
 

@@ -135,7 +135,13 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
 
 /// Rows a plan reads: the table's rows times the selectivity of what its ranges enforce, one per
 /// range, and per index row a lookup unless covered.
-fn estimated_rows(schema: &Schema, predicate: &Predicate, plan: &Plan, table_rows: f64, no_lookup: bool) -> f64 {
+pub(crate) fn estimated_rows(
+    schema: &Schema,
+    predicate: &Predicate,
+    plan: &Plan,
+    table_rows: f64,
+    no_lookup: bool,
+) -> f64 {
     let selectivity: f64 = plan
         .exact_fields
         .iter()

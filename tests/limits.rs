@@ -9,7 +9,7 @@ mod common;
 
 use budget::{measured, time_budget};
 use common::messages::{
-    all_type_fields, boolean, bytes_value, condition, field, int, named, plan_bytes, predicate_spec,
+    all_type_fields, any_of_spec, boolean, bytes_value, condition, field, int, named, plan_bytes, predicate_spec,
     salted_wide_in_lists, schema_of, string,
 };
 use hbase_rowkey::limits;
@@ -210,6 +210,43 @@ fn limit_max_conditions() {
         plan_request(&plan_bytes(too_many, 0)),
         limits::MAX_CONDITIONS,
         "number of conditions",
+    );
+}
+
+#[test]
+fn limit_max_or_branches() {
+    let schema = schema_of(all_type_fields());
+    let eq = |v: i64| vec![condition("i", Op::EQ, vec![int(v)])];
+    Comparator::from_spec(&any_of_spec(
+        schema.clone(),
+        (0..limits::MAX_OR_BRANCHES as i64).map(eq).collect(),
+    ))
+    .expect("exactly the limit");
+    let too_many = any_of_spec(schema, (0..limits::MAX_OR_BRANCHES as i64 + 1).map(eq).collect());
+    assert_limit(
+        Comparator::from_spec(&too_many),
+        limits::MAX_OR_BRANCHES,
+        "number of OR branches",
+    );
+    assert_limit(
+        plan_request(&plan_bytes(too_many, 0)),
+        limits::MAX_OR_BRANCHES,
+        "number of OR branches",
+    );
+    // Each branch within one program's size, the branches together above it.
+    let wide = schema_of(vec![field("s", FieldType::FIXED_STRING, 1024)]);
+    let branch = |k: usize| {
+        vec![condition(
+            "s",
+            Op::IN,
+            (0..5000).map(|i| string(&format!("{k}{i}"))).collect(),
+        )]
+    };
+    Comparator::from_spec(&any_of_spec(wide.clone(), vec![branch(1)])).expect("one branch fits");
+    assert_limit(
+        Comparator::from_spec(&any_of_spec(wide, vec![branch(1), branch(2)])),
+        limits::MAX_PROGRAM_BYTES,
+        "compiled program size in bytes",
     );
 }
 
@@ -483,7 +520,7 @@ fn every_limit_has_a_test() {
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
         .collect();
-    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(names.len(), 17, "{names:?}");
     for name in names {
         let test = format!("fn limit_{}()", name.to_lowercase());
         assert!(this.contains(&test), "no test `{test}` for limits::{name}");

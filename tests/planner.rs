@@ -12,26 +12,10 @@ use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, Op, ScanPlan};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
-fn in_ranges(ranges: &[Range], key: &[u8]) -> bool {
-    ranges
-        .iter()
-        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
-}
-
 fn request(schema: &SchemaDef, conds: &[Cond], max_ranges: u32) -> ScanPlan {
     let conditions = conds.iter().map(|c| c.to_proto(schema)).collect();
     let request = plan_bytes(predicate_spec(schema.spec(), conditions), max_ranges);
     ScanPlan::parse_from_bytes(&plan_request(&request).unwrap()).unwrap()
-}
-
-fn plan_ranges(plan: &ScanPlan) -> Vec<Range> {
-    plan.ranges
-        .iter()
-        .map(|r| Range {
-            start: r.start.clone(),
-            stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
-        })
-        .collect()
 }
 
 #[test]
@@ -39,13 +23,7 @@ fn ranges_plus_residual_give_exactly_the_oracle_rows() {
     let mut rng = Rng::new(11);
     let (mut inside, mut total, mut capped) = (0usize, 0usize, 0usize);
     for round in 0..400 {
-        let schema = random_schema(&mut rng);
-        let compiled = Schema::from_spec(&schema.spec()).unwrap();
-        let rows: Vec<Vec<V>> = (0..50).map(|_| random_row(&mut rng, &schema)).collect();
-        let keys: Vec<Vec<u8>> = rows
-            .iter()
-            .map(|r| compiled.encode(&schema.named(r)).unwrap())
-            .collect();
+        let (schema, _, rows, keys) = random_table(&mut rng, 50);
         for _ in 0..12 {
             // Bias towards leading-field conditions, the case planning is for.
             let mut conds = random_predicate(&mut rng, &schema);

@@ -14,10 +14,11 @@ mod common;
 
 use common::Rng;
 use common::*;
+use hbase_rowkey::planner::{plan, plan_union, Range};
 use hbase_rowkey::predicate::{Constraint, Predicate};
 use hbase_rowkey::proto::rowkey::{FieldType, Op};
 use hbase_rowkey::schema::{Location, Schema};
-use hbase_rowkey::skip::SkipScan;
+use hbase_rowkey::skip::{AnySkipScan, SkipScan};
 use proptest::prelude::{any, proptest, ProptestConfig};
 use std::ops::Bound;
 
@@ -405,6 +406,119 @@ fn check_every_type(seed: u64) {
         let short = rng.below(row.len());
         check_candidates(&case, &row[..short]);
         check_candidates(&case, &[row.as_slice(), &[rng.next() as u8]].concat());
+    }
+}
+
+// ------------------------------------------------------------------ OR of branches, every key
+
+/// An OR of 1 to 3 branches over a key space of at most 2 bytes: the OR's skip scan against a
+/// search of every key (next = the smallest of the branches' next keys, previous the largest,
+/// none only when no branch has one), and the union plan against every key: it holds exactly the
+/// keys of the branches' own plans, so no matching key is outside it.
+fn check_or_every_key(seed: u64) {
+    let mut rng = Rng::new(seed);
+    let def = small_schema(&mut rng, 2);
+    let branches: Vec<Case> = (0..1 + rng.below(3))
+        .map(|_| {
+            let conds = random_conditions(&mut rng, &def, small_value);
+            Case::new(def.clone(), conds)
+        })
+        .collect();
+    let schema = &branches[0].schema;
+    let predicates: Vec<&Predicate> = branches.iter().map(|c| &c.predicate).collect();
+    let any = AnySkipScan::new(schema, &predicates);
+    let describe = || branches.iter().map(Case::describe).collect::<Vec<_>>().join("\nOR ");
+    let length = schema.key_length();
+    let keys = || (0u32..1 << (8 * length)).map(move |k| k.to_be_bytes()[4 - length..].to_vec());
+    let matching: Vec<Vec<u8>> = keys().filter(|k| branches.iter().any(|c| c.matches(k))).collect();
+    let union = plan_union(schema, &predicates, 1 + rng.below(20));
+    let own: Vec<Vec<Range>> = predicates
+        .iter()
+        .map(|p| plan(schema, p, union.max_ranges).ranges)
+        .collect();
+    for w in union.ranges.windows(2) {
+        assert!(
+            w[0].stop.as_ref().is_some_and(|s| *s < w[1].start),
+            "{:?}",
+            union.ranges
+        );
+    }
+    let prefix = any.deciding_prefix();
+    for key in keys() {
+        let expected = matching.binary_search(&key).is_ok();
+        assert_eq!(any.matches(&key), expected, "{key:02x?}\n{}", describe());
+        let mut cut = key.clone();
+        cut[prefix..].fill(0);
+        assert_eq!(
+            any.matches(&cut),
+            expected,
+            "deciding prefix {prefix}: {key:02x?}\n{}",
+            describe()
+        );
+        let in_union = in_ranges(&union.ranges, &key);
+        let in_some_branch = own.iter().any(|r| in_ranges(r, &key));
+        if union.capped {
+            assert!(
+                !in_some_branch || in_union,
+                "{key:02x?} lost by the capped union\n{}",
+                describe()
+            );
+        } else {
+            assert_eq!(
+                in_union,
+                in_some_branch,
+                "{key:02x?} {:?} {own:?}\n{}",
+                union.ranges,
+                describe()
+            );
+        }
+        // A key `encode` writes (salt byte, unused bool bits): the planner's ranges need not hold others.
+        let writable = schema
+            .decode(&key)
+            .ok()
+            .and_then(|row| schema.encode(&row).ok())
+            .as_ref()
+            == Some(&key);
+        let writable_match = writable && branches.iter().any(|c| c.predicate.matches_key(schema, &key));
+        assert!(
+            !writable_match || in_union,
+            "{key:02x?} outside the union\n{}",
+            describe()
+        );
+
+        let above = matching.partition_point(|k| *k <= key);
+        let below = matching.partition_point(|k| *k < key);
+        assert_eq!(
+            any.seek(&key, false).as_ref(),
+            matching.get(above),
+            "next of {key:02x?}\n{}",
+            describe()
+        );
+        assert_eq!(
+            any.seek(&key, true).as_ref(),
+            below.checked_sub(1).map(|i| &matching[i]),
+            "previous of {key:02x?}\n{}",
+            describe()
+        );
+    }
+    for row in other_lengths(&matching.first().cloned().unwrap_or_else(|| vec![0x41; length])) {
+        let above = matching.partition_point(|k| k.as_slice() <= row.as_slice());
+        assert_eq!(
+            any.seek(&row, false).as_ref(),
+            matching.get(above),
+            "next of {row:02x?}\n{}",
+            describe()
+        );
+    }
+}
+
+proptest! {
+    // Each case searches up to 65,536 keys in both directions for 1 to 3 branches.
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn or_seeks_and_union_plans_equal_a_search_of_every_key(seed in any::<u64>()) {
+        check_or_every_key(seed);
     }
 }
 

@@ -94,16 +94,17 @@ fn nonzero(n: usize) -> Option<usize> {
 fn check_compare(comparator: &Comparator, rows: &[u8]) {
     let key_length = comparator.key_length();
     let wrong = comparator.wrong_length_result();
-    let predicate = comparator.predicate();
-    let allowed: &[i32] = if predicate.is_some() { &[0, 1] } else { &[-1, 0, 1] };
+    // An equal or predicate comparator's AND-predicate, or an OR comparator's branches.
+    let branches = comparator.branches();
+    let allowed: &[i32] = if branches.is_empty() { &[-1, 0, 1] } else { &[0, 1] };
     if let Some(key_length) = nonzero(key_length) {
         for row in rows.chunks_exact(key_length).take(256) {
             let result = comparator.compare(row);
             assert!(allowed.contains(&result), "compare returned {result}");
-            if let Some(predicate) = predicate {
+            if !branches.is_empty() {
                 assert_eq!(
                     result == 0,
-                    predicate.matches_key(comparator.schema(), row),
+                    branches.iter().any(|p| p.matches_key(comparator.schema(), row)),
                     "the compiled program and the predicate disagree on {row:02x?}"
                 );
             }

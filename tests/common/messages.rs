@@ -3,8 +3,8 @@
 
 use hbase_rowkey::proto::rowkey::{
     comparator_spec::Kind, value::Kind as ValueKind, ComparatorSpec, Condition, EqualComparatorSpec, FieldSpec,
-    FieldType, NamedValue, Op, PredicateComparatorSpec, RangeComparatorSpec, Row, SaltSpec, ScanPlanRequest,
-    SchemaSpec, Value,
+    FieldType, NamedValue, Op, PredicateComparatorSpec, PredicateSpec, RangeComparatorSpec, Row, SaltSpec,
+    ScanPlanRequest, SchemaSpec, Value,
 };
 use hbase_rowkey::schema::FORMAT_VERSION;
 use protobuf::{Message, MessageField};
@@ -98,6 +98,29 @@ pub fn predicate_kind(conditions: Vec<Condition>) -> Kind {
     Kind::Predicate(p)
 }
 
+/// The kind of an OR predicate comparator of AND-branches.
+pub fn any_of_kind(branches: Vec<Vec<Condition>>) -> Kind {
+    let mut p = PredicateComparatorSpec::new();
+    p.any_of = branches
+        .into_iter()
+        .map(|conditions| {
+            let mut b = PredicateSpec::new();
+            b.conditions = conditions;
+            b
+        })
+        .collect();
+    Kind::Predicate(p)
+}
+
+/// An OR predicate comparator of AND-branches over `schema`.
+pub fn any_of_spec(schema: SchemaSpec, branches: Vec<Vec<Condition>>) -> ComparatorSpec {
+    let mut spec = ComparatorSpec::new();
+    spec.format_version = FORMAT_VERSION;
+    spec.schema = MessageField::some(schema);
+    spec.kind = Some(any_of_kind(branches));
+    spec
+}
+
 pub fn predicate_spec(schema: SchemaSpec, conditions: Vec<Condition>) -> ComparatorSpec {
     let mut spec = ComparatorSpec::new();
     spec.format_version = FORMAT_VERSION;
@@ -126,10 +149,21 @@ pub fn random_comparator_spec(rng: &mut Rng) -> (SchemaDef, ComparatorSpec) {
     let mut spec = ComparatorSpec::new();
     spec.format_version = FORMAT_VERSION;
     spec.schema = MessageField::some(schema.spec());
-    match rng.below(3) {
+    match rng.below(4) {
         0 => {
             let conds = random_predicate(rng, &schema);
             spec.kind = Some(predicate_kind(conds.iter().map(|c| c.to_proto(&schema)).collect()));
+        }
+        3 => {
+            let branches = (0..1 + rng.below(3))
+                .map(|_| {
+                    random_predicate(rng, &schema)
+                        .iter()
+                        .map(|c| c.to_proto(&schema))
+                        .collect()
+                })
+                .collect();
+            spec.kind = Some(any_of_kind(branches));
         }
         1 => {
             let row = random_row(rng, &schema);

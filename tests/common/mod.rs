@@ -319,3 +319,35 @@ pub fn holds(schema: &SchemaDef, row: &[V], c: &Cond) -> bool {
 pub fn oracle(schema: &SchemaDef, row: &[V], conds: &[Cond]) -> bool {
     conds.iter().all(|c| holds(schema, row, c))
 }
+
+/// A random schema (and compiled), `n` random rows of it and their keys.
+pub fn random_table(rng: &mut Rng, n: usize) -> (SchemaDef, hbase_rowkey::Schema, Vec<Vec<V>>, Vec<Vec<u8>>) {
+    let schema = random_schema(rng);
+    let compiled = hbase_rowkey::Schema::from_spec(&schema.spec()).unwrap();
+    let rows: Vec<Vec<V>> = (0..n).map(|_| random_row(rng, &schema)).collect();
+    let keys = rows
+        .iter()
+        .map(|r| compiled.encode(&schema.named(r)).unwrap())
+        .collect();
+    (schema, compiled, rows, keys)
+}
+
+// ---------------------------------------------------------------- planned ranges
+
+/// Whether `key` lies in one of the planned ranges.
+pub fn in_ranges(ranges: &[hbase_rowkey::planner::Range], key: &[u8]) -> bool {
+    ranges
+        .iter()
+        .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
+}
+
+/// The ranges of a plan message, as the planner's ranges.
+pub fn plan_ranges(plan: &hbase_rowkey::proto::rowkey::ScanPlan) -> Vec<hbase_rowkey::planner::Range> {
+    plan.ranges
+        .iter()
+        .map(|r| hbase_rowkey::planner::Range {
+            start: r.start.clone(),
+            stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
+        })
+        .collect()
+}

@@ -167,6 +167,12 @@ class Suite:
         fn = lambda r: 1 if r is None else (0 if all(holds(self.schema, r, c) for c in conds) else 1)
         self.parts.append(f'compare {{ name: "{name}" comparator {{ predicate {{ predicate {{ {pb_conditions(self.schema, conds)} }} }} }} {self._expect(fn)} }}')
 
+    def any_of(self, name, branches):
+        """An OR of AND-branches (PredicateComparatorSpec.any_of): 0 when some branch holds."""
+        fn = lambda r: 1 if r is None else (0 if any(all(holds(self.schema, r, c) for c in b) for b in branches) else 1)
+        spec = " ".join(f'any_of {{ {pb_conditions(self.schema, b)} }}' for b in branches)
+        self.parts.append(f'compare {{ name: "{name}" comparator {{ predicate {{ {spec} }} }} {self._expect(fn)} }}')
+
     def compare_error(self, name, comparator_text, fragment):
         self.parts.append(f'compare_error {{ name: "{name}" comparator {{ {comparator_text} }} error_contains: {pb_str(fragment)} }}')
 
@@ -211,6 +217,12 @@ def seed_suite():
                                                     ("close", "IN", [True, False])])
     suite.predicate("empty in matches nothing", [("type", "IN", [])])
     suite.predicate("contradiction matches nothing", [("code", "EQ", [404]), ("code", "EQ", [503])])
+    suite.any_of("or: code 503, or sdate 20161210 with free", [[("code", "EQ", [503])],
+                                                               [("sdate", "EQ", [20161210]), ("free", "EQ", [False])]])
+    suite.any_of("or: a hash in a set, or a range and not-equal", [[("sitecode", "IN", ["1509250008", "bm70000001"])],
+                                                                  [("sdate", "LT", [20161209]), ("queue", "NE", [0])],
+                                                                  [("type", "IN", [])]])
+    suite.any_of("or of contradictions matches nothing", [[("code", "EQ", [404]), ("code", "EQ", [503])], [("type", "IN", [])]])
     suite.encode_error("missing field", {n: v for n, v in list(suite.rows["sample0"].items())[:-1]}, "scantype")
     bad = dict(suite.rows["sample0"]); bad["code"] = 2**31
     suite.encode_error("int32 out of range", bad, "out of range")
@@ -219,6 +231,10 @@ def seed_suite():
     suite.compare_error("range on a hash", 'range { field: "md5url" value { string_value: "x" } }', "md5url")
     suite.compare_error("range on a bool", 'predicate { predicate { conditions { field: "free" op: LT values { bool_value: true } } } }', "free")
     suite.compare_error("unknown field", 'equal { equalities { field: "nope" value { int_value: 1 } } }', "nope")
+    suite.compare_error("conditions beside or branches",
+                        'predicate { predicate { conditions { field: "code" op: EQ values { int_value: 404 } } } '
+                        'any_of { conditions { field: "code" op: EQ values { int_value: 503 } } } }',
+                        "outside its branches")
     return suite
 
 def types_suite():
@@ -246,6 +262,7 @@ def types_suite():
     suite.equal("hash collision Aa BB", {"h": "Aa"})  # "Aa".hashCode() == "BB".hashCode(): both match
     suite.equal("descending bool", {"flag2": True})
     suite.predicate("descending between", [("d32", "BETWEEN", [-1, 1])])
+    suite.any_of("or of descending and reversed ts ranges", [[("d32", "BETWEEN", [-1, 1])], [("rts", "GT", [1])]])
     suite.predicate("reversed ts >", [("rts", "GT", [1])])
     suite.predicate("string prefix-free order", [("name", "GE", ["a"]), ("name", "LT", ["b"])])
     suite.predicate("descending string <", [("dname", "LT", ["b"])])

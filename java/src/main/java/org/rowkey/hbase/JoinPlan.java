@@ -9,8 +9,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 
 /**
  * How {@link RowKeyTable#scan} answers a query with {@link KeyStream}s (docs/joins.md): a union of
- * AND-branches, each the leapfrog intersection of its streams (smallest estimate first: it leads), or the
- * data table's own plan when no stream fixes any of its conditions; then the first {@link #limit}
+ * AND-branches, each the leapfrog intersection of its streams (smallest estimate first: it leads),
+ * and the one data-table scan ({@link #dataScan}) of the branches no stream fixes a condition of,
+ * each row matched against their OR; then the first {@link #limit}
  * keys, in data-key order or, {@link #reversed}, its reverse. Made by {@link JoinPlanner}; immutable.
  */
 final class JoinPlan {
@@ -80,6 +81,25 @@ final class JoinPlan {
         }
     }
 
+    /**
+     * The one data-table scan that reads every branch with no stream: the union of their plans'
+     * ranges, each row matched against the OR of those branches in one native call (a single
+     * such branch: its own plan and predicate).
+     */
+    static final class DataScan {
+        /** The numbers (from 0) of the branches it reads. */
+        final List<Integer> branches;
+        /** Those branches' OR (one branch: that branch), for the scan's filter and the per-key check. */
+        final RowKeyQuery query;
+        final ScanPlan plan;
+
+        DataScan(List<Integer> branches, RowKeyQuery query, ScanPlan plan) {
+            this.branches = Collections.unmodifiableList(branches);
+            this.query = query;
+            this.plan = plan;
+        }
+    }
+
     private static void describe(StringBuilder s, String role, Stream st, RowKeySchema schema) {
         s.append("    ").append(role).append(' ').append(st.source).append(' ').append(RowKeyQuery.of(schema, st.conditions))
                 .append(String.format(": ~%.0f keys, %d range(s)%n", st.estimatedRows, st.ranges()));
@@ -90,11 +110,14 @@ final class JoinPlan {
     final int limit;
     /** Descending data-key order (reversed scans): the limit keeps the last rows by key. */
     final boolean reversed;
+    /** The scan of the branches with no stream; null when every branch has streams. */
+    final DataScan dataScan;
 
-    JoinPlan(List<Branch> branches, int limit, boolean reversed) {
+    JoinPlan(List<Branch> branches, int limit, boolean reversed, DataScan dataScan) {
         this.branches = Collections.unmodifiableList(branches);
         this.limit = limit;
         this.reversed = reversed;
+        this.dataScan = dataScan;
     }
 
     double cost() {
@@ -116,8 +139,12 @@ final class JoinPlan {
             s.append("  branch ").append(i + 1).append(": ").append(RowKeyQuery.of(schema, b.conditions))
                     .append(String.format(" (estimated %.0f)%n", b.cost));
             if (b.streams.isEmpty()) {
-                s.append("    no index or data-table prefix fixes a condition: DATA TABLE ")
-                        .append(b.dataPlan.getExplain().trim().replace("\n", "\n      ")).append('\n');
+                s.append("    no index or data-table prefix fixes a condition: ");
+                if (dataScan.branches.size() == 1) {
+                    s.append("DATA TABLE ").append(b.dataPlan.getExplain().trim().replace("\n", "\n      ")).append('\n');
+                } else {
+                    s.append("read by the one data-table scan below\n");
+                }
                 continue;
             }
             if (b.streams.size() > 1) {
@@ -133,6 +160,13 @@ final class JoinPlan {
                 describe(s, "not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects):", st, schema);
             }
             s.append("    each key is checked against the whole branch, then its data row read\n");
+        }
+        if (dataScan != null && dataScan.branches.size() > 1) {
+            s.append("  one DATA TABLE scan for branches");
+            for (int i : dataScan.branches) {
+                s.append(' ').append(i + 1);
+            }
+            s.append(": ").append(dataScan.plan.getExplain().trim().replace("\n", "\n    ")).append('\n');
         }
         return s.toString();
     }

@@ -59,10 +59,35 @@ final class JoinPlanner {
      */
     JoinPlan plan(RowKeyQuery query) {
         List<JoinPlan.Branch> branches = new ArrayList<>();
+        List<Integer> scanned = new ArrayList<>();
+        List<RowKeyQuery> scannedQueries = new ArrayList<>();
         for (List<Condition> conditions : query.disjuncts()) {
-            branches.add(branch(conditions, query.indexHint(), query.isLeapfrog(), query.maxRanges()));
+            JoinPlan.Branch b = branch(conditions, query.indexHint(), query.isLeapfrog(), query.maxRanges());
+            if (b.streams.isEmpty()) {
+                scanned.add(branches.size());
+                scannedQueries.add(RowKeyQuery.of(catalog.schema(), conditions));
+            }
+            branches.add(b);
         }
-        return new JoinPlan(branches, query.limit(), query.isReversed());
+        return new JoinPlan(branches, query.limit(), query.isReversed(), dataScan(branches, scanned, scannedQueries,
+                query.maxRanges()));
+    }
+
+    /**
+     * The one data-table scan of the branches with no stream: one branch's own plan, or the native
+     * union plan of several (their ranges merged, the OR of them filtered per row), so rows two
+     * such branches share, or that lie between their ranges, are read once, not once per branch.
+     */
+    private static JoinPlan.DataScan dataScan(List<JoinPlan.Branch> branches, List<Integer> scanned,
+            List<RowKeyQuery> queries, int maxRanges) {
+        if (scanned.isEmpty()) {
+            return null;
+        }
+        if (scanned.size() == 1) {
+            return new JoinPlan.DataScan(scanned, queries.get(0), branches.get(scanned.get(0)).dataPlan);
+        }
+        RowKeyQuery union = RowKeyQuery.anyOf(queries.toArray(new RowKeyQuery[0]));
+        return new JoinPlan.DataScan(scanned, union, ScanPlanner.plan(union, maxRanges));
     }
 
     private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {

@@ -29,6 +29,7 @@ import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
@@ -37,9 +38,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 
 /**
  * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
- * intersections, each key checked against its branch's whole predicate, then its data row read with
- * a batched {@code Get} (a key whose data row does not exist is dropped: an index row never answers
- * alone), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
+ * intersections and of the data-table scan of the branches with no stream, each key checked against
+ * its branch's whole predicate, then its data row read with a batched {@code Get} (a key whose data
+ * row does not exist is dropped: an index row never answers alone; the data-table scan's rows are
+ * returned as it read them), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
  * read for a key whose data row is then read is repaired or marked STALE as
  * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
  * rows the streams read and the scans they opened.
@@ -55,6 +57,11 @@ final class JoinScanner implements ResultScanner {
     private final List<RangeKeyStream> leaves = new ArrayList<>();
     /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
     private final TreeMap<byte[], List<Unverified>> unverified;
+    /**
+     * The rows the data-table scan read whole (they are data rows, read with the query's columns), by
+     * key, until their keys are returned or passed: those keys need no {@code Get}.
+     */
+    private final TreeMap<byte[], Result> scannedRows;
     /** Each index read: its table and what repairs its rows. */
     private final Map<Integer, Table> indexTables = new HashMap<>();
     private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
@@ -78,6 +85,7 @@ final class JoinScanner implements ResultScanner {
         this.reversed = plan.reversed;
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
+        this.scannedRows = new TreeMap<>(order);
         this.conf = connection.getConfiguration();
         this.columns = CoveredColumn.of(columns);
         this.keysOnly = keysOnly;
@@ -85,11 +93,13 @@ final class JoinScanner implements ResultScanner {
             this.data = table(connection, name);
             List<KeyStream> branches = new ArrayList<>();
             for (JoinPlan.Branch b : plan.branches) {
-                KeyStream branch = branch(connection, name, catalog, b);
+                KeyStream branch = b.streams.isEmpty() ? null : branch(connection, name, catalog, b);
                 if (branch != null) {
-                    PredicateComparator whole = new PredicateComparator(RowKeyQuery.of(catalog.schema(), b.conditions));
-                    branches.add(KeyStreams.filter(order, branch, key -> whole.compareTo(key, 0, key.length) == 0));
+                    branches.add(checked(branch, RowKeyQuery.of(catalog.schema(), b.conditions)));
                 }
+            }
+            if (plan.dataScan != null) {
+                branches.add(checked(dataScan(plan.dataScan), plan.dataScan.query));
             }
             this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
@@ -105,19 +115,52 @@ final class JoinScanner implements ResultScanner {
         return t;
     }
 
-    /** A branch's intersection of streams (its data plan when it has none); null when it can hold no key. */
+    /** The keys of {@code stream} that match {@code query} (natively, one call per key). */
+    private KeyStream checked(KeyStream stream, RowKeyQuery query) {
+        PredicateComparator whole = query.toComparator();
+        return KeyStreams.filter(order, stream, key -> whole.compareTo(key, 0, key.length) == 0);
+    }
+
+    /**
+     * The one data-table scan of the branches with no stream: its plan's ranges, its rows filtered
+     * natively with the OR of those branches (or read with the skip scan over it), in data-key order.
+     */
+    private KeyStream dataScan(JoinPlan.DataScan dataScan) {
+        Scan scan = ScanPlanner.scan(dataScan.plan, dataScan.query.toPredicateComparatorSpec());
+        Filter rows = scan.getFilter();
+        if (reversed) {
+            // The plan's skip scan seeks forward only: read backwards, rows are filtered one by one,
+            // between the plan's ranges only.
+            Filter match = new RowFilter(CompareOperator.EQUAL, dataScan.query.toComparator());
+            rows = dataScan.plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                    new MultiRowRangeFilter(ScanPlanner.ranges(dataScan.plan)), match);
+        }
+        TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
+            @Override
+            public void shape(Scan read, List<Filter> filters) {
+                for (CoveredColumn c : columns) {
+                    read.addColumn(c.family, c.qualifier);
+                }
+                if (keysOnly) {
+                    filters.add(new FirstKeyOnlyFilter());
+                    filters.add(new KeyOnlyFilter());
+                }
+            }
+
+            @Override
+            public void read(Result row) {
+                scannedRows.put(row.getRow(), row);
+            }
+        };
+        RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                rows, reversed, null, whole), firstBatch(limit, 1, true, true));
+        leaves.add(all);
+        return all;
+    }
+
+    /** A branch's intersection of its streams; null when it can hold no key. */
     private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinPlan.Branch b)
             throws IOException {
-        if (b.streams.isEmpty()) {
-            Scan scan = ScanPlanner.scan(b.dataPlan, RowKeyQuery.of(catalog.schema(), b.conditions).toPredicateSpec());
-            // The plan's skip scan seeks forward only: read backwards, its rows are filtered one by one.
-            Filter rows = reversed ? new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
-                    RowKeyQuery.of(catalog.schema(), b.conditions))) : scan.getFilter();
-            RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                    rows, reversed, null), firstBatch(limit, 1, true, true));
-            leaves.add(all);
-            return all;
-        }
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
             int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());
@@ -237,14 +280,28 @@ final class JoinScanner implements ResultScanner {
         return r;
     }
 
-    /** Reads the data rows of the next keys: at most a batch, and no more than the limit still needs. */
+    /**
+     * Reads the data rows of the next keys: at most a batch, and no more than the limit still needs;
+     * the rows the data-table scan read whole are taken as read, the others read with one multi-get.
+     */
     private void fill() throws IOException {
         int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
         List<Get> gets = new ArrayList<>(wanted);
-        while (gets.size() < wanted) {
+        // In key order: a row the scan read, or null for the next of the gets' rows.
+        List<Result> rows = new ArrayList<>(wanted);
+        byte[] last = null;
+        while (rows.size() < wanted) {
             byte[] key = keys.key(); // not asked once the limit is met: no read for a key beyond it
             if (key == null) {
                 break;
+            }
+            last = key;
+            scannedRows.headMap(key, false).clear(); // passed: not a key of the union
+            Result scanned = scannedRows.remove(key);
+            rows.add(scanned);
+            if (scanned != null) {
+                keys.advance();
+                continue;
             }
             Get get = new Get(key);
             for (CoveredColumn c : columns) {
@@ -256,16 +313,19 @@ final class JoinScanner implements ResultScanner {
             gets.add(get);
             keys.advance();
         }
-        if (gets.size() < wanted) {
+        if (rows.size() < wanted) {
             exhausted = true;
         }
-        for (Result row : gets.isEmpty() ? new Result[0] : data.get(gets)) {
-            if (!row.isEmpty() && (limit == 0 || returned + ready.size() < limit)) {
-                ready.add(row);
+        Result[] got = gets.isEmpty() ? new Result[0] : data.get(gets);
+        int next = 0;
+        for (Result row : rows) {
+            Result r = row != null ? row : got[next++];
+            if (!r.isEmpty() && (limit == 0 || returned + ready.size() < limit)) {
+                ready.add(r);
             }
         }
-        if (!gets.isEmpty()) {
-            maintain(gets.get(gets.size() - 1).getRow());
+        if (last != null) {
+            maintain(last);
         }
         if (limit > 0 && returned + ready.size() >= limit) {
             exhausted = true;

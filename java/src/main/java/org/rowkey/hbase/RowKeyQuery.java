@@ -19,7 +19,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
 
 /**
- * Conditions on the fields of a {@link RowKeySchema}, AND-ed:
+ * Conditions on the fields of a {@link RowKeySchema}, AND-ed (or an OR of such AND-branches,
+ * {@link #anyOf}, itself one comparator and one scan):
  *
  * <pre>{@code
  * RowKeyQuery q = RowKeyQuery.on(schema).eq("code", 404).between("sdate", 20161201, 20161209).in("type", 1, 2);
@@ -64,10 +65,11 @@ public final class RowKeyQuery {
 
     /**
      * The rows of any of {@code queries} (all on the same schema), each once, in data-key order:
-     * {@link RowKeyTable#scan} answers it as a union of AND-plans (docs/joins.md). Conditions added
-     * to the result apply to every branch. Only {@link RowKeyTable#scan} and
-     * {@link RowKeyTable#explain} answer such a query; select columns, keys only and the limit on
-     * the result, not on the branches.
+     * {@link RowKeyTable#scan} answers it as a union of AND-plans (docs/joins.md), the branches that
+     * no index answers read together by one data-table scan. Conditions added to the result apply
+     * to every branch. {@link #toScan()} reads the union of the branches' key ranges with one scan,
+     * each row matched against every branch in one native call ({@link #toComparator()}: the OR
+     * program). Select columns, keys only and the limit on the result, not on the branches.
      *
      * @throws IllegalArgumentException for no query, queries on different schemas, or a branch
      *     with columns, keys only, an index hint or a limit of its own
@@ -173,9 +175,12 @@ public final class RowKeyQuery {
         return with(field, Op.IN, values.toArray());
     }
 
-    /** The comparator that matches exactly the rows of this query (use with {@code CompareOperator.EQUAL}). */
+    /**
+     * The comparator that matches exactly the rows of this query (use with {@code CompareOperator.EQUAL});
+     * for an {@link #anyOf} query, the rows of any branch, each branch a compiled program and one
+     * native call per row.
+     */
     public PredicateComparator toComparator() {
-        requirePlain("toComparator");
         return new PredicateComparator(this);
     }
 
@@ -295,18 +300,19 @@ public final class RowKeyQuery {
      * condition, a {@link SkipScanFilter} instead, which seeks from runs of failing rows to the
      * next key that can match ({@link #explain()} says which and why).
      * Returns exactly the rows of the query. Add columns, caching or a limit as usual; keep the
-     * filter.
+     * filter. An {@link #anyOf} query is one scan too: the union of its branches' ranges (sorted,
+     * overlapping ones joined; a branch that needs the whole table makes it the whole table), its
+     * rows filtered by the OR of the branches or read with the skip scan over the OR.
      *
      * @throws IllegalArgumentException for a {@link #reversed()} query: the skip scan seeks forward
      *     only, so only {@link RowKeyTable#scan} answers it
      */
     public Scan toScan() {
-        requirePlain("toScan");
         if (reversed) {
             throw new IllegalArgumentException("toScan: a reversed query is answered only by RowKeyTable.scan"
                     + " (the skip scan seeks forward only): " + this);
         }
-        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), toPredicateSpec());
+        return ScanPlanner.scan(ScanPlanner.plan(this, maxRanges), toPredicateComparatorSpec());
     }
 
     /**
@@ -315,13 +321,14 @@ public final class RowKeyQuery {
      * row can match. Rows inside them may still fail conditions: filter with {@link #toComparator()}.
      */
     public List<MultiRowRangeFilter.RowRange> toRanges() {
-        requirePlain("toRanges");
         return ScanPlanner.ranges(ScanPlanner.plan(this, maxRanges));
     }
 
-    /** Which key ranges {@link #toScan()} reads and which conditions it filters per row, and why. */
+    /**
+     * Which key ranges {@link #toScan()} reads and which conditions it filters per row, and why; for
+     * an {@link #anyOf} query each branch's ranges and estimate, and their union.
+     */
     public String explain() {
-        requirePlain("explain (use RowKeyTable.explain)");
         return toString() + "\n" + ScanPlanner.plan(this, maxRanges).getExplain();
     }
 
@@ -332,7 +339,7 @@ public final class RowKeyQuery {
 
     /** The conditions as the wire message, for the comparator and the scan planner. */
     PredicateSpec toPredicateSpec() {
-        requirePlain("a single predicate");
+        requirePlain("toPredicateSpec");
         return PredicateSpec.newBuilder().addAllConditions(conditions).build();
     }
 
@@ -341,8 +348,25 @@ public final class RowKeyQuery {
         return ComparatorSpec.newBuilder()
                 .setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setSchema(schema.spec())
-                .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(toPredicateSpec()))
+                .setPredicate(toPredicateComparatorSpec())
                 .build();
+    }
+
+    /** The conditions as a predicate comparator's kind: one AND-predicate, or the OR of the {@link #disjuncts()}. */
+    PredicateComparatorSpec toPredicateComparatorSpec() {
+        return predicateOf(disjuncts());
+    }
+
+    /** The predicate comparator kind of the OR of {@code branches}; one branch: that predicate alone. */
+    static PredicateComparatorSpec predicateOf(List<List<Condition>> branches) {
+        PredicateComparatorSpec.Builder spec = PredicateComparatorSpec.newBuilder();
+        if (branches.size() == 1) {
+            return spec.setPredicate(PredicateSpec.newBuilder().addAllConditions(branches.get(0))).build();
+        }
+        for (List<Condition> branch : branches) {
+            spec.addAnyOf(PredicateSpec.newBuilder().addAllConditions(branch));
+        }
+        return spec.build();
     }
 
     /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}; branches OR-ed. */
@@ -360,7 +384,7 @@ public final class RowKeyQuery {
 
     private void requirePlain(String what) {
         if (isUnion()) {
-            throw new IllegalStateException(what + ": an anyOf query is answered only by RowKeyTable.scan");
+            throw new IllegalStateException(what + ": an anyOf query is an OR of AND-predicates, not one predicate");
         }
     }
 

@@ -329,8 +329,10 @@ public final class RowKeyTable {
      * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
      * {@link RowKeyQuery#limit}, {@link RowKeyQuery#leapfrog} and {@link RowKeyQuery#reversed}
      * queries are answered by joins of key streams (docs/joins.md), in data-key order (or its
-     * reverse), each data row read from the data table; the UNVERIFIED index rows their streams
-     * read are repaired or marked STALE the same way.
+     * reverse), each data row read from the data table (the branches of an {@code anyOf} that no
+     * index answers by one data-table scan of the union of their ranges, each row matched against
+     * their OR natively); the UNVERIFIED index rows their streams read are repaired or marked STALE
+     * the same way.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
@@ -339,7 +341,7 @@ public final class RowKeyTable {
         }
         TablePlan plan = plan(query, current);
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()).setScanMetricsEnabled(true);
+            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
                 scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
             }
@@ -352,7 +354,7 @@ public final class RowKeyTable {
         }
         int index = current.indexNumber(plan.getIndex());
         return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                ScanPlanner.scan(plan.getPlan(), query.toPredicateSpec()), query.columns(), query.isKeysOnly());
+                ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()), query.columns(), query.isKeysOnly());
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */

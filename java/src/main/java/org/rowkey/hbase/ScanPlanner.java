@@ -15,7 +15,7 @@ import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.client.Scan;
 
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
 
@@ -33,6 +33,7 @@ final class ScanPlanner {
     private static final byte[] NOTHING_START = {0};
     private static final byte[] NOTHING_STOP = {0, 0};
 
+    /** The plan of {@code query}: of an {@code anyOf} query, the union of its branches' plans. */
     static ScanPlan plan(RowKeyQuery query, int maxRanges) {
         ScanPlanRequest request = ScanPlanRequest.newBuilder()
                 .setQuery(query.toComparatorSpec())
@@ -55,12 +56,13 @@ final class ScanPlanner {
     }
 
     /**
-     * The scan of a plan of {@code predicate} (the whole query, conditions by field name): with the
+     * The scan of a plan of {@code predicate} (the whole query, conditions by field name; an OR of
+     * AND-branches for an {@code anyOf} query): with the
      * skip scan of the query over the plan's keys (the data table's, or an index's) when the plan
      * says so, else with the residual filter; with no filter where the plan needs none (an index
      * table's ranges that enforce every condition).
      */
-    static Scan scan(ScanPlan plan, PredicateSpec predicate) {
+    static Scan scan(ScanPlan plan, PredicateComparatorSpec predicate) {
         Scan scan = new Scan();
         List<KeyRange> ranges = plan.getRangesList();
         if (ranges.isEmpty()) {

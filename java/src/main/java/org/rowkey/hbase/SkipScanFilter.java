@@ -14,7 +14,6 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
 
@@ -132,17 +131,21 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     /** No key beyond the last row can match. */
     private boolean done;
 
-    /** The skip scan of {@code query}. */
+    /**
+     * The skip scan of {@code query}; of an {@link RowKeyQuery#anyOf} query, the skip scan over the
+     * OR: a row is kept when some branch matches, and the next key that can match is the nearest
+     * of the branches' next keys.
+     */
     public SkipScanFilter(RowKeyQuery query) {
-        this(Objects.requireNonNull(query, "query").schema().spec(), query.toPredicateSpec());
+        this(Objects.requireNonNull(query, "query").schema().spec(), query.toPredicateComparatorSpec());
     }
 
-    /** The skip scan of {@code predicate}'s conditions over the keys of {@code schema} (an index's, say). */
-    SkipScanFilter(SchemaSpec schema, PredicateSpec predicate) {
+    /** The skip scan of {@code predicate}'s conditions (by field name) over the keys of {@code schema} (an index's, say). */
+    SkipScanFilter(SchemaSpec schema, PredicateComparatorSpec predicate) {
         this(compile(SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setPredicate(ComparatorSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                         .setSchema(schema)
-                        .setPredicate(PredicateComparatorSpec.newBuilder().setPredicate(predicate)))
+                        .setPredicate(predicate))
                 .build().toByteArray()));
     }
 

@@ -37,6 +37,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final boolean descending;
     /** Where an index table's UNVERIFIED rows go; null for the data table (key-only reads). */
     private final Unverified unverified;
+    /** Where a data-table read hands the rows it reads whole; null: key-only reads. */
+    private final DataRows dataRows;
     private long rowsRead;
     private long reads;
 
@@ -45,10 +47,29 @@ final class TableKeyRangeReader implements KeyRangeReader {
         void met(byte[] row, Cell status);
     }
 
+    /**
+     * Rows of a data-table read that are the query's answer (its filter keeps only matches), read
+     * as the query's {@code Get}s would read them so that they need no {@code Get}.
+     */
+    interface DataRows {
+        /** Adds the query's columns to {@code scan}, or key-only filters to {@code filters}. */
+        void shape(Scan scan, List<Filter> filters);
+
+        /** Told of each row a read returns. */
+        void read(Result row);
+    }
+
     /** {@code unverified}: null for the data table (its reads are key-only). */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified) {
+        this(table, start, stop, filter, descending, unverified, null);
+    }
+
+    /** A data-table reader that reads its rows as {@code dataRows} shapes them and hands them over. */
+    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified,
+            DataRows dataRows) {
         this.table = table;
         this.unverified = unverified;
+        this.dataRows = dataRows;
         this.start = start;
         this.stop = stop;
         this.filter = filter;
@@ -99,7 +120,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
         if (filter != null) {
             filters.add(filter);
         }
-        if (unverified == null) {
+        if (dataRows != null) {
+            dataRows.shape(scan, filters);
+        } else if (unverified == null) {
             filters.add(new FirstKeyOnlyFilter());
             filters.add(new KeyOnlyFilter());
         } else {
@@ -112,6 +135,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
         try (ResultScanner scanner = table.getScanner(scan)) {
             for (Result r; (r = scanner.next()) != null;) {
                 rows.add(r.getRow());
+                if (dataRows != null) {
+                    dataRows.read(r);
+                }
                 Cell status = unverified == null ? null : IndexRowRepair.status(r);
                 if (IndexRowRepair.isUnverified(status)) {
                     unverified.met(r.getRow(), status);

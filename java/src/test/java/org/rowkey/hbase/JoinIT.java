@@ -355,13 +355,18 @@ class JoinIT extends HBaseMiniClusterBase {
 
     /** An OR of {@code branchCount} random AND-branches (one: the branch itself). */
     private RandomQuery randomQuery(Random random, int branchCount) {
+        return randomQuery(random, branchCount, b -> randomBranch(random));
+    }
+
+    /** An OR of {@code branchCount} AND-branches, branch {@code b} made by {@code branchOf.apply(b)} (one: the branch itself). */
+    private RandomQuery randomQuery(Random random, int branchCount, java.util.function.IntFunction<List<Cond>> branchOf) {
         List<RowKeyQuery> queries = new ArrayList<>();
         List<Predicate<Map<String, Object>>> tests = new ArrayList<>();
         StringBuilder text = new StringBuilder();
         for (int b = 0; b < branchCount; b++) {
             RowKeyQuery q = RowKeyQuery.on(schema);
             Predicate<Map<String, Object>> test = r -> true;
-            for (Cond cond : randomBranch(random)) {
+            for (Cond cond : branchOf.apply(b)) {
                 q = cond.add.apply(q);
                 test = test.and(cond.holds);
                 text.append(cond.text).append(' ');
@@ -396,6 +401,148 @@ class JoinIT extends HBaseMiniClusterBase {
                 query.leapfrog();
                 assertEquals(oracle(any, limit), rows(query, null), "case " + c + ", leapfrog: " + text + "limit " + limit
                         + "\n" + table.explain(query));
+            }
+        }
+    }
+
+    /** A branch no index answers: a user-id range with a per-row condition, or a bare age range. */
+    private Cond randomScannedBranch(Random random) {
+        Cond range = randomCondition(random, "user_id");
+        int a = 18 + random.nextInt(50);
+        switch (random.nextInt(3)) {
+            case 0:
+                return new Cond(q -> range.add.apply(q).ne("age", a), range.holds.and(r -> (int) r.get("age") != a),
+                        range.text + " age<>" + a);
+            case 1:
+                return new Cond(q -> range.add.apply(q).between("age", a, a + 5),
+                        range.holds.and(r -> (int) r.get("age") >= a && (int) r.get("age") <= a + 5),
+                        range.text + " age " + a + ".." + (a + 5));
+            default:
+                return new Cond(q -> q.between("age", a, a + 1).ne("vip", true),
+                        r -> (int) r.get("age") >= a && (int) r.get("age") <= a + 1 && !(boolean) r.get("vip"),
+                        "age " + a + ".." + (a + 1) + " vip<>true");
+        }
+    }
+
+    /** The keys {@code scan} reads from the data table, in order, and its server-side rows scanned in {@code read[0]}. */
+    private List<String> scanned(org.apache.hadoop.hbase.client.Scan scan, long[] read) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (Table t = connection().getTable(name); ResultScanner scanner = t.getScanner(scan.setScanMetricsEnabled(true))) {
+            for (Result r; (r = scanner.next()) != null;) {
+                out.add(Bytes.toHex(r.getRow()));
+            }
+            read[0] = scanner.getScanMetrics().countOfRowsScanned.get();
+        }
+        return out;
+    }
+
+    /**
+     * anyOf queries of two or three branches, some answered by an index and some by the data table
+     * (ranges of the leading field, per-row conditions, a branch that needs the whole table),
+     * through {@code toScan()} (one scan with the OR program) and {@link RowKeyTable#scan} (the
+     * branches with no index read by one data-table scan), forward and reversed, with and without
+     * limits: equal to the oracle.
+     */
+    @Test
+    void anyOfQueriesThroughOneScanEqualTheOracle() throws IOException {
+        Random random = new Random(12);
+        long[] read = new long[1];
+        for (int c = 0; c < 8; c++) {
+            // The first branch, and about half of the others, no index answers.
+            RandomQuery q = randomQuery(random, 2 + random.nextInt(2), b -> b == 0 || random.nextBoolean()
+                    ? Arrays.asList(randomScannedBranch(random)) : randomBranch(random));
+            Predicate<Map<String, Object>> any = q.holds;
+            String text = q.text;
+            RowKeyQuery union = q.query;
+            assertEquals(oracle(any, 0), scanned(union.toScan(), read), "toScan, case " + c + ": " + text + "\n"
+                    + union.explain());
+            boolean reversed = c % 2 == 1;
+            int limit = random.nextBoolean() ? 1 + random.nextInt(40) : 0;
+            if (reversed) {
+                union.reversed();
+            }
+            if (limit > 0) {
+                union.limit(limit);
+            }
+            assertEquals(oracle(any, limit, reversed), rows(union, null), "scan, case " + c + ": " + text + "limit "
+                    + limit + (reversed ? " reversed" : "") + "\n" + table.explain(union));
+        }
+    }
+
+    /** How many rows were written with user ids in [low, high] (ids 1000 + 7i). */
+    private static long written(long low, long high) {
+        long first = Math.max(0, (low - 1000 + 6) / 7);
+        long last = Math.min(ROWS - 1, (high - 1000) / 7);
+        return Math.max(0, last - first + 1);
+    }
+
+    /**
+     * Two branches no index answers, whose user-id ranges overlap: one data-table scan reads the
+     * rows of the union of the ranges once (at most), where reading each branch on its own reads
+     * the overlap twice (checked too). Through {@code toScan()} and through {@link RowKeyTable#scan}.
+     */
+    @Test
+    void twoScannedBranchesAreReadByOneScanOfTheirUnion() throws IOException {
+        RowKeyQuery a = RowKeyQuery.on(schema).between("user_id", 10_000L, 300_000L).ne("age", 30);
+        RowKeyQuery b = RowKeyQuery.on(schema).between("user_id", 150_000L, 450_000L).ne("age", 31);
+        Predicate<Map<String, Object>> inA = r -> (long) r.get("user_id") >= 10_000L && (long) r.get("user_id") <= 300_000L;
+        Predicate<Map<String, Object>> inB = r -> (long) r.get("user_id") >= 150_000L && (long) r.get("user_id") <= 450_000L;
+        Predicate<Map<String, Object>> any = r -> inA.test(r) && (int) r.get("age") != 30
+                || inB.test(r) && (int) r.get("age") != 31;
+        // Rows written (deleted ones too: the server reads their tombstones) with ids in the ranges.
+        long unionRows = written(10_000L, 450_000L);
+        long separateRows = written(10_000L, 300_000L) + written(150_000L, 450_000L);
+        RowKeyQuery union = RowKeyQuery.anyOf(a, b);
+        String explain = table.explain(union);
+        assertTrue(explain.contains("one DATA TABLE scan for branches 1 2"), explain);
+        long[] read = new long[2];
+        assertEquals(oracle(any, 0), rows(union, read));
+        long scans = read[1];
+        long[] viaToScan = new long[1];
+        assertEquals(oracle(any, 0), scanned(RowKeyQuery.anyOf(a, b).toScan(), viaToScan));
+        System.out.println("JoinIT: anyOf of two scanned branches: " + unionRows + " rows in the union of their ranges, "
+                + separateRows + " in the two ranges; RowKeyTable.scan read " + read[0] + " in " + scans
+                + " scan(s), toScan read " + viaToScan[0]);
+        assertTrue(read[0] <= unionRows + scans, read[0] + " rows read, the union holds " + unionRows);
+        assertTrue(viaToScan[0] <= unionRows + 1, viaToScan[0] + " rows read, the union holds " + unionRows);
+        assertTrue(separateRows > unionRows * 6 / 5, "the ranges overlap: " + separateRows + " vs " + unionRows);
+        // Read apart, as an anyOf was read before, the branches read the overlap twice (most rows
+        // pass their filters, so HBase counts them: it does not count rows a skip scan seeks past).
+        long[] apart = new long[2];
+        rows(a, apart);
+        long readApart = apart[0];
+        rows(b, apart);
+        readApart += apart[0];
+        System.out.println("JoinIT: the two branches read apart: " + readApart + " rows");
+        assertTrue(readApart > unionRows + scans, readApart + " rows read apart, the union holds " + unionRows);
+    }
+
+    /**
+     * The data-table scan's rows are returned as read (no {@code Get}): whole, with the selected
+     * columns, or keys only, exactly what a {@code Get} of each reads.
+     */
+    @Test
+    void rowsOfTheDataTableScanAreTheRowsAGetReads() throws IOException {
+        RowKeyQuery a = RowKeyQuery.on(schema).between("user_id", 10_000L, 30_000L).ne("age", 30);
+        RowKeyQuery b = RowKeyQuery.on(schema).between("user_id", 20_000L, 40_000L).ne("age", 31);
+        try (Table t = connection().getTable(name)) {
+            for (RowKeyQuery q : Arrays.asList(RowKeyQuery.anyOf(a, b).limit(40), RowKeyQuery.anyOf(a, b).select(F, Q),
+                    RowKeyQuery.anyOf(a, b).keysOnly().reversed().limit(40))) {
+                int n = 0;
+                try (ResultScanner scanner = table.scan(q)) {
+                    for (Result r; (r = scanner.next()) != null; n++) {
+                        org.apache.hadoop.hbase.client.Get get = new org.apache.hadoop.hbase.client.Get(r.getRow());
+                        if (q.isKeysOnly()) {
+                            get.setFilter(new org.apache.hadoop.hbase.filter.FilterList(
+                                    new org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter(),
+                                    new org.apache.hadoop.hbase.filter.KeyOnlyFilter()));
+                        }
+                        Result expected = t.get(get);
+                        assertEquals(expected.rawCells().length, r.rawCells().length, q + ": " + r);
+                        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.getValue(F, Q), r.getValue(F, Q), q.toString());
+                    }
+                }
+                assertTrue(n >= 40, q + ": " + n + " rows");
             }
         }
     }

@@ -3,6 +3,7 @@ package org.rowkey.hbase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -95,9 +96,29 @@ class JoinPlannerTest {
         IllegalArgumentException limit = assertThrows(IllegalArgumentException.class, () -> RowKeyQuery.on(schema).limit(0));
         assertTrue(limit.getMessage().contains("limit must be at least 1"), limit.getMessage());
         RowKeyQuery union = RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 1), RowKeyQuery.on(schema).eq("age", 2));
-        IllegalStateException comparator = assertThrows(IllegalStateException.class, union::toComparator);
-        assertTrue(comparator.getMessage().contains("RowKeyTable.scan"), comparator.getMessage());
-        assertThrows(IllegalStateException.class, union::toScan);
-        assertThrows(IllegalStateException.class, () -> new SkipScanFilter(union));
+        IllegalStateException single = assertThrows(IllegalStateException.class, union::toPredicateSpec);
+        assertTrue(single.getMessage().contains("OR of AND-predicates"), single.getMessage());
+        IllegalArgumentException reversed = assertThrows(IllegalArgumentException.class, () -> RowKeyQuery.anyOf(
+                RowKeyQuery.on(schema).eq("age", 1)).reversed().toScan());
+        assertTrue(reversed.getMessage().contains("reversed"), reversed.getMessage());
+    }
+
+    @Test
+    void branchesWithNoStreamAreReadByOneDataTableScanOfTheirUnion() {
+        // Neither branch fixes the leading field nor an index's fields: no stream in either.
+        RowKeyQuery q = RowKeyQuery.anyOf(RowKeyQuery.on(schema).between("age", 20, 30),
+                RowKeyQuery.on(schema).between("user_id", 100, 200).ne("age", 3), RowKeyQuery.on(schema).eq("age", 40))
+                .limit(7);
+        JoinPlan plan = planner.plan(q);
+        assertTrue(plan.branches.get(0).streams.isEmpty() && plan.branches.get(1).streams.isEmpty());
+        assertEquals(Arrays.asList(0, 1), plan.dataScan.branches, "the branch with a stream is not scanned");
+        assertEquals(2, plan.dataScan.query.disjuncts().size());
+        String explain = plan.explain(schema);
+        assertTrue(explain.contains("one DATA TABLE scan for branches 1 2: UNION of 2 AND-branches"), explain);
+        assertTrue(explain.contains("read by the one data-table scan below"), explain);
+        JoinPlan one = planner.plan(RowKeyQuery.anyOf(RowKeyQuery.on(schema).between("age", 20, 30),
+                RowKeyQuery.on(schema).eq("age", 40)));
+        assertEquals(Arrays.asList(0), one.dataScan.branches);
+        assertSame(one.branches.get(0).dataPlan, one.dataScan.plan, "one branch: its own plan");
     }
 }

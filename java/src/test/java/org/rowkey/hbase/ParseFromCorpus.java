@@ -49,9 +49,13 @@ final class ParseFromCorpus {
         RowKeySchema seed = RobustnessFixtures.seed();
         try (PredicateComparator big = RowKeyQuery.on(seed).in("code", 200, 301, 404, 500, 503).ne("type", 3)
                 .lt("status", 6).ge("queue", -1).in("md5url", "a", "b", "c").eq("free", true).toComparator();
-             PredicateComparator empty = RowKeyQuery.on(seed).toComparator()) {
+             PredicateComparator empty = RowKeyQuery.on(seed).toComparator();
+             PredicateComparator or = RowKeyQuery.anyOf(RowKeyQuery.on(seed).in("code", 200, 404).lt("status", 6),
+                     RowKeyQuery.on(seed).ne("type", 3).eq("free", true), RowKeyQuery.on(seed).in("md5url", "a", "b"))
+                     .toComparator()) {
             seeds.get(Parser.PREDICATE).add(big.toByteArray());
             seeds.get(Parser.PREDICATE).add(empty.toByteArray());
+            seeds.get(Parser.PREDICATE).add(or.toByteArray()); // an OR of AND-branches (any_of)
         }
         for (RowKeySchema s : Arrays.asList(seed, RobustnessFixtures.salted(), RobustnessFixtures.tiny(),
                 RowKeySchema.builder().salt(256).int64("a").descending().timestamp("t").javaHash("h").md5("m", 16).build())) {

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.TreeSet;
 
+import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -18,6 +19,10 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.RowKeyIndex;
@@ -35,7 +40,8 @@ import org.rowkey.hbase.RowKeyTable;
  * index (on a) with the native per-row filter on its index rows, and the other single index (on b,
  * what a planner with a wrong estimate reads). Rows read are the index rows the server read; time
  * is the median of {@code --runs} runs after a warm-up, data rows fetched included. Every way must
- * return the same rows.
+ * return the same rows. Scenario 3: an anyOf of two branches no index answers, read by one scan of
+ * the union of their ranges with the OR program, against each branch read by its own scan and merged.
  */
 public final class JoinBench {
     static final byte[] FAMILY = Bytes.toBytes("f");
@@ -84,7 +90,99 @@ public final class JoinBench {
         load(sizes);
         System.out.printf(Locale.ROOT, "%n%,d rows, %d runs per way (median), HBase %s%n", rows, runs,
                 org.apache.hadoop.hbase.util.VersionInfo.getVersion());
-        return scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]);
+        return scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]) + anyOfScenario();
+    }
+
+    /**
+     * Scenario 3: an anyOf of two branches that each need a data-table scan (an id range with a
+     * range condition no index answers, each keeping about 1 % of its rows; the ranges overlap by
+     * half), side by side: one scan of the union of the branches' ranges with the OR program as the
+     * per-row filter, against each branch read by its own scan (its ranges, its own program) and the
+     * keys merged, as an anyOf query was read before; both filter every row ({@code RowFilter}), so
+     * the rows read are every row of the ranges. Then {@code toScan()}, the planner's choice (here
+     * the skip scan over the OR: HBase does not count the rows it seeks past), and
+     * {@code RowKeyTable.scan} (the same one data-table scan, its rows returned as read).
+     */
+    private int anyOfScenario() throws IOException {
+        long tenth = rows / 10;
+        RowKeyQuery first = RowKeyQuery.on(schema).between("id", tenth, 3 * tenth - 1).between("a", 10, 12);
+        RowKeyQuery second = RowKeyQuery.on(schema).between("id", 2 * tenth, 4 * tenth - 1).between("b", 10, 20);
+        RowKeyQuery union = RowKeyQuery.anyOf(first, second);
+        System.out.println();
+        System.out.println(union.explain());
+        String[] names = {"one scan of the union, OR program per row", "each branch its own scan + merge (before)",
+            "toScan() (skip scan over the OR)", "RowKeyTable.scan (one data-table scan, rows as read)"};
+        Way[] ways = {
+            () -> dataScan(filtered(union)),
+            () -> {
+                Outcome a = dataScan(filtered(first));
+                Outcome b = dataScan(filtered(second));
+                TreeSet<String> merged = new TreeSet<>(a.keys);
+                merged.addAll(b.keys);
+                return new Outcome(new ArrayList<>(merged), a.rowsRead + b.rowsRead, a.scans + b.scans);
+            },
+            () -> dataScan(union.toScan()),
+            () -> scan(union),
+        };
+        System.out.printf(Locale.ROOT, "anyOf(id in [%,d, %,d) AND a BETWEEN 10 AND 12, id in [%,d, %,d) AND b BETWEEN 10"
+                + " AND 20): %,d rows in the union of the ranges, %,d in the two%n%n", tenth, 3 * tenth, 2 * tenth,
+                4 * tenth, 3 * tenth, 4 * tenth);
+        System.out.println("| way | rows returned | data rows read | read / union's rows | median ms | ms / one scan's |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        List<String> expected = null;
+        double oneScanMillis = 0;
+        for (int w = 0; w < ways.length; w++) {
+            Outcome outcome = ways[w].run();
+            double median = median(ways[w]);
+            if (expected == null) {
+                expected = outcome.keys;
+                oneScanMillis = median;
+            } else if (!expected.equals(outcome.keys)) {
+                System.err.println(names[w] + " returned other rows: " + outcome.keys.size() + " vs " + expected.size());
+                return 1;
+            }
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %.1f | %.2f |%n", names[w], outcome.keys.size(),
+                    outcome.rowsRead, outcome.rowsRead / (3.0 * tenth), median, median / oneScanMillis);
+        }
+        return 0;
+    }
+
+    /** A scan of {@code query}'s planned ranges, every row of them filtered with its comparator (no skip scan). */
+    private static org.apache.hadoop.hbase.client.Scan filtered(RowKeyQuery query) {
+        List<MultiRowRangeFilter.RowRange> ranges = query.toRanges();
+        org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan()
+                .withStartRow(ranges.get(0).getStartRow(), true);
+        if (ranges.get(ranges.size() - 1).getStopRow().length > 0) {
+            scan.withStopRow(ranges.get(ranges.size() - 1).getStopRow(), false);
+        }
+        Filter rows = new RowFilter(CompareOperator.EQUAL, query.toComparator());
+        return scan.setFilter(ranges.size() == 1 ? rows
+                : new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges), rows));
+    }
+
+    /** The median ms of {@code runs} runs of {@code way} (after the caller's warm-up run). */
+    private double median(Way way) throws IOException {
+        double[] millis = new double[runs];
+        for (int r = 0; r < runs; r++) {
+            long t0 = System.nanoTime();
+            way.run();
+            millis[r] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(millis);
+        return millis[runs / 2];
+    }
+
+    /** The rows of {@code scan} on the data table, and the rows the server read. */
+    private Outcome dataScan(org.apache.hadoop.hbase.client.Scan scan) throws IOException {
+        List<String> keys = new ArrayList<>();
+        try (Table data = connection.getTable(TableName.valueOf("join_bench"));
+             ResultScanner scanner = data.getScanner(scan.setScanMetricsEnabled(true))) {
+            for (Result r; (r = scanner.next()) != null;) {
+                keys.add(Bytes.toHex(r.getRow()));
+            }
+            ScanMetrics metrics = scanner.getScanMetrics();
+            return new Outcome(keys, metrics.countOfRowsScanned.get(), metrics.countOfRPCcalls.get());
+        }
     }
 
     /** The four ways of {@code a = value AND b = value}, side by side; 0 when they agree. */
@@ -114,14 +212,7 @@ public final class JoinBench {
         double fastestOther = Double.MAX_VALUE;
         for (int w = 0; w < ways.length; w++) {
             Outcome first = ways[w].run(); // warm-up, and the rows to compare
-            double[] millis = new double[runs];
-            for (int r = 0; r < runs; r++) {
-                long t0 = System.nanoTime();
-                ways[w].run();
-                millis[r] = (System.nanoTime() - t0) / 1e6;
-            }
-            Arrays.sort(millis);
-            double median = millis[runs / 2];
+            double median = median(ways[w]);
             if (expected == null) {
                 expected = first.keys;
                 leapfrogMillis = median;
