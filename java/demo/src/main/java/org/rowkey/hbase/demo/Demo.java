@@ -95,6 +95,23 @@ public final class Demo {
     }
 
     /**
+     * A benchmark's main: {@code job} {@link #withCluster with a cluster}, a failure reported loudly
+     * as {@code what} FAILED, then the JVM's exit without waiting for the minicluster's leftover threads.
+     */
+    static void benchmarkMain(String what, Options options, Job job) {
+        int exit;
+        try {
+            exit = withCluster(options, job);
+        } catch (Exception e) {
+            System.err.println();
+            System.err.println(what + " FAILED: " + e.getMessage());
+            e.printStackTrace();
+            exit = 1;
+        }
+        System.exit(exit);
+    }
+
+    /**
      * Runs {@code job} on an embedded, in-process HBase (started here and stopped after), or on
      * the existing cluster of {@code --zookeeper}; prints the total time. Returns the job's exit code.
      */

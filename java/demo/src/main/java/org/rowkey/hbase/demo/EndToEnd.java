@@ -60,17 +60,7 @@ public final class EndToEnd {
 
     public static void main(String[] args) {
         Demo.Options options = Demo.Options.parse(args, true);
-        int exit;
-        try {
-            exit = Demo.withCluster(options, connection -> new EndToEnd(connection, options).run());
-        } catch (Exception e) {
-            // Loudly, and without waiting for the minicluster's leftover threads.
-            System.err.println();
-            System.err.println("END-TO-END BENCHMARK FAILED: " + e.getMessage());
-            e.printStackTrace();
-            exit = 1;
-        }
-        System.exit(exit);
+        Demo.benchmarkMain("END-TO-END BENCHMARK", options, connection -> new EndToEnd(connection, options).run());
     }
 
     private final Connection connection;

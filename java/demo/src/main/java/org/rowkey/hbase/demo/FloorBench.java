@@ -47,16 +47,7 @@ public final class FloorBench {
 
     public static void main(String[] args) {
         Demo.Options options = Demo.Options.parse(args, true);
-        int exit;
-        try {
-            exit = Demo.withCluster(options, connection -> new FloorBench(connection, options).run());
-        } catch (Exception e) {
-            System.err.println();
-            System.err.println("FLOOR BENCHMARK FAILED: " + e.getMessage());
-            e.printStackTrace();
-            exit = 1;
-        }
-        System.exit(exit);
+        Demo.benchmarkMain("FLOOR BENCHMARK", options, connection -> new FloorBench(connection, options).run());
     }
 
     private final Connection connection;
