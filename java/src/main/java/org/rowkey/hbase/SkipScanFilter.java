@@ -130,6 +130,13 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
     private int failedTowardsTarget;
     /** No key beyond the last row can match. */
     private boolean done;
+    /**
+     * {@link #filterRowKey} dropped the current row; until {@link #reset()} (which HBase calls
+     * before each new row) or the next row's {@link #filterRowKey}, its cells are dropped without
+     * a second decision, as {@code RowFilter} does. A row dropped while backing off is not copied,
+     * so without this each one would be decided twice.
+     */
+    private boolean rowDropped;
 
     /**
      * The skip scan of {@code query}; of an {@link RowKeyQuery#anyOf} query, the skip scan over the
@@ -216,7 +223,14 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
      */
     @Override
     public boolean filterRowKey(Cell firstRowCell) {
-        return done || rowDecision(firstRowCell) == ReturnCode.NEXT_ROW;
+        rowDropped = done || rowDecision(firstRowCell) == ReturnCode.NEXT_ROW;
+        return rowDropped;
+    }
+
+    /** A new row follows (HBase's filter contract): nothing is known of it yet. */
+    @Override
+    public void reset() {
+        rowDropped = false;
     }
 
     @Override
@@ -226,7 +240,8 @@ public class SkipScanFilter extends FilterBase implements AutoCloseable {
 
     @Override
     public ReturnCode filterCell(Cell cell) {
-        return done ? ReturnCode.NEXT_ROW : rowDecision(cell);
+        // A row filterRowKey dropped: HBase still passes its first cell here while it moves past it.
+        return done || rowDropped ? ReturnCode.NEXT_ROW : rowDecision(cell);
     }
 
     /** The decision for the row of {@code cell}: made once per row, then repeated for its cells. */

@@ -99,6 +99,39 @@ class SkipScanFilterTest {
         }
     }
 
+    /**
+     * One row as a RegionServer reads it: reset, filterRowKey, then filterCell on its first cell
+     * even when filterRowKey dropped the row (HBase's cell matcher still sees that cell while it
+     * moves past the row). The filterCell answer, or null when the row was dropped.
+     */
+    private static ReturnCode asHBaseReads(SkipScanFilter f, byte[] row) {
+        f.reset();
+        boolean dropped = f.filterRowKey(cell(row));
+        ReturnCode code = f.filterCell(cell(row));
+        if (dropped) {
+            assertEquals(ReturnCode.NEXT_ROW, code, "a dropped row's cells");
+            return null;
+        }
+        return code;
+    }
+
+    @Test
+    void aRowDroppedByFilterRowKeyIsNotDecidedAgainForItsCells() {
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
+            int a = 0;
+            for (; a < SkipScanFilter.USELESS_TARGETS + 1; a++) {
+                assertEquals(null, asHBaseReads(f, key(a, 6)), "row " + a);
+            }
+            // Backing off for one row, as when only filterCell is asked (above): the second cell
+            // call of a dropped row does not use the back-off up, nor decide the row again.
+            assertEquals(null, asHBaseReads(f, key(100, 0)));
+            assertEquals(null, asHBaseReads(f, key(100, 1)));
+            assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, asHBaseReads(f, key(100, 2)));
+            assertEquals(Bytes.toHex(key(100, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
+            assertEquals(ReturnCode.INCLUDE, asHBaseReads(f, key(100, 5)));
+        }
+    }
+
     @Test
     void longRunsSeekFromTheFirstFailingRowUntilAProbeFindsShortOnes() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
