@@ -3,6 +3,7 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -140,9 +141,9 @@ final class IndexResultScanner implements ResultScanner {
         List<Entry> entries = new ArrayList<>(rows.size());
         List<Get> gets = new ArrayList<>();
         for (int i = 0; i < dataKeys.length; i++) {
-            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i));
+            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i), covered && answersAlone(rows.get(i), statuses.get(i)));
             entries.add(entry);
-            if (!(covered && entry.verified)) {
+            if (!entry.fromIndex) {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
@@ -158,7 +159,7 @@ final class IndexResultScanner implements ResultScanner {
         int next = 0;
         for (Entry entry : batch.entries) {
             Result answer;
-            if (covered && entry.verified) {
+            if (entry.fromIndex) {
                 answer = fromIndex(entry);
             } else {
                 Result row = rows[next++];
@@ -226,18 +227,40 @@ final class IndexResultScanner implements ResultScanner {
         return rows;
     }
 
+    /**
+     * Whether a VERIFIED index row of a covered plan answers alone: it holds every covered cell the
+     * query selects. One that lacks one is answered from its data row: the data row may lack the
+     * column too, but a covered cell hidden in the index (a delete marker of the index row newer
+     * than the cell, left by a write path cut short by a failure) must not drop a row the data
+     * table has.
+     */
+    private boolean answersAlone(Result indexRow, Cell status) {
+        if (!IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED)) {
+            return false;
+        }
+        for (CoveredColumn c : keysOnly ? Collections.<CoveredColumn>emptyList() : selectedColumns) {
+            if (IndexRowRepair.indexCell(indexRow, c.inIndex) == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
     private static final class Entry {
         final Result row;
         final byte[] dataKey;
         final Cell status;
         final boolean verified;
+        /** Answered from the index row alone (a covered plan's VERIFIED row holding the selected cells). */
+        final boolean fromIndex;
 
-        Entry(Result row, byte[] dataKey, Cell status) {
+        Entry(Result row, byte[] dataKey, Cell status, boolean fromIndex) {
             this.row = row;
             this.dataKey = dataKey;
             this.status = status;
             this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
+            this.fromIndex = fromIndex;
         }
     }
 
