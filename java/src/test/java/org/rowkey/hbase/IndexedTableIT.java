@@ -361,11 +361,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
     @Test
     void anUnverifiedRowIsRepairedByPutsOnlyAndAReplayedWriteIsNeverMasked() throws IOException {
         TableName repairTable = TableName.valueOf("repaired");
-        List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").include("f", "q"));
-        try (Admin admin = connection().getAdmin()) {
-            RowKeyTable.create(admin, repairTable, schema, indexes, FAMILY_F);
-        }
-        Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
+        Catalog catalog = createWithCoveredIndexByCode(repairTable);
         byte[][] keys = keysWithCode(2, 503, new Random(4));
         long t0 = System.currentTimeMillis() - 10_000;
         long t1 = t0 + 5_000;
@@ -405,11 +401,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
     @Test
     void aVerifiedIndexRowWhoseCoveredCellIsHiddenIsAnsweredFromItsDataRow() throws IOException {
         TableName hiddenTable = TableName.valueOf("hidden_covered");
-        List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").include("f", "q"));
-        try (Admin admin = connection().getAdmin()) {
-            RowKeyTable.create(admin, hiddenTable, schema, indexes, FAMILY_F);
-        }
-        Catalog catalog = Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
+        Catalog catalog = createWithCoveredIndexByCode(hiddenTable);
         byte[][] keys = keysWithCode(2, 404, new Random(5));
         long t0 = System.currentTimeMillis() - 10_000;
         RowKeyTable table = RowKeyTable.open(connection(), hiddenTable);
@@ -428,6 +420,15 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             assertEquals(2, expected.size());
             assertEquals(expected, cells(covered, table), "the data table's rows, row 0 read from its data row");
         }
+    }
+
+    /** Creates {@code table} with one index, by_code on (code, sdate) covering f:q; its catalog. */
+    private Catalog createWithCoveredIndexByCode(TableName table) throws IOException {
+        List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").include("f", "q"));
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, table, schema, indexes, FAMILY_F);
+        }
+        return Catalog.of(schema, indexes, org.rowkey.hbase.proto.RowKeyProtos.IndexState.ACTIVE);
     }
 
     /** Keys of random rows whose code is {@code code}. */
