@@ -9,7 +9,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 
 /**
  * How {@link RowKeyTable#scan} answers a query with {@link KeyStream}s (docs/joins.md): a union of
- * AND-branches, each the leapfrog intersection of its streams (smallest estimate first: it leads),
+ * AND-branches, each the relay of its streams (each filtered with the whole branch, taking turns) or,
+ * under {@link RowKeyQuery#leapfrog()}, their leapfrog intersection (smallest estimate first: it leads),
  * and the one data-table scan ({@link #dataScan}) of the branches no stream fixes a condition of,
  * each row matched against their OR; then the first {@link #limit}
  * keys, in data-key order or, {@link #reversed}, its reverse. Made by {@link JoinPlanner}; immutable.
@@ -56,24 +57,37 @@ final class JoinPlan {
         /** The branch's whole predicate, checked on every key the streams give. */
         final List<Condition> conditions;
         /**
-         * In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. One stream
-         * (no leapfrog hint): its scans filter its rows with the whole branch.
+         * In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. Without the
+         * leapfrog hint, the streams are relayed, each filtered with the whole branch.
          */
         final List<Stream> streams;
-        /** Streams not intersected (their conditions are checked on the lead's rows), for explain. */
+        /** Streams not used (their conditions are checked on the others' rows), for explain. */
         final List<Stream> leftOut;
         /** The data table's plan of the branch, when it has no stream. */
         final ScanPlan dataPlan;
-        /** Whether the streams' scans filter with the whole branch (a single stream: no seek to spare). */
+        /** The streams are intersected by the leapfrog (the hint), not relayed. */
+        final boolean leapfrog;
+
+        /**
+         * Whether the streams' scans filter with the whole branch: a relay's do (index keys hold
+         * every key field), a leapfrog's do not (their keys are what the followers seek among).
+         */
         boolean filtersOnServer() {
-            return streams.size() == 1;
+            return !leapfrog || streams.size() == 1;
+        }
+
+        /** Whether the streams are relayed with row budgets (more than one, no leapfrog hint). */
+        boolean relays() {
+            return !leapfrog && streams.size() > 1;
         }
 
         /** Estimated rows read, each data-row lookup counted as {@link JoinPlanner#LOOKUP_COST} rows. */
         final double cost;
 
-        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, double cost) {
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, boolean leapfrog,
+                double cost) {
             this.conditions = conditions;
+            this.leapfrog = leapfrog;
             this.streams = Collections.unmodifiableList(streams);
             this.leftOut = Collections.unmodifiableList(leftOut);
             this.dataPlan = dataPlan;
@@ -147,17 +161,21 @@ final class JoinPlan {
                 }
                 continue;
             }
-            if (b.streams.size() > 1) {
+            if (b.relays()) {
+                s.append("    relay: each stream holds every match; in turn from the first, each reads on from where the last\n")
+                        .append("    stopped (the server looking at a bounded number of rows per read) until one reaches its end:\n");
+            } else if (b.streams.size() > 1) {
                 s.append("    leapfrog intersection, in turn from the lead each seeks to the highest key:\n");
             }
             for (int j = 0; j < b.streams.size(); j++) {
-                describe(s, b.streams.size() == 1 ? "stream" : j == 0 ? "lead  " : "follow", b.streams.get(j), schema);
+                String role = b.streams.size() == 1 ? "stream" : b.relays() ? "turn " + (j + 1) : j == 0 ? "lead  " : "follow";
+                describe(s, role, b.streams.get(j), schema);
             }
             if (b.filtersOnServer()) {
                 s.append("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
             }
             for (Stream st : b.leftOut) {
-                describe(s, "not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects):", st, schema);
+                describe(s, "not used (checked on the other streams' rows):", st, schema);
             }
             s.append("    each key is checked against the whole branch, then its data row read\n");
         }

@@ -37,8 +37,9 @@ final class JoinPlanner {
     /** Streams intersected at most (the smallest ones). */
     static final int MAX_STREAMS = 4;
     /**
-     * Under the leapfrog hint, a stream estimated to hold more of the table than this is still not
-     * intersected with a smaller one: a seek per candidate key to drop few of them.
+     * A stream estimated to hold more of the table than this is not used beside a smaller one:
+     * in a leapfrog a seek per candidate key to drop few of them, in a relay turns that reach
+     * little further than the smaller stream's.
      */
     static final double MAX_FOLLOWER_FRACTION = 0.25;
 
@@ -54,8 +55,8 @@ final class JoinPlanner {
     /**
      * The join plan of {@code query}. Its index hint ({@link RowKeyQuery#indexHint()}) limits the
      * streams: "" to the data table, a name to that index. Without {@link RowKeyQuery#leapfrog()},
-     * each branch reads only its smallest stream, with the branch's whole predicate as its scans'
-     * filter.
+     * a branch of several streams relays them ({@link KeyStreams#relay}), each filtered with the
+     * branch's whole predicate, so that the rows read follow the smallest stream whichever it is.
      */
     JoinPlan plan(RowKeyQuery query) {
         List<JoinPlan.Branch> branches = new ArrayList<>();
@@ -118,13 +119,13 @@ final class JoinPlanner {
         streams.sort(Comparator.comparingDouble(s -> s.estimatedRows));
         List<JoinPlan.Stream> leftOut = new ArrayList<>();
         for (int i = streams.size() - 1; i >= 1; i--) {
-            if (!leapfrog || i >= MAX_STREAMS || streams.get(i).estimatedRows > MAX_FOLLOWER_FRACTION * TABLE_ROWS) {
+            if (i >= MAX_STREAMS || streams.get(i).estimatedRows > MAX_FOLLOWER_FRACTION * TABLE_ROWS) {
                 leftOut.add(0, streams.remove(i));
             }
         }
         if (streams.isEmpty()) {
             TablePlan data = planner.apply(request(conditions, IndexHint.NO_INDEX, "", maxRanges));
-            return new JoinPlan.Branch(conditions, streams, leftOut, data.getPlan(), estimate(data, ""));
+            return new JoinPlan.Branch(conditions, streams, leftOut, data.getPlan(), leapfrog, estimate(data, ""));
         }
         double lead = streams.get(0).estimatedRows;
         double matches = lead;
@@ -132,7 +133,7 @@ final class JoinPlanner {
             matches *= Math.min(1.0, s.estimatedRows / TABLE_ROWS);
         }
         double cost = streams.size() * lead + LOOKUP_COST * matches;
-        return new JoinPlan.Branch(conditions, streams, leftOut, null, cost);
+        return new JoinPlan.Branch(conditions, streams, leftOut, null, leapfrog, cost);
     }
 
     /** Adds the stream of {@code fields} of source {@code index} (-1: data table) when each value combination plans as exact prefixes. */

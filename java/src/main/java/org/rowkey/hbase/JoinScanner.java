@@ -51,6 +51,14 @@ final class JoinScanner implements ResultScanner {
     private static final int BATCH = 128;
     /** Under a limit, keys an unfiltered lead first reads per result wanted (the followers drop some). */
     static final int LEAD_KEYS_PER_RESULT = 4;
+    /**
+     * Rows the server may look at in a relayed stream's first read (it doubles after each read cut
+     * short), set by {@value #RELAY_BUDGET_KEY}: a key-only row costs the server about a
+     * microsecond, a scan request about a millisecond, so a read of a stream that turns out large
+     * costs about 8 ms before the next stream takes its turn.
+     */
+    static final int RELAY_BUDGET_DEFAULT = 8192;
+    static final String RELAY_BUDGET_KEY = "rowkey.join.relay.budget.rows";
 
     private final List<Table> tables = new ArrayList<>();
     private final List<SkipScanFilter> seekers = new ArrayList<>();
@@ -66,6 +74,7 @@ final class JoinScanner implements ResultScanner {
     private final Map<Integer, Table> indexTables = new HashMap<>();
     private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
     private final Configuration conf;
+    private final int relayBudget;
     private final Table data;
     private final KeyStream keys;
     private final int limit;
@@ -87,6 +96,11 @@ final class JoinScanner implements ResultScanner {
         this.unverified = new TreeMap<>(order);
         this.scannedRows = new TreeMap<>(order);
         this.conf = connection.getConfiguration();
+        this.relayBudget = conf.getInt(RELAY_BUDGET_KEY, RELAY_BUDGET_DEFAULT);
+        if (relayBudget < 1 || relayBudget > RangeKeyStream.MAX_BUDGET) {
+            throw new IllegalArgumentException(RELAY_BUDGET_KEY + " must be 1.." + RangeKeyStream.MAX_BUDGET + " rows, not "
+                    + relayBudget);
+        }
         this.columns = CoveredColumn.of(columns);
         this.keysOnly = keysOnly;
         try {
@@ -163,7 +177,8 @@ final class JoinScanner implements ResultScanner {
             throws IOException {
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
-            int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0), b.filtersOnServer());
+            int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0) || b.relays(), b.filtersOnServer());
+            int budget = b.relays() ? relayBudget : 0;
             Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
             TableKeyRangeReader.Unverified met = s.index < 0 ? null
                     : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKey(s.index, row));
@@ -180,8 +195,8 @@ final class JoinScanner implements ResultScanner {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met);
-                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch)
-                            : new RangeKeyStream(reader, firstBatch, row -> catalog.dataKey(s.index, row),
+                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget)
+                            : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKey(s.index, row),
                                     (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
@@ -193,7 +208,7 @@ final class JoinScanner implements ResultScanner {
             }
             streams.add(KeyStreams.union(order, ranges));
         }
-        return KeyStreams.intersection(order, streams);
+        return b.relays() ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
     }
 
     /** The table of index {@code index}, opened once per scanner. */

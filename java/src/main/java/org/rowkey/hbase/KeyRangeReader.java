@@ -21,8 +21,25 @@ interface KeyRangeReader {
      * At most {@code limit} rows of the range, in the reader's order, with one read: those of
      * {@code points} (rows of the range, in that order) that exist, then the rows from {@code from}
      * ({@code inclusive} or not; null for none; empty, in descending order: from the range's end) on.
+     * With a {@code budget} (0: none) the server looks at no more rows than that (a reader whose
+     * rows are filtered): the read may end early at a row it did not decide ({@link Read#cut}).
      */
-    List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) throws IOException;
+    Read read(List<byte[]> points, byte[] from, boolean inclusive, int limit, int budget) throws IOException;
+
+    /** The rows of one read. */
+    final class Read {
+        final List<byte[]> rows;
+        /**
+         * The budget ran out: the last row was not decided (it may not pass the reader's filter) and
+         * the range goes on after it; every row before it was looked at.
+         */
+        final boolean cut;
+
+        Read(List<byte[]> rows, boolean cut) {
+            this.rows = rows;
+            this.cut = cut;
+        }
+    }
 
     /** Rows the reads visited. */
     long rowsRead();

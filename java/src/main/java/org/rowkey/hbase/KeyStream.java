@@ -24,6 +24,14 @@ interface KeyStream {
     void seek(byte[] target) throws IOException;
 
     /**
+     * Whether the next {@link #key()} is known without reading (the stream holds it, or knows it
+     * has none). A stream that cannot tell says false.
+     */
+    default boolean holds() {
+        return false;
+    }
+
+    /**
      * The current key and those right after it that the stream holds without reading (at most
      * {@code max}, in order, consecutive: no key of the stream lies between two of them); empty
      * when it knows none. Call after {@link #key()}.

@@ -40,6 +40,23 @@ final class KeyStreams {
         return inputs.size() == 1 ? inputs.get(0) : new Intersection(order, inputs);
     }
 
+    /**
+     * The keys of a conjunction whose every input holds all of its matches: a key of the inputs
+     * that is not a match is dropped by the caller's check, so one input read alone would do. The
+     * inputs take turns, {@code inputs.get(0)} first: each reads on from where the last one
+     * stopped, and when its next key needs a read, the next input takes the turn, seeking straight
+     * past the last key given. So a large input reads one batch per turn while a small one reaches
+     * far, and the rows read follow the smallest input, whichever it is. Each input is meant to be
+     * filtered with the whole conjunction on the server and read with a row budget (a read of a
+     * large input then stops early, see {@link RangeKeyStream}).
+     */
+    static KeyStream relay(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("a relay needs at least one input");
+        }
+        return inputs.size() == 1 ? inputs.get(0) : new Relay(order, inputs);
+    }
+
     /** The keys in any input, each once. */
     static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
@@ -79,6 +96,16 @@ final class KeyStreams {
 
         /** Seeks the inputs to {@code target}. */
         abstract void seekInputs(byte[] target) throws IOException;
+
+        /** Whether the inputs hold their next keys, so that settling reads nothing; false when it cannot tell. */
+        boolean inputsHold() {
+            return false;
+        }
+
+        @Override
+        public final boolean holds() {
+            return positioned || inputsHold();
+        }
 
         /** Seeks the inputs to {@code target} for a caller that wants only {@code candidates} (see {@link KeyStream#seekAmong}). */
         void seekInputsAmong(byte[] target, List<byte[]> candidates) throws IOException {
@@ -192,12 +219,59 @@ final class KeyStreams {
         return keys.subList(i, keys.size());
     }
 
+    /** See {@link #relay}: the holder gives its keys while it holds them, then the turn passes on. */
+    private static final class Relay extends Derived {
+        private final List<KeyStream> inputs;
+        private int holder;
+
+        Relay(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+            super(order);
+            this.inputs = new ArrayList<>(inputs);
+        }
+
+        @Override
+        byte[] settle() throws IOException {
+            return inputs.get(holder).key();
+        }
+
+        @Override
+        void moveInputsPast(byte[] key) throws IOException {
+            KeyStream current = inputs.get(holder);
+            current.advance();
+            if (current.holds()) {
+                return; // its next key, or its end: every match is in it
+            }
+            holder = (holder + 1) % inputs.size();
+            KeyStream next = inputs.get(holder);
+            next.seek(key);
+            byte[] at = next.key();
+            if (at != null && order.compare(at, key) == 0) {
+                next.advance();
+            }
+        }
+
+        @Override
+        void seekInputs(byte[] target) throws IOException {
+            inputs.get(holder).seek(target);
+        }
+    }
+
     private static final class Union extends Derived {
         private final List<KeyStream> inputs;
 
         Union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
             super(order);
             this.inputs = new ArrayList<>(inputs);
+        }
+
+        @Override
+        boolean inputsHold() {
+            for (KeyStream input : inputs) {
+                if (!input.holds()) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         @Override

@@ -22,6 +22,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 final class RangeKeyStream implements KeyStream {
     static final int MAX_BATCH = 1024;
+    /** Rows a budgeted read may look at, at most (the budget doubles after each read it cut short). */
+    static final int MAX_BUDGET = 1 << 17;
 
     /** Where a read starts: a row of the range, itself included or not; an empty row in descending order: the table's end. */
     static final class Start {
@@ -55,6 +57,8 @@ final class RangeKeyStream implements KeyStream {
     /** No row after {@link #resume}. */
     private boolean exhausted;
     private int batch;
+    /** Rows the server may look at per read (0: no bound); see {@link KeyRangeReader#read}. */
+    private int budget;
     /** The last key of the last read and the highest key handed out (key(), known()): a batch was all looked at. */
     private byte[] lastRead;
     private byte[] seenThrough;
@@ -71,9 +75,23 @@ final class RangeKeyStream implements KeyStream {
      */
     RangeKeyStream(KeyRangeReader reader, int firstBatch, UnaryOperator<byte[]> dataKeyOf, Starts starts,
             UnaryOperator<byte[]> rowOf) {
+        this(reader, firstBatch, 0, dataKeyOf, starts, rowOf);
+    }
+
+    /**
+     * {@code firstBudget}: rows the server may look at in the first read (0: no bound, else it
+     * doubles after each read the budget cut short, up to {@value #MAX_BUDGET}); only for a reader
+     * whose filter keeps few rows: a read cut short gives its last row undecided, as a key.
+     */
+    RangeKeyStream(KeyRangeReader reader, int firstBatch, int firstBudget, UnaryOperator<byte[]> dataKeyOf,
+            Starts starts, UnaryOperator<byte[]> rowOf) {
         if (firstBatch < 1 || firstBatch > MAX_BATCH) {
             throw new IllegalArgumentException("a first batch of 1.." + MAX_BATCH + " rows, not " + firstBatch);
         }
+        if (firstBudget < 0 || firstBudget > MAX_BUDGET) {
+            throw new IllegalArgumentException("a first budget of 0.." + MAX_BUDGET + " rows, not " + firstBudget);
+        }
+        this.budget = firstBudget;
         this.reader = reader;
         this.batch = firstBatch;
         this.order = reader.descending() ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
@@ -84,7 +102,13 @@ final class RangeKeyStream implements KeyStream {
 
     /** A data-table range: its rows are the data keys. */
     static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch) {
-        return new RangeKeyStream(reader, firstBatch, k -> k, (target, after) -> new Start(target, !after), k -> k);
+        return ofDataKeys(reader, firstBatch, 0);
+    }
+
+    /** A data-table range read with a budget (see the constructor). */
+    static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch, int firstBudget) {
+        return new RangeKeyStream(reader, firstBatch, firstBudget, k -> k, (target, after) -> new Start(target, !after),
+                k -> k);
     }
 
     @Override
@@ -99,6 +123,12 @@ final class RangeKeyStream implements KeyStream {
         byte[] key = buffered.peek();
         see(key);
         return key;
+    }
+
+    /** Whether the next {@link #key()} reads nothing: a key is buffered, or none is left. */
+    @Override
+    public boolean holds() {
+        return resume != null && (!buffered.isEmpty() || exhausted);
     }
 
     @Override
@@ -235,7 +265,7 @@ final class RangeKeyStream implements KeyStream {
             return;
         }
         int limit = points.size() + batch;
-        List<byte[]> rows = reader.read(points, tail == null ? null : tail.row, tail != null && tail.inclusive, limit);
+        List<byte[]> rows = reader.read(points, tail == null ? null : tail.row, tail != null && tail.inclusive, limit, 0).rows;
         for (byte[] row : rows) {
             buffered.add(dataKeyOf.apply(row));
         }
@@ -270,20 +300,30 @@ final class RangeKeyStream implements KeyStream {
         }
     }
 
-    /** A batch wholly looked at (in order, or given as candidates to a follower) doubles the next; else one row. */
+    /**
+     * A batch wholly looked at (in order, or given as candidates to a follower) doubles the next; else one row.
+     * Before the first read, the first batch stands.
+     */
     private void nextBatchAfterSeek() {
+        if (lastRead == null) {
+            return;
+        }
         boolean allSeen = lastRead != null && seenThrough != null && compare(seenThrough, lastRead) >= 0;
         batch = allSeen ? Math.min(MAX_BATCH, batch * 2) : 1;
     }
 
-    /** Reads up to {@link #batch} rows from {@link #resume}. */
+    /** Reads up to {@link #batch} rows from {@link #resume}, the server looking at no more than {@link #budget}. */
     private void fetch() throws IOException {
-        List<byte[]> rows = reader.read(Collections.emptyList(), resume.row, resume.inclusive, batch);
+        KeyRangeReader.Read read = reader.read(Collections.emptyList(), resume.row, resume.inclusive, batch, budget);
+        List<byte[]> rows = read.rows;
         for (byte[] row : rows) {
             buffered.add(dataKeyOf.apply(row));
         }
         lastRead = buffered.peekLast();
-        if (rows.size() < batch) {
+        if (read.cut) {
+            budget = Math.min(MAX_BUDGET, budget * 2);
+        }
+        if (rows.size() < batch && !read.cut) {
             exhausted = true;
         } else {
             resume = new Start(rows.get(rows.size() - 1), false); // after the last row read

@@ -332,7 +332,9 @@ public final class RowKeyTable {
      * reverse), each data row read from the data table (the branches of an {@code anyOf} that no
      * index answers by one data-table scan of the union of their ranges, each row matched against
      * their OR natively); the UNVERIFIED index rows their streams read are repaired or marked STALE
-     * the same way.
+     * the same way. A query that several indexes (or the data table's leading fields) each fix some
+     * conditions of, and that no index covers, is answered the same way too: its streams relayed,
+     * each filtered with the whole query on the server, in data-key order.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
@@ -340,6 +342,10 @@ public final class RowKeyTable {
             return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
         }
         TablePlan plan = plan(query, current);
+        JoinPlan relay = relay(query, plan, current);
+        if (relay != null) {
+            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly());
+        }
         if (plan.getIndex().isEmpty()) {
             Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()).setScanMetricsEnabled(true);
             for (Column c : query.columns()) {
@@ -363,7 +369,23 @@ public final class RowKeyTable {
         if (isJoin(query)) {
             return query + "\n" + joinPlan(query, current).explain(current.schema());
         }
-        return query + "\n" + plan(query, current).getExplain();
+        TablePlan plan = plan(query, current);
+        JoinPlan relay = relay(query, plan, current);
+        return query + "\n" + (relay != null ? relay.explain(current.schema()) : plan.getExplain());
+    }
+
+    /**
+     * The relay of a plain query's streams (docs/joins.md) when several indexes (or the data table's
+     * leading fields) each fix some of its conditions and the single plan is not covered (it reads
+     * each data row anyway): without statistics the single plan's index may be the larger one, and
+     * the relay's reads follow the smaller whichever it is. Null: the single plan.
+     */
+    private JoinPlan relay(RowKeyQuery query, TablePlan plan, Catalog catalog) {
+        if (plan.getCovered() || query.indexHint() != null) {
+            return null;
+        }
+        JoinPlan join = joinPlan(query, catalog);
+        return join.branches.size() == 1 && join.branches.get(0).relays() ? join : null;
     }
 
     /**

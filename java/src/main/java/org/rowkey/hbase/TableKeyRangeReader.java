@@ -92,7 +92,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
     }
 
     @Override
-    public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) throws IOException {
+    public Read read(List<byte[]> points, byte[] from, boolean inclusive, int limit, int budget) throws IOException {
         List<Filter> filters = new ArrayList<>();
         Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true).setReversed(descending);
         // Scan bounds in reading order: a reversed scan starts at its highest row.
@@ -130,11 +130,17 @@ final class TableKeyRangeReader implements KeyRangeReader {
             filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
                     CompareOperator.EQUAL, new BinaryComparator(RowKeyIndexObserver.STATUS_QUALIFIER))));
         }
-        scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters));
+        Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
+        scan.setFilter(budget > 0 ? new RowBudgetFilter(all, budget) : all);
         List<byte[]> rows = new ArrayList<>();
+        boolean cut = false;
         try (ResultScanner scanner = table.getScanner(scan)) {
             for (Result r; (r = scanner.next()) != null;) {
                 rows.add(r.getRow());
+                if (budget > 0 && RowBudgetFilter.isEnd(r)) {
+                    cut = true; // what follows, from a next region, starts after rows never looked at
+                    break;
+                }
                 if (dataRows != null) {
                     dataRows.read(r);
                 }
@@ -147,7 +153,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
             rowsRead += metrics == null ? rows.size() : Math.max(rows.size(), metrics.countOfRowsScanned.get());
         }
         reads++;
-        return rows;
+        return new Read(rows, cut);
     }
 
     @Override

@@ -125,19 +125,20 @@ class JoinIT extends HBaseMiniClusterBase {
         long twenty = oracle(r -> (int) r.get("age") == 20, 0).size();
         long[] read = new long[2]; // index rows read, scans
 
-        // The planner: the smaller stream by estimate, its rows filtered on the server, stopping at 10.
+        // The planner: both streams relayed, each filtered on the server; the first by estimate
+        // (Hangzhou) reads on until it ends within its budget, stopping at 10.
         RowKeyQuery firstTen = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
         String explain = table.explain(firstTen);
         System.out.println(explain);
-        assertTrue(explain.contains("stream INDEX by_birthplace"), explain);
-        assertTrue(explain.contains("not intersected (checked on the lead's rows; RowKeyQuery.leapfrog() intersects): INDEX by_age"),
-                explain);
+        assertTrue(explain.contains("relay"), explain);
+        assertTrue(explain.contains("turn 1 INDEX by_birthplace"), explain);
+        assertTrue(explain.contains("turn 2 INDEX by_age"), explain);
         List<String> ten = oracle(both, 10);
         assertEquals(ten, rows(firstTen, read));
         // The Hangzhou rows up to the tenth match: what any plan from the Hangzhou index must look at.
         byte[] tenth = Bytes.fromHex(ten.get(ten.size() - 1));
         long needed = live.headMap(tenth, true).values().stream().filter(r -> "Hangzhou".equals(r.get("birthplace"))).count();
-        System.out.println("JoinIT: first 10, one stream: " + read[0] + " index rows read, " + read[1] + " scans; Hangzhou "
+        System.out.println("JoinIT: first 10, relay: " + read[0] + " index rows read, " + read[1] + " scans; Hangzhou "
                 + hangzhou + " (" + needed + " up to the tenth match), aged 20 " + twenty);
         // Each salt bucket's first read is sized from the limit, then doubles: not a 1,024-row batch.
         assertTrue(read[0] <= 2 * needed, read[0] + " rows read");
@@ -163,6 +164,108 @@ class JoinIT extends HBaseMiniClusterBase {
                 + " scans");
         assertTrue(read[0] <= 3L * hangzhou, read[0] + " rows read for " + every.size());
         assertTrue(read[1] <= twenty / 16, read[1] + " scans for " + every.size());
+    }
+
+    /**
+     * With a small row budget the relay passes the turn: Hangzhou (6,000-odd keys, first by estimate)
+     * reads a budget per salt bucket, then "aged 20" (2,000-odd) reads on from there, and so on; the
+     * rows read follow the smaller stream, the answer equals the oracle, forwards and reversed, with
+     * and without a limit.
+     */
+    @Test
+    void aRelayWithASmallBudgetTakesTurnsAndFollowsTheSmallerStream() throws IOException {
+        Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;
+        long twenty = oracle(r -> (int) r.get("age") == 20, 0).size();
+        org.apache.hadoop.conf.Configuration small = new org.apache.hadoop.conf.Configuration(conf());
+        int budget = 256;
+        small.setInt(JoinScanner.RELAY_BUDGET_KEY, budget);
+        try (org.apache.hadoop.hbase.client.Connection c = org.apache.hadoop.hbase.client.ConnectionFactory.createConnection(small)) {
+            RowKeyTable relayed = RowKeyTable.open(c, name);
+            for (boolean reversed : new boolean[] {false, true}) {
+                for (int limit : new int[] {0, 10, 150}) {
+                    RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20);
+                    if (limit > 0) {
+                        q.limit(limit);
+                    }
+                    if (reversed) {
+                        q.reversed();
+                    }
+                    List<String> got = new ArrayList<>();
+                    long rowsRead;
+                    long scans;
+                    try (ResultScanner scanner = relayed.scan(q)) {
+                        for (Result r; (r = scanner.next()) != null;) {
+                            got.add(Bytes.toHex(r.getRow()));
+                        }
+                        rowsRead = scanner.getScanMetrics().countOfRowsScanned.get();
+                        scans = scanner.getScanMetrics().countOfRPCcalls.get();
+                    }
+                    assertEquals(oracle(both, limit, reversed), got, "reversed " + reversed + ", limit " + limit);
+                    System.out.println("JoinIT: relay, budget " + budget + ", reversed " + reversed + ", limit " + limit + ": "
+                            + got.size() + " rows, " + rowsRead + " index rows read in " + scans + " scans (aged 20: " + twenty
+                            + ")");
+                    if (limit == 0) {
+                        // Each stream's turns: a budget per read, doubling; the smaller one's reach the end.
+                        assertTrue(rowsRead <= 3 * (twenty + 4L * budget), rowsRead + " rows read");
+                        assertTrue(scans >= 4, scans + " scans: the turn passed");
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@link RowBudgetFilter} on a real RegionServer: an index range read through a filter that keeps
+     * no row looks at the budget's rows, then returns the next row as the marker, and stops.
+     */
+    @Test
+    void aRowBudgetBoundsTheRowsARegionScanLooksAt() throws IOException {
+        TableName index = RowKeyTable.indexTableName(name, "by_age");
+        int budget = 500;
+        org.apache.hadoop.hbase.filter.Filter none = new org.apache.hadoop.hbase.filter.RowFilter(
+                org.apache.hadoop.hbase.CompareOperator.EQUAL, new org.apache.hadoop.hbase.filter.BinaryComparator(new byte[] {0}));
+        // Every row the region scan meets, deleted ones too (JoinIT deleted some people): each counts.
+        List<String> met = new ArrayList<>();
+        java.util.Set<String> live = new java.util.HashSet<>();
+        try (Table t = connection().getTable(index)) {
+            for (boolean raw : new boolean[] {true, false}) {
+                try (ResultScanner s = t.getScanner(new org.apache.hadoop.hbase.client.Scan().setRaw(raw).setLimit(2 * budget)
+                        .setFilter(new org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter()))) {
+                    for (Result r; (r = s.next()) != null;) {
+                        (raw ? met : new ArrayList<String>()).add(Bytes.toHex(r.getRow()));
+                        if (!raw) {
+                            live.add(Bytes.toHex(r.getRow()));
+                        }
+                    }
+                }
+            }
+            for (boolean reversed : new boolean[] {false, true}) {
+                org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan().setScanMetricsEnabled(true)
+                        .setFilter(new RowBudgetFilter(none, budget)).setReversed(reversed);
+                List<Result> got = new ArrayList<>();
+                long looked;
+                try (ResultScanner s = t.getScanner(scan)) {
+                    for (Result r; (r = s.next()) != null;) {
+                        got.add(r);
+                        if (RowBudgetFilter.isEnd(r)) {
+                            break;
+                        }
+                    }
+                    looked = s.getScanMetrics().countOfRowsScanned.get();
+                }
+                assertEquals(1, got.size(), "only the marker row, reversed " + reversed);
+                assertTrue(RowBudgetFilter.isEnd(got.get(0)));
+                if (!reversed) {
+                    // The first live row after the budget's rows.
+                    int at = met.indexOf(Bytes.toHex(got.get(0).getRow()));
+                    assertTrue(at >= budget, "the marker is row " + at + " of those met");
+                    for (String skipped : met.subList(budget, at)) {
+                        assertTrue(!live.contains(skipped), "a live row before the marker, after the budget: " + skipped);
+                    }
+                }
+                assertTrue(looked <= budget + 2, looked + " rows looked at");
+            }
+        }
     }
 
     @Test

@@ -29,17 +29,25 @@ class JoinPlannerTest {
     }
 
     @Test
-    void oneFilteredStreamByDefaultEveryStreamUnderTheLeapfrogHint() {
+    void filteredStreamsRelayedByDefaultIntersectedUnderTheLeapfrogHint() {
         RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
         JoinPlan.Branch plain = planner.plan(q).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_birthplace"), sources(plain.streams));
-        assertEquals(Arrays.asList("INDEX by_age"), sources(plain.leftOut));
+        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(plain.streams));
+        assertTrue(plain.leftOut.isEmpty());
         assertTrue(plain.filtersOnServer());
+        assertTrue(plain.relays());
         assertEquals(4, plain.streams.get(0).ranges(), "one range per salt bucket");
+        assertTrue(planner.plan(q).explain(schema).contains("relay"), planner.plan(q).explain(schema));
 
-        JoinPlan.Branch leapfrog = planner.plan(q.leapfrog()).branches.get(0);
+        JoinPlan.Branch one = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
+                .useIndex("by_age")).branches.get(0);
+        assertEquals(Arrays.asList("INDEX by_age"), sources(one.streams));
+        assertTrue(one.filtersOnServer() && !one.relays());
+
+        JoinPlan.Branch leapfrog = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
+                .leapfrog()).branches.get(0);
         assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(leapfrog.streams));
-        assertTrue(!leapfrog.filtersOnServer());
+        assertTrue(!leapfrog.filtersOnServer() && !leapfrog.relays());
         assertEquals(10, planner.plan(q).limit);
     }
 

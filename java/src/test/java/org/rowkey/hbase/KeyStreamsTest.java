@@ -79,16 +79,26 @@ class KeyStreamsTest {
 
     private static final Comparator<byte[]> ORDER = KeyStreams::compare;
 
-    /** A table range in memory: what {@link RangeKeyStream} reads, counting rows visited and reads. */
+    /**
+     * A table range in memory: what {@link RangeKeyStream} reads, counting rows visited and reads;
+     * its rows filtered on the "server" by {@code kept} and read with the budget as
+     * {@link RowBudgetFilter} bounds a scan.
+     */
     static final class MemoryReader implements KeyRangeReader {
         private final TreeSet<byte[]> rows = new TreeSet<>(ORDER);
         private final boolean descending;
+        private final java.util.function.Predicate<byte[]> kept;
         long rowsRead;
         long reads;
 
         MemoryReader(List<byte[]> keys, boolean descending) {
+            this(keys, descending, k -> true);
+        }
+
+        MemoryReader(List<byte[]> keys, boolean descending, java.util.function.Predicate<byte[]> kept) {
             rows.addAll(keys);
             this.descending = descending;
+            this.kept = kept;
         }
 
         @Override
@@ -107,12 +117,13 @@ class KeyStreamsTest {
         }
 
         @Override
-        public List<byte[]> read(List<byte[]> points, byte[] from, boolean inclusive, int limit) {
+        public Read read(List<byte[]> points, byte[] from, boolean inclusive, int limit, int budget) {
             reads++;
             List<byte[]> out = new ArrayList<>();
+            int looked = 0;
             for (byte[] p : points) {
                 rowsRead++; // the server seeks to it and looks at the row there
-                if (rows.contains(p) && out.size() < limit) {
+                if (rows.contains(p) && kept.test(p) && out.size() < limit) {
                     out.add(p);
                 }
             }
@@ -123,11 +134,17 @@ class KeyStreamsTest {
                     if (out.size() == limit) {
                         break;
                     }
-                    out.add(r);
                     rowsRead++;
+                    if (budget > 0 && ++looked > budget) {
+                        out.add(r); // the row after the budget, undecided
+                        return new Read(out, true);
+                    }
+                    if (kept.test(r)) {
+                        out.add(r);
+                    }
                 }
             }
-            return out;
+            return new Read(out, false);
         }
 
         @Override
@@ -158,6 +175,19 @@ class KeyStreamsTest {
             reader = new MemoryReader(keys, order == KeyStreams.DESCENDING);
             stream = RangeKeyStream.ofDataKeys(reader, lead ? RangeKeyStream.MAX_BATCH : 1);
             this.order = order;
+        }
+
+        /** As a relay reads an input: its rows filtered on the server by {@code kept}, read with a row budget. */
+        ReadStream(List<byte[]> keys, Comparator<byte[]> order, java.util.function.Predicate<byte[]> kept, int firstBatch,
+                int firstBudget) {
+            reader = new MemoryReader(keys, order == KeyStreams.DESCENDING, kept);
+            stream = RangeKeyStream.ofDataKeys(reader, firstBatch, firstBudget);
+            this.order = order;
+        }
+
+        @Override
+        public boolean holds() {
+            return stream.holds();
         }
 
         private void check(byte[] target) {
@@ -526,6 +556,95 @@ class KeyStreamsTest {
                     break;
                 }
             }
+        }
+    }
+
+    /**
+     * The relay: inputs that each hold every match (their other rows dropped by the "server" filter,
+     * the rows after a budget given undecided), read in turns with random batches and budgets,
+     * forwards and backwards, with seeks: once the caller drops the keys that do not match (as
+     * {@link JoinScanner} does), exactly the matches from each seek target on, in order, and no seek
+     * backwards.
+     */
+    @Test
+    void relayedInputsGiveExactlyTheMatchesWithSeeks() throws IOException {
+        Random random = new Random(31);
+        for (int c = 0; c < CASES; c++) {
+            int k = 2 + random.nextInt(3);
+            boolean descending = random.nextBoolean();
+            Comparator<byte[]> order = descending ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+            List<List<byte[]>> inputs = inputs(random, k, 20 + random.nextInt(300));
+            TreeSet<byte[]> matches = new TreeSet<>(order);
+            for (byte[] key : set(inputs.get(0))) {
+                if (random.nextInt(3) > 0) {
+                    matches.add(key); // a match: in every input
+                    for (List<byte[]> other : inputs.subList(1, k)) {
+                        other.add(key);
+                    }
+                }
+            }
+            List<KeyStream> relayed = new ArrayList<>();
+            for (List<byte[]> keys : inputs) {
+                List<byte[]> inOrder = new ArrayList<>(set(keys));
+                if (descending) {
+                    java.util.Collections.reverse(inOrder);
+                }
+                relayed.add(new ReadStream(inOrder, order, matches::contains, 1 + random.nextInt(8), 1 + random.nextInt(8)));
+            }
+            KeyStream joined = KeyStreams.filter(order, KeyStreams.relay(order, relayed), matches::contains);
+            byte[] target = null;
+            for (byte[] got = joined.key(); ; got = joined.key()) {
+                byte[] want = target == null ? (matches.isEmpty() ? null : matches.first()) : matches.ceiling(target);
+                if (random.nextInt(4) == 0 && got != null) {
+                    byte[] after = matches.higher(got);
+                    target = after == null || random.nextBoolean() ? got : after; // a seek ahead, or onto the key
+                    joined.seek(target);
+                    got = joined.key();
+                    want = matches.ceiling(target);
+                }
+                assertEquals(want == null ? null : hex(want), got == null ? null : hex(got), "case " + c);
+                if (got == null) {
+                    break;
+                }
+                joined.advance();
+                target = matches.higher(got) == null ? null : matches.higher(got);
+                if (target == null) {
+                    assertEquals(null, joined.key(), "case " + c + ": nothing after the last match");
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * The rows a relay reads follow its smallest input, whichever input starts: a sparse input of
+     * {@code s} keys and a dense one of 60,000 (every match in both), the first budget {@code b}:
+     * at most {@code 4 x (s + b)} rows in all, where reading the dense input alone, filtered, reads
+     * all of its rows.
+     */
+    @Test
+    void relayReadsFollowTheSmallestInputWhicheverStarts() throws IOException {
+        for (int step : new int[] {6000, 600, 60}) {
+            List<byte[]> dense = spaced(60_000, 1, 0);
+            List<byte[]> sparse = spaced(60_000 / step, step, 7);
+            TreeSet<byte[]> matches = new TreeSet<>(ORDER);
+            for (int i = 0; i < sparse.size(); i += 3) {
+                matches.add(sparse.get(i));
+            }
+            int budget = 64;
+            for (boolean sparseFirst : new boolean[] {true, false}) {
+                ReadStream a = new ReadStream(sparse, KeyStreams.ASCENDING, matches::contains, RangeKeyStream.MAX_BATCH, budget);
+                ReadStream b = new ReadStream(dense, KeyStreams.ASCENDING, matches::contains, RangeKeyStream.MAX_BATCH, budget);
+                List<byte[]> got = drain(KeyStreams.filter(ORDER,
+                        KeyStreams.relay(ORDER, sparseFirst ? Arrays.asList(a, b) : Arrays.asList(b, a)), matches::contains));
+                assertKeys(matches, got, "step " + step);
+                long rows = a.reader.rowsRead + b.reader.rowsRead;
+                assertTrue(rows <= 4L * (sparse.size() + budget), rows + " rows read, sparse " + sparse.size()
+                        + ", sparse first " + sparseFirst);
+            }
+            ReadStream alone = new ReadStream(dense, KeyStreams.ASCENDING, matches::contains, RangeKeyStream.MAX_BATCH, 0);
+            assertKeys(matches, drain(KeyStreams.filter(ORDER, alone, matches::contains)), "dense alone");
+            assertEquals(dense.size(), alone.reader.rowsRead, "the dense input alone looks at every row");
         }
     }
 }
