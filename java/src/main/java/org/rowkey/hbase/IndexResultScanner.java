@@ -341,7 +341,7 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /** HBase's scan metrics and one counter of ours. */
-    private static final class Metrics extends ScanMetrics {
+    static final class Metrics extends ScanMetrics {
         final AtomicLong dataRowsRead = createCounter(RowKeyTable.DATA_ROWS_READ_METRIC);
     }
 

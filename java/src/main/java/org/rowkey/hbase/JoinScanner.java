@@ -87,6 +87,8 @@ final class JoinScanner implements ResultScanner {
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     private long returned;
     private boolean exhausted;
+    /** Data rows read by Gets (the answer's, and those of the repairs). */
+    private long dataRowsRead;
 
     JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
             boolean keysOnly) throws IOException {
@@ -332,6 +334,7 @@ final class JoinScanner implements ResultScanner {
             exhausted = true;
         }
         Result[] got = gets.isEmpty() ? new Result[0] : data.get(gets);
+        dataRowsRead += gets.size();
         int next = 0;
         for (Result row : rows) {
             Result r = row != null ? row : got[next++];
@@ -357,6 +360,7 @@ final class JoinScanner implements ResultScanner {
         NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
         for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
             Result dataRow = data.get(new Get(e.getKey()));
+            dataRowsRead++;
             for (Unverified u : e.getValue()) {
                 Table index = indexTables.get(u.index);
                 Result indexRow = index.get(new Get(u.row));
@@ -400,10 +404,14 @@ final class JoinScanner implements ResultScanner {
         return false; // no scanner stays open between calls
     }
 
-    /** Rows read by the streams ({@code countOfRowsScanned}) and the scans they opened ({@code countOfRPCcalls}). */
+    /**
+     * Rows read by the streams ({@code countOfRowsScanned}), the scans they opened
+     * ({@code countOfRPCcalls}) and the data rows read by Gets ({@link RowKeyTable#DATA_ROWS_READ_METRIC}).
+     */
     @Override
     public ScanMetrics getScanMetrics() {
-        ScanMetrics metrics = new ScanMetrics();
+        IndexResultScanner.Metrics metrics = new IndexResultScanner.Metrics();
+        metrics.dataRowsRead.set(dataRowsRead);
         for (RangeKeyStream leaf : leaves) {
             metrics.countOfRowsScanned.addAndGet(leaf.rowsRead());
             metrics.countOfRPCcalls.addAndGet(leaf.scans());

@@ -20,11 +20,13 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.QualifierFilter;
+import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 
 /**
  * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
  * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}), or for an index table each row's
- * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink;
+ * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink
+ * (STALE rows are dropped on the server);
  * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
  * the range from {@code from} on. A descending reader makes reversed scans.
  */
@@ -126,6 +128,13 @@ final class TableKeyRangeReader implements KeyRangeReader {
             filters.add(new FirstKeyOnlyFilter());
             filters.add(new KeyOnlyFilter());
         } else {
+            // A STALE row (its data row was found missing) is dropped on the server, first so that it
+            // sees the status cell: no key, so no Get for it.
+            SingleColumnValueFilter notStale = new SingleColumnValueFilter(RowKeyIndexObserver.INDEX_FAMILY,
+                    RowKeyIndexObserver.STATUS_QUALIFIER, CompareOperator.NOT_EQUAL, RowKeyIndexObserver.STALE);
+            notStale.setFilterIfMissing(false);
+            notStale.setLatestVersionOnly(true);
+            filters.add(0, notStale);
             // The first cell keeps a row without a status; the status cell tells an UNVERIFIED one.
             filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
                     CompareOperator.EQUAL, new BinaryComparator(RowKeyIndexObserver.STATUS_QUALIFIER))));

@@ -341,6 +341,24 @@ class IndexedTableIT extends HBaseMiniClusterBase {
                 assertEquals(expected, found);
             }
             assertArrayEquals(RowKeyIndexObserver.STALE, status(index, catalog.indexKey(0, keys[1])), "the stale row");
+            // A join (a limit; the rows' dates make the index a stream) drops the STALE row on the
+            // server: a Get for each other key (3), and one more for each UNVERIFIED row's repair
+            // (2), none for the STALE one.
+            Object[] dates = new Object[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                dates[i] = schema.decode(keys[i]).get("sdate");
+            }
+            RowKeyQuery join = RowKeyQuery.on(schema).eq("code", 404).in("sdate", dates).useIndex("by_code").limit(10);
+            assertTrue(stale.explain(join).contains("stream INDEX by_code"), stale.explain(join));
+            try (ResultScanner scanner = stale.scan(join)) {
+                TreeSet<String> found = new TreeSet<>();
+                for (Result r : scanner) {
+                    found.add(Bytes.toHex(r.getRow()));
+                }
+                assertEquals(expected, found);
+                assertEquals(5, scanner.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get(),
+                        "data rows read by the join");
+            }
             assertArrayEquals(statuses[1], status(index, catalog.indexKey(0, keys[2])), "a write in flight");
             assertArrayEquals(statuses[2], status(index, catalog.indexKey(0, keys[3])), "a row of unknown age");
             // A later write of the stale row at its timestamp replaces the mark: the row is back.
