@@ -23,6 +23,7 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
@@ -31,6 +32,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -212,10 +214,12 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             if (row.length != keyLength) {
                 continue; // not a key of the schema: no query can match it, no index holds it
             }
-            long ts = latestTimestamp(m);
-            boolean wholeRow = m instanceof Delete && deletesWholeRow((Delete) m, env);
-            if (m instanceof Delete && !wholeRow && (before || !rowIsGone(env, row))) {
-                continue;
+            long ts = indexTimestamp(m);
+            if (m instanceof Delete && !deletesWholeRow((Delete) m, env)) {
+                if (before || !rowIsGone(env, row)) {
+                    continue;
+                }
+                ts = Math.max(ts, newestDeleteMarker(env, row));
             }
             for (int i = 0; i < indexes.size(); i++) {
                 byte[] indexKey = catalog.indexKey(i, row);
@@ -285,15 +289,49 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
-    /** The newest timestamp of a mutation's cells: the time its index mutations carry. */
-    private static long latestTimestamp(Mutation m) {
-        long ts = m.getTimestamp();
+    /**
+     * The time a data mutation's index mutations carry: the newest of its cells' timestamps, which
+     * HBase has made final before {@code preBatchMutate} (a cell sent without one gets the batch's
+     * time). Not the mutation's own timestamp: it stays {@code LATEST_TIMESTAMP} when the client set
+     * none, and an index mutation sent at {@code LATEST_TIMESTAMP} takes the index server's clock at
+     * its arrival, later than the data's: an index row delete so timed also masked a write of the row
+     * that came between the data delete and the index delete, which the data table shows (a covered
+     * cell hidden under a VERIFIED status, or the whole index row lost).
+     */
+    static long indexTimestamp(Mutation m) {
+        long ts = Long.MIN_VALUE;
         for (List<Cell> cells : m.getFamilyCellMap().values()) {
             for (Cell cell : cells) {
                 ts = Math.max(ts, cell.getTimestamp());
             }
         }
-        return ts;
+        return ts == Long.MIN_VALUE ? m.getTimestamp() : ts;
+    }
+
+    /**
+     * The newest delete marker of a data row that has no cell left (after a partial delete): every
+     * cell the row still stores is masked by a marker at least as new, so an index row delete at that
+     * time masks the index statuses of all of them (this delete's own marker can be older: a delete
+     * of a column's newest version is at that version's time) and no write of the row newer than its
+     * deletes. Not exact: a column marker masks one column, the index row delete the whole row.
+     */
+    private static long newestDeleteMarker(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
+        long newest = Long.MIN_VALUE;
+        Scan raw = new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readAllVersions();
+        try (RegionScanner scanner = env.getRegion().getScanner(raw)) {
+            List<Cell> cells = new ArrayList<>();
+            boolean more;
+            do {
+                more = scanner.next(cells);
+                for (Cell cell : cells) {
+                    if (CellUtil.isDelete(cell)) {
+                        newest = Math.max(newest, cell.getTimestamp());
+                    }
+                }
+                cells.clear();
+            } while (more);
+        }
+        return newest;
     }
 
     /** A Delete of every family of the table (what {@code new Delete(row)} becomes on the server). */

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -59,10 +60,12 @@ import org.junit.jupiter.api.Timeout;
  *       only rows that exist or are in flight;</li>
  *   <li>a fault at each step of the write path (before the index write, between index and data,
  *       after the data, during the verify step) x (insert, delete): afterwards queries through the
- *       index equal the data table's full scan and unverified index rows get repaired;</li>
+ *       index equal the data table's full scan and unverified index rows get repaired; a Delete
+ *       whose verify step comes after a newer Put of the row leaves the index row the Put's copy;</li>
  *   <li>a RegionServer aborted while batches are written: the same.</li>
  * </ol>
- * Faults come from {@link FaultInjector}, a test coprocessor installed before or after ours.
+ * After each, every VERIFIED index row is its data row's copy. Faults and held steps come from
+ * {@link FaultInjector}, a test coprocessor installed before or after ours.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class IndexConsistencyIT extends HBaseMiniClusterBase {
@@ -219,6 +222,7 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
                 + " index reads in 30 s with 3 handlers per RegionServer");
         assertTrue(writes.get() > 100 && reads.get() > 10, writes + " writes, " + reads + " reads");
         indexEqualsFullScan("after the concurrent run");
+        assertIndexRowsCopyTheirDataRows("after the concurrent run", false);
     }
 
     private static Map<Integer, long[]> snapshot(Map<Integer, long[]> state) {
@@ -289,6 +293,35 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
             }
         }
 
+        /** The row whose writes {@link #HELD} holds. */
+        static volatile byte[] heldRow;
+        /**
+         * Mutation class -> {reached, released}: the next write of that class to {@link #heldRow}
+         * waits in its post step, before ours runs (the data written, the index not verified yet),
+         * until released.
+         */
+        static final Map<Class<?>, CountDownLatch[]> HELD = new ConcurrentHashMap<>();
+
+        @Override
+        public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> c,
+                MiniBatchOperationInProgress<Mutation> batch, boolean success) {
+            if (heldRow == null || c.getEnvironment().getPriority() >= org.apache.hadoop.hbase.Coprocessor.PRIORITY_USER) {
+                return; // only the instance that runs before ours on the data table holds
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                Mutation m = batch.getOperation(i);
+                CountDownLatch[] gate = Arrays.equals(m.getRow(), heldRow) ? HELD.remove(m.getClass()) : null;
+                if (gate != null) {
+                    gate[0].countDown();
+                    try {
+                        gate[1].await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        }
+
         @Override
         public void postBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
                 MiniBatchOperationInProgress<Mutation> batch) throws IOException {
@@ -303,6 +336,9 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
 
     private void installInjectors() throws IOException {
         try (Admin admin = connection().getAdmin()) {
+            if (admin.getDescriptor(name).hasCoprocessor(FaultInjector.class.getName())) {
+                return;
+            }
             int user = org.apache.hadoop.hbase.Coprocessor.PRIORITY_USER;
             admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
                     .setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(FaultInjector.class.getName()).setPriority(user - 1).build())
@@ -362,43 +398,48 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
                 }
             }
         }
-        assertNoUnverifiedRowWithData(false);
+        assertIndexRowsCopyTheirDataRows("after the faults", false);
     }
 
     /**
-     * After reads through the index, no unverified index row stands for an existing data row, except
-     * the one kind puts cannot repair (docs/indexes.md, "Read path"): a row holding a covered cell
-     * newer than the data row's, the value of a write that failed after its index write and was not
-     * retried (an abort can leave it). Such a row stays UNVERIFIED and is answered from its data row,
-     * which {@link #indexEqualsFullScan} has checked; {@code strayAllowed} says whether the test may
-     * leave one.
+     * After reads through the index, every index row stands for its data row. A VERIFIED one is its
+     * data row's copy: the data row exists and its f:q cell is the index row's covered cell, value and
+     * timestamp (readers trust it alone, except that a covered read falls back to the data row when
+     * the covered cell is missing, which hides that divergence from {@link #indexEqualsFullScan}).
+     * No other one stands for an existing data row (reads repaired them), except the one kind puts
+     * cannot repair (docs/indexes.md, "Read path"): a row holding a covered cell newer than the data
+     * row's, the value of a write that failed after its index write and was not retried (an abort can
+     * leave it). Such a row stays UNVERIFIED and is answered from its data row, which
+     * {@link #indexEqualsFullScan} has checked; {@code strayAllowed} says whether the test may leave one.
      */
-    private void assertNoUnverifiedRowWithData(boolean strayAllowed) throws IOException {
+    private void assertIndexRowsCopyTheirDataRows(String label, boolean strayAllowed) throws IOException {
         Catalog catalog = Catalog.parse(connection().getAdmin().getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
         byte[] coveredQ = RowKeyIndexObserver.coveredQualifier(F, Q);
+        int verified = 0;
         int strays = 0;
         try (Table index = connection().getTable(RowKeyTable.indexTableName(name, "by_group"));
              Table data = connection().getTable(name);
              ResultScanner rows = index.getScanner(new Scan())) {
             for (Result r : rows) {
-                byte[] status = r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
-                if (Arrays.equals(RowKeyIndexObserver.VERIFIED, status)) {
-                    continue;
-                }
                 byte[] dataKey = catalog.dataKey(0, r.getRow());
                 Result dataRow = data.get(new org.apache.hadoop.hbase.client.Get(dataKey));
-                if (dataRow.isEmpty()) {
-                    continue;
-                }
                 Cell inIndex = r.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, coveredQ);
                 Cell inData = dataRow.getColumnLatestCell(F, Q);
-                boolean stray = inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp());
-                assertTrue(stray && strayAllowed, "an unverified index row for an existing data row was not repaired: "
-                        + Bytes.toHex(dataKey) + ", index " + r + ", data " + dataRow);
-                strays++;
+                String where = label + ": " + Bytes.toHex(dataKey) + ", index " + r + ", data " + dataRow;
+                if (Arrays.equals(RowKeyIndexObserver.VERIFIED, r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER))) {
+                    verified++;
+                    assertTrue(inData != null && inIndex != null && CellUtil.matchingValue(inIndex, inData)
+                            && inIndex.getTimestamp() == inData.getTimestamp(), "a VERIFIED index row that is not its data row's copy: " + where);
+                } else if (!dataRow.isEmpty()) {
+                    boolean stray = inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp());
+                    assertTrue(stray && strayAllowed, "an unverified index row for an existing data row was not repaired: " + where);
+                    strays++;
+                }
             }
         }
-        System.out.println("IndexConsistencyIT: " + strays + " unverified index rows hold a failed write's newer covered value");
+        assertTrue(verified > 0, label + ": no VERIFIED index row to check");
+        System.out.println("IndexConsistencyIT: " + label + ": " + verified + " VERIFIED index rows, each its data row's copy; "
+                + strays + " unverified index rows hold a failed write's newer covered value");
     }
 
     /** Whether a region of {@code table} is still located (in hbase:meta) on {@code server}, or not yet placed. */
@@ -414,11 +455,90 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
         return false;
     }
 
+    /**
+     * The state the abort test once left (a VERIFIED index row whose covered cell a newer delete
+     * marker of the index row hides), made deterministic: a whole-row Delete whose index step comes
+     * late (as it does while the index region moves after an abort), a Put of the same row written
+     * in between, which verifies after it. The data table shows the Put, newer than the Delete; the
+     * index row must be its copy: VERIFIED, with the covered cell, both at the Put's timestamp.
+     * Before index mutations took the data cells' timestamps, the late index delete got the index
+     * server's clock and masked the Put's covered cell.
+     */
+    @Test
+    @Order(3)
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aLateIndexDeleteMasksNoNewerWriteOfTheRow() throws Exception {
+        installInjectors();
+        int user = 1100;
+        byte[] key = key(user, user % 4, 5);
+        try (Table t = connection().getTable(name)) {
+            t.put(new Put(key).addColumn(F, Q, Bytes.toBytes(1)));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            FaultInjector.heldRow = key;
+            CountDownLatch[] deleteHeld = hold(Delete.class);
+            Future<?> delete = pool.submit(() -> write(new Delete(key)));
+            assertTrue(deleteHeld[0].await(60, TimeUnit.SECONDS), "the delete never reached its post step");
+            Thread.sleep(5); // the Put's timestamp newer than the Delete's
+            CountDownLatch[] putHeld = hold(Put.class);
+            Future<?> put = pool.submit(() -> write(new Put(key).addColumn(F, Q, Bytes.toBytes(2))));
+            assertTrue(putHeld[0].await(60, TimeUnit.SECONDS), "the put never reached its post step");
+            Thread.sleep(5);
+            deleteHeld[1].countDown();
+            delete.get(60, TimeUnit.SECONDS);
+            Thread.sleep(5); // the Put's verify step later than the index delete
+            putHeld[1].countDown();
+            put.get(60, TimeUnit.SECONDS);
+        } finally {
+            FaultInjector.heldRow = null;
+            FaultInjector.HELD.clear();
+            pool.shutdownNow();
+        }
+        Result dataRow;
+        Result indexRow;
+        Catalog catalog = Catalog.parse(connection().getAdmin().getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+        try (Table data = connection().getTable(name);
+             Table index = connection().getTable(RowKeyTable.indexTableName(name, "by_group"))) {
+            dataRow = data.get(new org.apache.hadoop.hbase.client.Get(key));
+            indexRow = index.get(new org.apache.hadoop.hbase.client.Get(catalog.indexKey(0, key)));
+        }
+        Cell inData = dataRow.getColumnLatestCell(F, Q);
+        assertEquals(2, Bytes.toInt(CellUtil.cloneValue(inData)), "the data row shows the Put");
+        Cell status = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+        Cell covered = indexRow.getColumnLatestCell(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(F, Q));
+        assertTrue(status != null && Arrays.equals(RowKeyIndexObserver.VERIFIED, CellUtil.cloneValue(status)),
+                "the index row is VERIFIED: " + indexRow);
+        assertTrue(covered != null && CellUtil.matchingValue(covered, inData) && covered.getTimestamp() == inData.getTimestamp(),
+                "the index row holds the data's covered cell " + inData + ": " + indexRow);
+        assertEquals(inData.getTimestamp(), status.getTimestamp(), "the status carries the data's timestamp");
+        indexEqualsFullScan("a late index delete");
+        assertIndexRowsCopyTheirDataRows("a late index delete", false);
+    }
+
+    private static CountDownLatch[] hold(Class<? extends Mutation> kind) {
+        CountDownLatch[] gate = {new CountDownLatch(1), new CountDownLatch(1)};
+        FaultInjector.HELD.put(kind, gate);
+        return gate;
+    }
+
+    /** One write through its own Table (a Table is not shared between threads). */
+    private Void write(Mutation m) throws IOException {
+        try (Table t = connection().getTable(name)) {
+            if (m instanceof Put) {
+                t.put((Put) m);
+            } else {
+                t.delete((Delete) m);
+            }
+        }
+        return null;
+    }
+
     // ---------------------------------------------------------------------------------------------
     // 3. a RegionServer aborted while batches are written
 
     @Test
-    @Order(3)
+    @Order(4)
     @Timeout(value = 400, unit = TimeUnit.SECONDS)
     void aRegionServerAbortedMidBatchLeavesTheIndexEqualToTheData() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
@@ -465,6 +585,6 @@ class IndexConsistencyIT extends HBaseMiniClusterBase {
         }, 180, "every region of the data and index tables reopened on the surviving server");
         indexEqualsFullScan("after a RegionServer abort");
         // A batch that failed after its retries may leave a newer covered value in the index.
-        assertNoUnverifiedRowWithData(true);
+        assertIndexRowsCopyTheirDataRows("after a RegionServer abort", true);
     }
 }

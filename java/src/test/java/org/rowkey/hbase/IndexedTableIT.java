@@ -440,6 +440,55 @@ class IndexedTableIT extends HBaseMiniClusterBase {
         }
     }
 
+    @Test
+    void aDeleteThatEmptiesTheRowRemovesItsIndexRowPastEveryEarlierWrite() throws IOException, InterruptedException {
+        TableName emptiedTable = TableName.valueOf("emptied");
+        Catalog catalog = createWithCoveredIndexByCode(emptiedTable);
+        byte[] key = keysWithCode(1, 505, new Random(6))[0];
+        byte[] indexKey = catalog.indexKey(0, key);
+        long t0 = System.currentTimeMillis() - 10_000;
+        RowKeyTable emptied = RowKeyTable.open(connection(), emptiedTable);
+        RowKeyQuery covered = RowKeyQuery.on(schema).eq("code", 505).select(FAMILY_F, QUAL_Q);
+        try (Table data = connection().getTable(emptiedTable);
+             Table index = connection().getTable(RowKeyTable.indexTableName(emptiedTable, "by_code"))) {
+            // One write of f:q at t0 and f:r at t0 + 1: the index row's status is at t0 + 1.
+            data.put(new Put(key).addColumn(FAMILY_F, QUAL_Q, t0, Bytes.toBytes("v0")).addColumn(FAMILY_F, QUAL_R, t0 + 1, Bytes.toBytes("r")));
+            data.delete(new Delete(key).addColumns(FAMILY_F, QUAL_R));
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, indexKey), "the row keeps f:q");
+            // The newest version of f:q, the row's last cell: this delete's marker is at t0, older
+            // than the index row's status; the index row goes all the same.
+            data.delete(new Delete(key).addColumn(FAMILY_F, QUAL_Q));
+            assertTrue(data.get(new Get(key)).isEmpty());
+            assertTrue(index.get(new Get(indexKey)).isEmpty(), "the emptied row's index row: " + index.get(new Get(indexKey)));
+            // A later write of the row is indexed again (its timestamp newer than every marker).
+            Thread.sleep(2);
+            data.put(new Put(key).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v1")));
+            Map<String, String> expected = cells(RowKeyQuery.on(schema).eq("code", 505).select(FAMILY_F, QUAL_Q).noIndex(), emptied);
+            assertEquals(1, expected.size());
+            assertEquals(expected, cells(covered, emptied));
+            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, indexKey));
+        }
+    }
+
+    @Test
+    void aPutOlderThanTheRowsDeleteIsMaskedInTheIndexAsInTheData() throws IOException {
+        TableName olderTable = TableName.valueOf("older_put");
+        createWithCoveredIndexByCode(olderTable);
+        byte[] key = keysWithCode(1, 506, new Random(7))[0];
+        RowKeyTable older = RowKeyTable.open(connection(), olderTable);
+        try (Table data = connection().getTable(olderTable)) {
+            data.put(new Put(key).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v0")));
+            data.delete(new Delete(key));
+            // Its cells' timestamp set, not the Put's own (which stays LATEST_TIMESTAMP): masked.
+            data.put(new Put(key).addColumn(FAMILY_F, QUAL_Q, System.currentTimeMillis() - 60_000, Bytes.toBytes("v1")));
+            assertTrue(data.get(new Get(key)).isEmpty());
+        }
+        Map<String, String> keysOnly = cells(RowKeyQuery.on(schema).eq("code", 506).keysOnly().useIndex("by_code"), older);
+        assertTrue(keysOnly.isEmpty(), "key-only through the index: " + keysOnly);
+        Map<String, String> covered = cells(RowKeyQuery.on(schema).eq("code", 506).select(FAMILY_F, QUAL_Q).useIndex("by_code"), older);
+        assertTrue(covered.isEmpty(), "covered through the index: " + covered);
+    }
+
     /** Creates {@code table} with one index, by_code on (code, sdate) covering f:q; its catalog. */
     private Catalog createWithCoveredIndexByCode(TableName table) throws IOException {
         List<RowKeyIndex> indexes = Arrays.asList(RowKeyIndex.of("by_code", "code", "sdate").include("f", "q"));
