@@ -42,7 +42,8 @@ import org.rowkey.hbase.RowKeyTable;
  * ({@code query.leapfrog()}), reading both indexes in full and merging the keys, and each single
  * index with the native per-row filter on its index rows (one of them is what a planner with a
  * wrong estimate reads). Rows read are the index rows the server read; time
- * is the median of {@code --runs} runs after a warm-up, data rows fetched included. Every way must
+ * is the median of {@code --runs} runs after a warm-up, data rows fetched included, the ways taking
+ * turns in a shuffled order. Every way must
  * return the same rows. Scenario 3: an anyOf of two branches no index answers, read by one scan of
  * the union of their ranges with the OR program, against each branch read by its own scan and merged.
  */
@@ -137,20 +138,19 @@ public final class JoinBench {
                 4 * tenth, 3 * tenth, 4 * tenth);
         System.out.println("| way | rows returned | data rows read | read / union's rows | median ms | ms / one scan's |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
-        List<String> expected = null;
-        double oneScanMillis = 0;
+        Outcome[] outcomes = new Outcome[ways.length];
         for (int w = 0; w < ways.length; w++) {
-            Outcome outcome = ways[w].run();
-            double median = median(ways[w]);
-            if (expected == null) {
-                expected = outcome.keys;
-                oneScanMillis = median;
-            } else if (!expected.equals(outcome.keys)) {
-                System.err.println(names[w] + " returned other rows: " + outcome.keys.size() + " vs " + expected.size());
+            outcomes[w] = ways[w].run(); // warm-up, and the rows to compare
+            if (!outcomes[0].keys.equals(outcomes[w].keys)) {
+                System.err.println(names[w] + " returned other rows: " + outcomes[w].keys.size() + " vs "
+                        + outcomes[0].keys.size());
                 return 1;
             }
-            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %.1f | %.2f |%n", names[w], outcome.keys.size(),
-                    outcome.rowsRead, outcome.rowsRead / (3.0 * tenth), median, median / oneScanMillis);
+        }
+        double[] medians = medians(ways);
+        for (int w = 0; w < ways.length; w++) {
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %.1f | %.2f |%n", names[w], outcomes[w].keys.size(),
+                    outcomes[w].rowsRead, outcomes[w].rowsRead / (3.0 * tenth), medians[w], medians[w] / medians[0]);
         }
         return 0;
     }
@@ -168,16 +168,32 @@ public final class JoinBench {
                 : new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges), rows));
     }
 
-    /** The median ms of {@code runs} runs of {@code way} (after the caller's warm-up run). */
-    private double median(Way way) throws IOException {
-        double[] millis = new double[runs];
-        for (int r = 0; r < runs; r++) {
-            long t0 = System.nanoTime();
-            way.run();
-            millis[r] = (System.nanoTime() - t0) / 1e6;
+    /**
+     * The median ms of {@code runs} runs of each way (after the caller's warm-up run of each), the
+     * ways taking turns in a new shuffled order each round, so that none pays alone for what the
+     * RegionServer does meanwhile (compactions after the load, JIT).
+     */
+    private double[] medians(Way[] ways) throws IOException {
+        double[][] millis = new double[ways.length][runs];
+        List<Integer> order = new ArrayList<>();
+        for (int w = 0; w < ways.length; w++) {
+            order.add(w);
         }
-        Arrays.sort(millis);
-        return millis[runs / 2];
+        Random shuffle = new Random(runs);
+        for (int r = 0; r < runs; r++) {
+            Collections.shuffle(order, shuffle);
+            for (int w : order) {
+                long t0 = System.nanoTime();
+                ways[w].run();
+                millis[w][r] = (System.nanoTime() - t0) / 1e6;
+            }
+        }
+        double[] medians = new double[ways.length];
+        for (int w = 0; w < ways.length; w++) {
+            Arrays.sort(millis[w]);
+            medians[w] = millis[w][runs / 2];
+        }
+        return medians;
     }
 
     /** The rows of {@code scan} on the data table, and the rows the server read. */
@@ -217,23 +233,22 @@ public final class JoinBench {
         System.out.printf(Locale.ROOT, "a = %d AND b = %d: |A| = %,d, |B| = %,d%n%n", value, value, sizeA, sizeB);
         System.out.println("| way | rows returned | index rows read | read / smaller input | index scans | median ms | ms / relay's |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|");
-        List<String> expected = null;
-        double[] medians = new double[ways.length];
-        long relayRead = 0;
+        Outcome[] outcomes = new Outcome[ways.length];
         for (int w = 0; w < ways.length; w++) {
-            Outcome first = ways[w].run(); // warm-up, and the rows to compare
-            medians[w] = median(ways[w]);
-            if (expected == null) {
-                expected = first.keys;
-                relayRead = first.rowsRead;
-            } else if (!expected.equals(first.keys)) {
-                System.err.println(names[w] + " returned other rows than the relay: " + first.keys.size() + " vs "
-                        + expected.size());
+            outcomes[w] = ways[w].run(); // warm-up, and the rows to compare
+            if (!outcomes[0].keys.equals(outcomes[w].keys)) {
+                System.err.println(names[w] + " returned other rows than the relay: " + outcomes[w].keys.size() + " vs "
+                        + outcomes[0].keys.size());
                 return 1;
             }
-            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %,d | %.1f | %.2f |%n", names[w], first.keys.size(),
-                    first.rowsRead, first.rowsRead / (double) smallest, first.scans, medians[w], medians[w] / medians[0]);
         }
+        double[] medians = medians(ways);
+        for (int w = 0; w < ways.length; w++) {
+            Outcome o = outcomes[w];
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %,d | %.1f | %.2f |%n", names[w], o.keys.size(),
+                    o.rowsRead, o.rowsRead / (double) smallest, o.scans, medians[w], medians[w] / medians[0]);
+        }
+        long relayRead = outcomes[0].rowsRead;
         double bestSingle = Math.min(medians[3], medians[4]);
         double fastestOther = Math.min(Math.min(medians[1], medians[2]), bestSingle);
         System.out.printf(Locale.ROOT, "%nrelay: %,d index rows read = %.2f x the smaller input (target <= 3); %.2f x the"
