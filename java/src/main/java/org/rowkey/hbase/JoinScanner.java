@@ -54,10 +54,10 @@ final class JoinScanner implements ResultScanner {
     /**
      * Rows the server may look at in a relayed stream's first read (it doubles after each read cut
      * short), set by {@value #RELAY_BUDGET_KEY}: a key-only row costs the server about a
-     * microsecond, a scan request about a millisecond, so a read of a stream that turns out large
-     * costs about 8 ms before the next stream takes its turn.
+     * microsecond, a scan request about a millisecond, so a turn of a stream that turns out large
+     * costs about what a scan request costs, and a small one (up to the budget) ends in one read.
      */
-    static final int RELAY_BUDGET_DEFAULT = 8192;
+    static final int RELAY_BUDGET_DEFAULT = 1024;
     static final String RELAY_BUDGET_KEY = "rowkey.join.relay.budget.rows";
 
     private final List<Table> tables = new ArrayList<>();
