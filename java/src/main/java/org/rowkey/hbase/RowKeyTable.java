@@ -375,17 +375,28 @@ public final class RowKeyTable {
     }
 
     /**
-     * The relay of a plain query's streams (docs/joins.md) when several indexes (or the data table's
-     * leading fields) each fix some of its conditions and the single plan is not covered (it reads
-     * each data row anyway): without statistics the single plan's index may be the larger one, and
-     * the relay's reads follow the smaller whichever it is. Null: the single plan.
+     * The relay of a plain query's streams (docs/joins.md) when the single plan reads an index that
+     * is one of several streams (indexes, or the data table's leading fields, each fixing some of
+     * the query's conditions) and does not cover the query (it reads each data row anyway): without
+     * statistics that index may be the larger one, and the relay's reads follow the smaller
+     * whichever it is, its first turn the single plan's own read. A single plan of the data table
+     * (its ranges may be narrower than any stream), a covered one and a hinted one stay. Null: the
+     * single plan.
      */
     private JoinPlan relay(RowKeyQuery query, TablePlan plan, Catalog catalog) {
-        if (plan.getCovered() || query.indexHint() != null) {
+        if (plan.getCovered() || plan.getIndex().isEmpty() || query.indexHint() != null) {
             return null;
         }
         JoinPlan join = joinPlan(query, catalog);
-        return join.branches.size() == 1 && join.branches.get(0).relays() ? join : null;
+        if (join.branches.size() != 1 || !join.branches.get(0).relays()) {
+            return null;
+        }
+        for (JoinPlan.Stream s : join.branches.get(0).streams) {
+            if (s.index >= 0 && catalog.indexes().get(s.index).getName().equals(plan.getIndex())) {
+                return join;
+            }
+        }
+        return null;
     }
 
     /**

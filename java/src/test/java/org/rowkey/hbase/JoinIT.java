@@ -143,6 +143,18 @@ class JoinIT extends HBaseMiniClusterBase {
         // Each salt bucket's first read is sized from the limit, then doubles: not a 1,024-row batch.
         assertTrue(read[0] <= 2 * needed, read[0] + " rows read");
 
+        // A plain query is relayed too, in data-key order; a covered one (keys only) or a hinted one
+        // keeps its single plan.
+        RowKeyQuery plain = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20);
+        assertTrue(table.explain(plain).contains("relay"), table.explain(plain));
+        assertEquals(oracle(both, 0), rows(plain, null));
+        for (RowKeyQuery single : new RowKeyQuery[] {RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).keysOnly(),
+                RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age")}) {
+            explain = table.explain(single);
+            assertTrue(!explain.contains("relay") && explain.contains("INDEX by_"), explain);
+            assertEquals(new java.util.TreeSet<>(oracle(both, 0)), new java.util.TreeSet<>(rows(single, null)));
+        }
+
         // The leapfrog join of both indexes.
         RowKeyQuery leapfrog = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10).leapfrog();
         explain = table.explain(leapfrog);
