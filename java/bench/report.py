@@ -3,8 +3,9 @@
 
 Usage: report.py DIR   (DIR holds any of: jmh-java17.json and jmh-java22.json, the per-row JMH results
 of `cargo make bench-per-row`; end_to_end.json, the end-to-end results of `cargo make bench-e2e`; peer.json, the
-results beside Apache Phoenix of `cargo make bench-peer`). Each part of the report (and its chart, per_row.png /
-end_to_end.png / peer.png) is written when its results exist.
+results beside Apache Phoenix of `cargo make bench-peer`; join.json, the index intersections of `cargo make
+bench-join`). Each part of the report (and its chart, per_row.png / end_to_end.png / peer.png / join.png) is written
+when its results exist.
 """
 import datetime
 import json
@@ -562,14 +563,72 @@ def peer(lines):
     return True
 
 
+def join(lines):
+    """The index intersections (`cargo make bench-join`); False without join.json."""
+    path = os.path.join(DIR, "join.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        j = json.load(f)
+    scenarios = j["scenarios"]
+    lines += ["## Index intersections", "",
+              f"`cargo make bench-join`: {count(j['rows'])} rows keyed `id, a, b`, indexes on `a` and on `b`, embedded HBase "
+              f"{j['hbase']}, {j['cores']} cores, {j['date']}; the ways take turns, median of {j['runs']} runs. Index rows "
+              "read, index scan requests, median ms.", ""]
+    for sc in scenarios:
+        smaller = min(sc["size_a"], sc["size_b"])
+        relay = sc["ways"][0]
+        lines += [f"**{sc['query']}**: abs(A) = {count(sc['size_a'])}, abs(B) = {count(sc['size_b'])}", "",
+                  "| way | index rows read | read / smaller input | index scans | median ms | ms / the relay's |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for w in sc["ways"]:
+            lines.append(f"| {w['name']} | {count(w['index_rows_read'])} | {w['index_rows_read'] / smaller:.2f} | "
+                         f"{count(w['index_scans'])} | {w['median_ms']:.1f} | {w['median_ms'] / relay['median_ms']:.2f} |")
+        lines.append("")
+    lines += ["![index intersections](join.png)", ""]
+
+    plt = plt_or_none()
+    if plt is None:
+        return True
+    names = [w["name"] for w in scenarios[0]["ways"]]
+    colors = ("tab:blue", "tab:cyan", "tab:red", "tab:olive", "tab:orange")
+    fig, (ax_ms, ax_read) = plt.subplots(1, 2, figsize=(14, 1.3 * len(scenarios) + 1.8), sharey=True)
+    ys = list(range(len(scenarios)))
+    h = 0.15
+    for i, name in enumerate(names):
+        offs = [y + (i - (len(names) - 1) / 2) * h for y in ys]
+        ax_ms.barh(offs, [sc["ways"][i]["median_ms"] for sc in scenarios], h, label=name, color=colors[i % len(colors)],
+                   alpha=0.85)
+        ax_read.barh(offs, [max(sc["ways"][i]["index_rows_read"], 0.5) for sc in scenarios], h, label=name,
+                     color=colors[i % len(colors)], alpha=0.85)
+    ax_ms.set_yticks(ys)
+    ax_ms.set_yticklabels([f"{sc['query']}\n|A| {count(sc['size_a'])}, |B| {count(sc['size_b'])}" for sc in scenarios],
+                          fontsize=8)
+    ax_ms.invert_yaxis()
+    for ax, xlabel in ((ax_ms, f"wall time, ms (log), median of {j['runs']} runs, data rows fetched included"),
+                       (ax_read, "index rows read on the RegionServer (log)")):
+        ax.set_xscale("log")
+        ax.set_xlim(left=1)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", which="both", alpha=0.3)
+    handles, labels = ax_ms.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
+    fig.suptitle(f"Index intersections: {count(j['rows'])} rows, embedded HBase {j['hbase']} — {j['date'][:10]}, "
+                 f"{j['cores']} cores", fontsize=10)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))  # room for the legend below
+    fig.savefig(os.path.join(DIR, "join.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     lines = ["# hbase-rowkey benchmarks", ""]
     parts = [name for name, write in (("criterion", native_core), ("per_row.png", per_row), ("end_to_end.png", end_to_end),
-                                            ("peer.png", peer))
+                                            ("peer.png", peer), ("join.png", join))
              if write(lines)]
     if not parts:
-        print(f"no results in {DIR} (criterion.txt, jmh-java17.json, jmh-java22.json, end_to_end.json, peer.json): nothing to report",
-              file=sys.stderr)
+        print(f"no results in {DIR} (criterion.txt, jmh-java17.json, jmh-java22.json, end_to_end.json, peer.json, "
+              "join.json): nothing to report", file=sys.stderr)
         sys.exit(1)
     with open(os.path.join(DIR, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -1,6 +1,12 @@
 package org.rowkey.hbase.demo;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -57,15 +63,23 @@ public final class JoinBench {
     private final RowKeySchema schema = RowKeySchema.builder().int64("id").int32("a").int32("b").build();
     private RowKeyTable table;
 
-    JoinBench(Connection connection, int rows, int runs) {
+    /** Where the intersection scenarios' figures go, for java/bench/report.py's table and chart. */
+    private final Path json;
+    /** Each intersection scenario's figures, as JSON objects. */
+    private final List<String> scenarios = new ArrayList<>();
+
+    JoinBench(Connection connection, int rows, int runs, Path json) {
         this.connection = connection;
+        this.json = json;
         this.rows = rows;
         this.runs = runs;
     }
 
     public static void main(String[] args) throws Exception {
         Demo.Options options = Demo.Options.parse(args, true);
-        System.exit(Demo.withCluster(options, c -> new JoinBench(c, options.rows, options.runs).run()));
+        // Beside --json's file (target/bench by default): java/bench/report.py reads it.
+        Path json = Paths.get(options.json).toAbsolutePath().resolveSibling("join.json");
+        System.exit(Demo.withCluster(options, c -> new JoinBench(c, options.rows, options.runs, json).run()));
     }
 
     /** One run of one way: the rows (hex keys) and the index rows read. */
@@ -98,8 +112,16 @@ public final class JoinBench {
         load(sizes);
         System.out.printf(Locale.ROOT, "%n%,d rows, %d runs per way (median), HBase %s%n", rows, runs,
                 org.apache.hadoop.hbase.util.VersionInfo.getVersion());
-        return scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]) + anyOfScenario()
+        int failed = scenario(1, sizes[0], sizes[1]) + scenario(2, sizes[2], sizes[3]) + anyOfScenario()
                 + scenario(SCENARIO_VALUES[2], sizes[1], sizes[0]);
+        Files.createDirectories(json.getParent());
+        Files.write(json, ("{\n  \"benchmark\": \"join\",\n  \"date\": "
+                + EndToEnd.Json.string(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()) + ",\n  \"hbase\": "
+                + EndToEnd.Json.string(org.apache.hadoop.hbase.util.VersionInfo.getVersion()) + ",\n  \"cores\": "
+                + Runtime.getRuntime().availableProcessors() + ",\n  \"rows\": " + rows + ",\n  \"runs\": " + runs
+                + ",\n  \"scenarios\": [\n" + String.join(",\n", scenarios) + "\n  ]\n}\n").getBytes(StandardCharsets.UTF_8));
+        System.out.println("Wrote " + json);
+        return failed;
     }
 
     /**
@@ -249,6 +271,16 @@ public final class JoinBench {
                     o.rowsRead, o.rowsRead / (double) smallest, o.scans, medians[w], medians[w] / medians[0]);
         }
         long relayRead = outcomes[0].rowsRead;
+        StringBuilder figures = new StringBuilder();
+        for (int w = 0; w < ways.length; w++) {
+            figures.append(w == 0 ? "" : ",\n").append("      {\"name\": ").append(EndToEnd.Json.string(names[w]))
+                    .append(", \"rows_returned\": ").append(outcomes[w].keys.size())
+                    .append(", \"index_rows_read\": ").append(outcomes[w].rowsRead)
+                    .append(", \"index_scans\": ").append(outcomes[w].scans)
+                    .append(", \"median_ms\": ").append(EndToEnd.Json.number(medians[w])).append('}');
+        }
+        scenarios.add("    {\"query\": " + EndToEnd.Json.string("a = " + value + " AND b = " + value) + ", \"size_a\": " + sizeA
+                + ", \"size_b\": " + sizeB + ", \"ways\": [\n" + figures + "\n    ]}");
         double bestSingle = Math.min(medians[3], medians[4]);
         double fastestOther = Math.min(Math.min(medians[1], medians[2]), bestSingle);
         System.out.printf(Locale.ROOT, "%nrelay: %,d index rows read = %.2f x the smaller input (target <= 3); %.2f x the"
