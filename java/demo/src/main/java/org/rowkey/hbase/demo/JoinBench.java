@@ -245,7 +245,7 @@ public final class JoinBench {
         String[] names = {"the planner's choice: relay of both indexes (no hint)", "leapfrog join (query.leapfrog())",
             "both indexes in full + merge", "single index a + per-row filter", "single index b + per-row filter"};
         Way[] ways = {
-            () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value)),
+            () -> scan(plain),
             () -> scan(both),
             () -> bothInFullAndMerge(value),
             () -> scan(RowKeyQuery.on(schema).eq("a", value).eq("b", value).useIndex("by_a")),
@@ -265,20 +265,17 @@ public final class JoinBench {
             }
         }
         double[] medians = medians(ways);
+        StringBuilder figures = new StringBuilder();
         for (int w = 0; w < ways.length; w++) {
             Outcome o = outcomes[w];
             System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %.2f | %,d | %.1f | %.2f |%n", names[w], o.keys.size(),
                     o.rowsRead, o.rowsRead / (double) smallest, o.scans, medians[w], medians[w] / medians[0]);
+            figures.append(w == 0 ? "" : ",\n").append("      {\"name\": ").append(EndToEnd.Json.string(names[w]))
+                    .append(", \"rows_returned\": ").append(o.keys.size()).append(", \"index_rows_read\": ").append(o.rowsRead)
+                    .append(", \"index_scans\": ").append(o.scans).append(", \"median_ms\": ")
+                    .append(EndToEnd.Json.number(medians[w])).append('}');
         }
         long relayRead = outcomes[0].rowsRead;
-        StringBuilder figures = new StringBuilder();
-        for (int w = 0; w < ways.length; w++) {
-            figures.append(w == 0 ? "" : ",\n").append("      {\"name\": ").append(EndToEnd.Json.string(names[w]))
-                    .append(", \"rows_returned\": ").append(outcomes[w].keys.size())
-                    .append(", \"index_rows_read\": ").append(outcomes[w].rowsRead)
-                    .append(", \"index_scans\": ").append(outcomes[w].scans)
-                    .append(", \"median_ms\": ").append(EndToEnd.Json.number(medians[w])).append('}');
-        }
         scenarios.add("    {\"query\": " + EndToEnd.Json.string("a = " + value + " AND b = " + value) + ", \"size_a\": " + sizeA
                 + ", \"size_b\": " + sizeB + ", \"ways\": [\n" + figures + "\n    ]}");
         double bestSingle = Math.min(medians[3], medians[4]);
