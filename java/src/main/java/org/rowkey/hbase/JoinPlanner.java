@@ -91,14 +91,45 @@ final class JoinPlanner {
         return new JoinPlan.DataScan(scanned, union, ScanPlanner.plan(union, maxRanges));
     }
 
-    private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {
+    /**
+     * Whether a query of one AND-branch has at least two sources that may be streams (see
+     * {@link #plan}): what a relay needs, known without planning them.
+     */
+    boolean mayRelay(RowKeyQuery query) {
+        List<List<Condition>> branches = query.disjuncts();
+        return branches.size() == 1 && sources(fixed(branches.get(0)), query.indexHint()).size() >= 2;
+    }
+
+    /** A source that may be a stream: -1 (the data table) or an index number, and the fields it fixes. */
+    private static final class Source {
+        final int index;
+        final String name;
+        final List<String> fields;
+
+        Source(int index, String name, List<String> fields) {
+            this.index = index;
+            this.name = name;
+            this.fields = fields;
+        }
+    }
+
+    /** The first {@code =}/{@code IN} condition of each field (another on the field is checked per key). */
+    private static Map<String, Condition> fixed(List<Condition> conditions) {
         Map<String, Condition> fixed = new LinkedHashMap<>();
         for (Condition c : conditions) {
             if (c.getOp() == Op.EQ || c.getOp() == Op.IN) {
-                fixed.putIfAbsent(c.getField(), c); // another condition on the field is checked per key
+                fixed.putIfAbsent(c.getField(), c);
             }
         }
-        List<JoinPlan.Stream> streams = new ArrayList<>();
+        return fixed;
+    }
+
+    /**
+     * The data table's {@code =}/{@code IN} prefix (when not empty and the hint allows the data
+     * table), then every ACTIVE index the hint allows whose fields all have such conditions.
+     */
+    private List<Source> sources(Map<String, Condition> fixed, String hint) {
+        List<Source> sources = new ArrayList<>();
         if (hint == null || hint.isEmpty()) {
             List<String> prefix = new ArrayList<>();
             for (String field : catalog.schema().fieldNames()) {
@@ -107,14 +138,25 @@ final class JoinPlanner {
                 }
                 prefix.add(field);
             }
-            addStream(streams, -1, "DATA TABLE", prefix, fixed, maxRanges);
+            if (!prefix.isEmpty()) {
+                sources.add(new Source(-1, "DATA TABLE", prefix));
+            }
         }
         for (int i = 0; i < catalog.indexes().size(); i++) {
             IndexSpec index = catalog.indexes().get(i);
             boolean allowed = hint == null || hint.equals(index.getName());
             if (allowed && index.getState() == IndexState.ACTIVE && fixed.keySet().containsAll(index.getFieldsList())) {
-                addStream(streams, i, "INDEX " + index.getName(), index.getFieldsList(), fixed, maxRanges);
+                sources.add(new Source(i, "INDEX " + index.getName(), index.getFieldsList()));
             }
+        }
+        return sources;
+    }
+
+    private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {
+        Map<String, Condition> fixed = fixed(conditions);
+        List<JoinPlan.Stream> streams = new ArrayList<>();
+        for (Source source : sources(fixed, hint)) {
+            addStream(streams, source.index, source.name, source.fields, fixed, maxRanges);
         }
         streams.sort(Comparator.comparingDouble(s -> s.estimatedRows));
         List<JoinPlan.Stream> leftOut = new ArrayList<>();
@@ -139,9 +181,6 @@ final class JoinPlanner {
     /** Adds the stream of {@code fields} of source {@code index} (-1: data table) when each value combination plans as exact prefixes. */
     private void addStream(List<JoinPlan.Stream> streams, int index, String source, List<String> fields,
             Map<String, Condition> fixed, int maxRanges) {
-        if (fields.isEmpty()) {
-            return;
-        }
         List<Condition> conditions = new ArrayList<>();
         long combinations = 1;
         for (String f : fields) {

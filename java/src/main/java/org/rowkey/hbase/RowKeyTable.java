@@ -387,7 +387,11 @@ public final class RowKeyTable {
         if (plan.getCovered() || plan.getIndex().isEmpty() || query.indexHint() != null) {
             return null;
         }
-        JoinPlan join = joinPlan(query, catalog);
+        JoinPlanner planner = new JoinPlanner(catalog, RowKeyTable::planTable);
+        if (!planner.mayRelay(query)) {
+            return null; // fewer than two sources: no planning of streams for the common query
+        }
+        JoinPlan join = planner.plan(query);
         if (join.branches.size() != 1 || !join.branches.get(0).relays()) {
             return null;
         }

@@ -39,6 +39,13 @@ class JoinPlannerTest {
         assertEquals(4, plain.streams.get(0).ranges(), "one range per salt bucket");
         assertTrue(planner.plan(q).explain(schema).contains("relay"), planner.plan(q).explain(schema));
 
+        assertTrue(planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20)));
+        assertTrue(planner.mayRelay(RowKeyQuery.on(schema).eq("user_id", 7L).eq("age", 20)), "the data table's prefix");
+        assertTrue(!planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").between("age", 20, 30)));
+        assertTrue(!planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age")));
+        assertTrue(!planner.mayRelay(RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20),
+                RowKeyQuery.on(schema).eq("vip", true))), "an anyOf is a join anyway");
+
         JoinPlan.Branch one = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
                 .useIndex("by_age")).branches.get(0);
         assertEquals(Arrays.asList("INDEX by_age"), sources(one.streams));
