@@ -308,7 +308,7 @@ final class RangeKeyStream implements KeyStream {
         if (lastRead == null) {
             return;
         }
-        boolean allSeen = lastRead != null && seenThrough != null && compare(seenThrough, lastRead) >= 0;
+        boolean allSeen = seenThrough != null && compare(seenThrough, lastRead) >= 0;
         batch = allSeen ? Math.min(MAX_BATCH, batch * 2) : 1;
     }
 
