@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.RowFilter;
@@ -235,20 +236,7 @@ public final class ClusterCheck {
             String explain = table.explain(query);
             require(explain.contains("INDEX by_code_day"), "not read through the index:\n" + explain);
             TreeSet<String> got = new TreeSet<>();
-            long read;
-            try (ResultScanner scanner = table.scan(query)) {
-                for (Result r : scanner) {
-                    require(got.add(Bytes.toStringBinary(r.getRow())), "a row twice: " + Bytes.toStringBinary(r.getRow()));
-                }
-                read = scanner.getScanMetrics().countOfRowsScanned.get();
-            }
-            TreeSet<String> want = new TreeSet<>();
-            for (Map<String, Object> row : live) {
-                if (oracles.get(q).test(row)) {
-                    want.add(Bytes.toStringBinary(schema.encode(row)));
-                }
-            }
-            require(got.equals(want), query + " through the index: " + got.size() + " rows, the oracle " + want.size());
+            long read = scanLive(table, query, live, oracles.get(q), got).countOfRowsScanned.get();
             long ranges = rows.stream().filter(inRanges.get(q)).count();
             require(read <= ranges && ranges <= rows.size() / 4, query + " read " + read + " index rows, its index ranges hold "
                     + ranges + " of " + rows.size());
@@ -265,6 +253,29 @@ public final class ClusterCheck {
     }
 
     /**
+     * Scans {@code query} into {@code got}, requiring each row once and exactly the {@code live}
+     * rows that pass {@code oracle}; the scanner's metrics.
+     */
+    private ScanMetrics scanLive(RowKeyTable table, RowKeyQuery query, List<Map<String, Object>> live,
+            Predicate<Map<String, Object>> oracle, TreeSet<String> got) throws IOException {
+        ScanMetrics metrics;
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r : scanner) {
+                require(got.add(Bytes.toStringBinary(r.getRow())), "a row twice: " + Bytes.toStringBinary(r.getRow()));
+            }
+            metrics = scanner.getScanMetrics();
+        }
+        TreeSet<String> want = new TreeSet<>();
+        for (Map<String, Object> row : live) {
+            if (oracle.test(row)) {
+                want.add(Bytes.toStringBinary(schema.encode(row)));
+            }
+        }
+        require(got.equals(want), query + ": " + got.size() + " rows, the oracle " + want.size());
+        return metrics;
+    }
+
+    /**
      * A query both indexes fix conditions of is relayed, each index read under a row budget
      * ({@code RowBudgetFilter}, in the RegionServer); a budget of 8 rows makes the reads stop early
      * and the turn pass: the rows equal the live rows.
@@ -278,20 +289,8 @@ public final class ClusterCheck {
             String explain = table.explain(query);
             require(explain.contains("relay"), "not relayed:\n" + explain);
             TreeSet<String> got = new TreeSet<>();
-            long scans;
-            try (ResultScanner scanner = table.scan(query)) {
-                for (Result r : scanner) {
-                    require(got.add(Bytes.toStringBinary(r.getRow())), "a row twice: " + Bytes.toStringBinary(r.getRow()));
-                }
-                scans = scanner.getScanMetrics().countOfRPCcalls.get();
-            }
-            TreeSet<String> want = new TreeSet<>();
-            for (Map<String, Object> row : live) {
-                if (row.get("code").equals(404) && row.get("day").equals(11)) {
-                    want.add(Bytes.toStringBinary(schema.encode(row)));
-                }
-            }
-            require(got.equals(want), query + " relayed: " + got.size() + " rows, the oracle " + want.size());
+            long scans = scanLive(table, query, live, r -> r.get("code").equals(404) && r.get("day").equals(11), got)
+                    .countOfRPCcalls.get();
             require(scans > 1, query + " relayed in " + scans + " index scan(s): the budget never cut a read");
             return "relayed: " + got.size() + " rows in " + scans + " index scans; ";
         }
