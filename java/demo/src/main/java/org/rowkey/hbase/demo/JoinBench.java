@@ -160,14 +160,9 @@ public final class JoinBench {
                 4 * tenth, 3 * tenth, 4 * tenth);
         System.out.println("| way | rows returned | data rows read | read / union's rows | median ms | ms / one scan's |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
-        Outcome[] outcomes = new Outcome[ways.length];
-        for (int w = 0; w < ways.length; w++) {
-            outcomes[w] = ways[w].run(); // warm-up, and the rows to compare
-            if (!outcomes[0].keys.equals(outcomes[w].keys)) {
-                System.err.println(names[w] + " returned other rows: " + outcomes[w].keys.size() + " vs "
-                        + outcomes[0].keys.size());
-                return 1;
-            }
+        Outcome[] outcomes = warmUp(ways, names);
+        if (outcomes == null) {
+            return 1;
         }
         double[] medians = medians(ways);
         for (int w = 0; w < ways.length; w++) {
@@ -188,6 +183,20 @@ public final class JoinBench {
         Filter rows = new RowFilter(CompareOperator.EQUAL, query.toComparator());
         return scan.setFilter(ranges.size() == 1 ? rows
                 : new FilterList(FilterList.Operator.MUST_PASS_ALL, new MultiRowRangeFilter(ranges), rows));
+    }
+
+    /** One run of each way (the warm-up), and the rows they returned; null when a way's rows differ from the first's. */
+    private static Outcome[] warmUp(Way[] ways, String[] names) throws IOException {
+        Outcome[] outcomes = new Outcome[ways.length];
+        for (int w = 0; w < ways.length; w++) {
+            outcomes[w] = ways[w].run();
+            if (!outcomes[0].keys.equals(outcomes[w].keys)) {
+                System.err.println(names[w] + " returned other rows than " + names[0] + ": " + outcomes[w].keys.size()
+                        + " vs " + outcomes[0].keys.size());
+                return null;
+            }
+        }
+        return outcomes;
     }
 
     /**
@@ -255,14 +264,9 @@ public final class JoinBench {
         System.out.printf(Locale.ROOT, "a = %d AND b = %d: |A| = %,d, |B| = %,d%n%n", value, value, sizeA, sizeB);
         System.out.println("| way | rows returned | index rows read | read / smaller input | index scans | median ms | ms / relay's |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|");
-        Outcome[] outcomes = new Outcome[ways.length];
-        for (int w = 0; w < ways.length; w++) {
-            outcomes[w] = ways[w].run(); // warm-up, and the rows to compare
-            if (!outcomes[0].keys.equals(outcomes[w].keys)) {
-                System.err.println(names[w] + " returned other rows than the relay: " + outcomes[w].keys.size() + " vs "
-                        + outcomes[0].keys.size());
-                return 1;
-            }
+        Outcome[] outcomes = warmUp(ways, names);
+        if (outcomes == null) {
+            return 1;
         }
         double[] medians = medians(ways);
         StringBuilder figures = new StringBuilder();
