@@ -548,19 +548,27 @@ def peer(lines):
     ax_ms.set_yticks(ys)
     ax_ms.set_yticklabels([q["name"] for q in queries], fontsize=8)
     ax_ms.invert_yaxis()
-    for ax, xlabel in ((ax_ms, f"wall time, ms (log), median of {p['runs']} runs"),
-                       (ax_read, "rows read on the RegionServer (log)")):
+    save_time_and_rows(plt, fig, ax_ms, ax_read, f"wall time, ms (log), median of {p['runs']} runs",
+                       "rows read on the RegionServer (log)",
+                       f"Beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase {p['hbase']} — "
+                       f"{p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", 0.05, "peer.png")
+    return True
+
+
+def save_time_and_rows(plt, fig, ax_ms, ax_read, ms_label, read_label, title, legend_room, name, left=None):
+    """The two-panel charts' log axes (from `left` when given), legend below, title and file."""
+    for ax, xlabel in ((ax_ms, ms_label), (ax_read, read_label)):
         ax.set_xscale("log")
+        if left is not None:
+            ax.set_xlim(left=left)
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", which="both", alpha=0.3)
     handles, labels = ax_ms.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
-    fig.suptitle(f"Beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase {p['hbase']} — "
-                 f"{p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))  # room for the legend below
-    fig.savefig(os.path.join(DIR, "peer.png"), dpi=110)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, legend_room, 1, 1))  # room for the legend below
+    fig.savefig(os.path.join(DIR, name), dpi=110)
     plt.close(fig)
-    return True
 
 
 def join(lines):
@@ -605,19 +613,11 @@ def join(lines):
     ax_ms.set_yticklabels([f"{sc['query']}\n|A| {count(sc['size_a'])}, |B| {count(sc['size_b'])}" for sc in scenarios],
                           fontsize=8)
     ax_ms.invert_yaxis()
-    for ax, xlabel in ((ax_ms, f"wall time, ms (log), median of {j['runs']} runs, data rows fetched included"),
-                       (ax_read, "index rows read on the RegionServer (log)")):
-        ax.set_xscale("log")
-        ax.set_xlim(left=1)
-        ax.set_xlabel(xlabel)
-        ax.grid(axis="x", which="both", alpha=0.3)
-    handles, labels = ax_ms.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8)
-    fig.suptitle(f"Index intersections: {count(j['rows'])} rows, embedded HBase {j['hbase']} — {j['date'][:10]}, "
-                 f"{j['cores']} cores", fontsize=10)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))  # room for the legend below
-    fig.savefig(os.path.join(DIR, "join.png"), dpi=110)
-    plt.close(fig)
+    save_time_and_rows(plt, fig, ax_ms, ax_read,
+                       f"wall time, ms (log), median of {j['runs']} runs, data rows fetched included",
+                       "index rows read on the RegionServer (log)",
+                       f"Index intersections: {count(j['rows'])} rows, embedded HBase {j['hbase']} — {j['date'][:10]}, "
+                       f"{j['cores']} cores", 0.14, "join.png", left=1)
     return True
 
 
