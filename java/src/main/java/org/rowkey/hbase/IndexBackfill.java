@@ -1,12 +1,12 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.DoubleConsumer;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -16,7 +16,6 @@ import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.mapreduce.TableMapper;
 import org.apache.hadoop.mapreduce.Job;
 
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 
 /**
@@ -69,13 +68,11 @@ final class IndexBackfill {
     public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
         private Catalog catalog;
         private int index;
-        private IndexSpec spec;
 
         @Override
         protected void setup(Context context) {
             catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
             index = context.getConfiguration().getInt(INDEX, -1);
-            spec = catalog.indexes().get(index);
         }
 
         @Override
@@ -91,15 +88,8 @@ final class IndexBackfill {
             byte[] indexKey = catalog.indexKey(index, dataKey);
             Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
                     newest, RowKeyIndexObserver.VERIFIED);
-            for (Column column : spec.getIncludeList()) {
-                byte[] family = column.getFamily().toByteArray();
-                byte[] qualifier = column.getQualifier().toByteArray();
-                Cell cell = value.getColumnLatestCell(family, qualifier);
-                if (cell != null) {
-                    put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(family, qualifier),
-                            cell.getTimestamp(), CellUtil.cloneValue(cell));
-                }
-            }
+            // The scan reads each column's newest version only.
+            catalog.coverage(index).copy(Arrays.asList(value.rawCells()), put);
             context.write(new ImmutableBytesWritable(indexKey), put);
         }
     }

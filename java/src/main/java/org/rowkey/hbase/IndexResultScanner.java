@@ -20,7 +20,6 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
@@ -67,22 +66,17 @@ final class IndexResultScanner implements ResultScanner {
     private long dataRowsRead;
 
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
-            TablePlan plan, Scan indexScan, List<Column> columns, boolean keysOnly) throws IOException {
+            TablePlan plan, ResultScanner indexRows, List<Column> columns, boolean keysOnly) throws IOException {
         this.catalog = catalog;
         this.index = index;
         this.covered = plan.getCovered();
         this.keysOnly = keysOnly;
-        this.repair = new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), connection.getConfiguration());
+        this.repair = new IndexRowRepair(catalog.coverage(index), connection.getConfiguration());
         this.selectedColumns = CoveredColumn.of(columns);
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = data;
-        try {
-            this.indexRows = indexTable.getScanner(indexScan.setScanMetricsEnabled(true));
-        } catch (IOException | RuntimeException e) {
-            closeQuietly();
-            throw e;
-        }
+        this.indexRows = indexRows;
     }
 
     @Override
@@ -238,6 +232,10 @@ final class IndexResultScanner implements ResultScanner {
         if (!IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED)) {
             return false;
         }
+        if (!keysOnly && selectedColumns.isEmpty()) {
+            // Every column, the table's families all covered: a row has a cell, so its copy must.
+            return catalog.coverage(index).holdsCopy(indexRow);
+        }
         for (CoveredColumn c : keysOnly ? Collections.<CoveredColumn>emptyList() : selectedColumns) {
             if (IndexRowRepair.indexCell(indexRow, c.inIndex) == null) {
                 return false;
@@ -271,6 +269,10 @@ final class IndexResultScanner implements ResultScanner {
         if (keysOnly) {
             return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.INDEX_FAMILY,
                     RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+        }
+        if (selectedColumns.isEmpty()) {
+            List<Cell> all = catalog.coverage(index).dataCells(indexRow, dataKey);
+            return all.isEmpty() ? null : Result.create(all);
         }
         List<Cell> cells = new ArrayList<>(selectedColumns.size());
         for (CoveredColumn c : selectedColumns) {
@@ -306,13 +308,7 @@ final class IndexResultScanner implements ResultScanner {
 
     @Override
     public void close() {
-        if (indexRows != null) {
-            indexRows.close();
-        }
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
+        indexRows.close();
         try {
             indexTable.close();
         } catch (IOException ignored) {

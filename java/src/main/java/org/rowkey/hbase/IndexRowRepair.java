@@ -25,12 +25,12 @@ final class IndexRowRepair {
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
     static final long STALE_GRACE_DEFAULT = 3_600_000;
 
-    /** The columns the index covers. */
-    private final List<CoveredColumn> included;
+    /** The cells the index covers. */
+    private final IndexCoverage coverage;
     private final long staleGraceMillis;
 
-    IndexRowRepair(List<Column> included, Configuration conf) {
-        this.included = CoveredColumn.of(included);
+    IndexRowRepair(IndexCoverage coverage, Configuration conf) {
+        this.coverage = coverage;
         this.staleGraceMillis = conf.getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
     }
 
@@ -74,9 +74,13 @@ final class IndexRowRepair {
         final byte[] qualifier;
         final byte[] inIndex;
 
-        private CoveredColumn(Column column) {
-            this.family = column.getFamily().toByteArray();
-            this.qualifier = column.getQualifier().toByteArray();
+        CoveredColumn(Column column) {
+            this(column.getFamily().toByteArray(), column.getQualifier().toByteArray());
+        }
+
+        CoveredColumn(byte[] family, byte[] qualifier) {
+            this.family = family;
+            this.qualifier = qualifier;
             this.inIndex = RowKeyIndexObserver.coveredQualifier(family, qualifier);
         }
 
@@ -128,7 +132,7 @@ final class IndexRowRepair {
             return Optional.empty();
         }
         Put put = new Put(indexRow.getRow());
-        for (CoveredColumn c : included) {
+        for (CoveredColumn c : coverage.columnsOf(indexRow, dataRow)) {
             Cell inIndex = indexCell(indexRow, c.inIndex);
             Cell inData = dataRow.getColumnLatestCell(c.family, c.qualifier);
             if (inIndex != null && (inData == null || inIndex.getTimestamp() > inData.getTimestamp())) {

@@ -219,7 +219,7 @@ final class JoinScanner implements ResultScanner {
         if (t == null) {
             t = table(connection, RowKeyTable.indexTableName(name, catalog.indexes().get(index).getName()));
             indexTables.put(index, t);
-            repairs.put(index, new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), conf));
+            repairs.put(index, new IndexRowRepair(catalog.coverage(index), conf));
         }
         return t;
     }

@@ -37,7 +37,6 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 
 /**
@@ -227,7 +226,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 if (m instanceof Put) {
                     Put put = new Put(indexKey).addColumn(INDEX_FAMILY, STATUS_QUALIFIER, ts, before ? unverified : VERIFIED);
                     if (before) {
-                        copyCoveredCells((Put) m, indexes.get(i), put);
+                        catalog.coverage(i).copy(IndexCoverage.cells((Put) m), put);
                     }
                     indexMutation = put;
                 } else if (before) {
@@ -354,17 +353,6 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     /** Whether a data row has no cell left (after a partial delete). */
     private static boolean rowIsGone(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
         return env.getRegion().get(new Get(row)).isEmpty();
-    }
-
-    private static void copyCoveredCells(Put data, IndexSpec index, Put indexPut) {
-        for (Column column : index.getIncludeList()) {
-            byte[] family = column.getFamily().toByteArray();
-            byte[] qualifier = column.getQualifier().toByteArray();
-            for (Cell cell : data.get(family, qualifier)) {
-                indexPut.addColumn(INDEX_FAMILY, coveredQualifier(family, qualifier), cell.getTimestamp(),
-                        CellUtil.cloneValue(cell));
-            }
-        }
     }
 
     /**

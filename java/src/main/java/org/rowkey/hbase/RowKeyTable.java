@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.DoubleConsumer;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.apache.hadoop.hbase.HConstants;
@@ -20,18 +21,19 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
@@ -69,12 +71,16 @@ public final class RowKeyTable {
      * has a TTL, since an index row may outlive the cells it stands for.
      */
     private final boolean indexAloneAnswers;
+    /** The data table's families: an index covering them all answers a query of every column. */
+    private final List<ByteString> families;
 
-    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers) {
+    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers,
+            List<ByteString> families) {
         this.connection = connection;
         this.name = name;
         this.catalog = catalog;
         this.indexAloneAnswers = indexAloneAnswers;
+        this.families = families;
     }
 
     /** The table of index {@code index} of data table {@code table}. */
@@ -198,11 +204,13 @@ public final class RowKeyTable {
                     + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
         }
         boolean noTtl = true;
+        List<ByteString> families = new ArrayList<>();
         for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
             noTtl &= family.getTimeToLive() == HConstants.FOREVER;
+            families.add(ByteString.copyFrom(family.getName()));
         }
         try {
-            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl);
+            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl, families);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
                     + e.getMessage(), e);
@@ -293,10 +301,10 @@ public final class RowKeyTable {
     }
 
     private static void checkCoveredFamilies(IndexSpec index, TableName name, Set<String> families) {
-        for (Column c : index.getIncludeList()) {
-            if (!families.contains(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
-                throw new IllegalArgumentException("index '" + index.getName() + "' covers a column of family '"
-                        + Bytes.toStringBinary(c.getFamily().toByteArray()) + "', which table " + name
+        for (byte[] family : IndexCoverage.of(index).familiesNamed()) {
+            if (!families.contains(Bytes.toStringBinary(family))) {
+                throw new IllegalArgumentException("index '" + index.getName() + "' covers family '"
+                        + Bytes.toStringBinary(family) + "' (or a column of it), which table " + name
                         + " does not have (families: " + families + ")");
             }
         }
@@ -346,21 +354,38 @@ public final class RowKeyTable {
         if (relay != null) {
             return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly());
         }
+        PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
+        List<RowRange> ranges = ScanPlanner.ranges(plan.getPlan());
+        int parallelism = query.isSerial() ? 1 : ParallelScanner.threads(connection);
+        ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()).setScanMetricsEnabled(true);
-            for (Column c : query.columns()) {
-                scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
-            }
-            if (query.isKeysOnly()) {
-                scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
-                        new KeyOnlyFilter()));
-            }
-            Table data = connection.getTable(name);
-            return new IndexResultScanner.Closing(data.getScanner(scan), data);
+            return ParallelScanner.open(connection, name, ranges, r -> dataScan(ScanPlanner.scan(plan.getPlan(), predicate, r), query),
+                    parallelism, order);
         }
         int index = current.indexNumber(plan.getIndex());
-        return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()), query.columns(), query.isKeysOnly());
+        TableName indexTable = indexTableName(name, plan.getIndex());
+        ResultScanner indexRows = ParallelScanner.open(connection, indexTable, ranges,
+                r -> ScanPlanner.scan(plan.getPlan(), predicate, r).setScanMetricsEnabled(true), parallelism, order);
+        try {
+            return new IndexResultScanner(connection, name, indexTable, current, index, plan, indexRows, query.columns(),
+                    query.isKeysOnly());
+        } catch (IOException | RuntimeException e) {
+            indexRows.close();
+            throw e;
+        }
+    }
+
+    /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */
+    private static Scan dataScan(Scan scan, RowKeyQuery query) {
+        scan.setScanMetricsEnabled(true);
+        for (Column c : query.columns()) {
+            scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+        }
+        if (query.isKeysOnly()) {
+            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
+                    new KeyOnlyFilter()));
+        }
+        return scan;
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
@@ -371,7 +396,14 @@ public final class RowKeyTable {
         }
         TablePlan plan = plan(query, current);
         JoinPlan relay = relay(query, plan, current);
-        return query + "\n" + (relay != null ? relay.explain(current.schema()) : plan.getExplain());
+        if (relay != null) {
+            return query + "\n" + relay.explain(current.schema());
+        }
+        TableName source = plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex());
+        String reads = ParallelScanner.describe(connection, source, ScanPlanner.ranges(plan.getPlan()),
+                query.isSerial() ? 1 : ParallelScanner.threads(connection));
+        return query + "\n" + plan.getExplain() + "\nreads: " + reads
+                + (query.isUnordered() && !reads.startsWith("serial") ? ", rows in the order chunks deliver them" : "");
     }
 
     /**
@@ -433,7 +465,7 @@ public final class RowKeyTable {
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges());
         if (indexAloneAnswers) {
-            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly());
+            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly()).addAllFamilies(families);
         }
         if (query.indexHint() != null) {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
