@@ -328,7 +328,9 @@ final class ParallelScanner implements ResultScanner {
             Throwable error = null;
             boolean end = false;
             try {
-                if (scanner == null) {
+                if (released) {
+                    end = true; // closed before its turn came: nothing to open
+                } else if (scanner == null) {
                     table = connection.getTable(name);
                     scanner = table.getScanner(scan);
                     ScanMetrics metrics = scanner.getScanMetrics();
@@ -336,11 +338,13 @@ final class ParallelScanner implements ResultScanner {
                         chunkMetrics.add(metrics);
                     }
                 }
-                Result r = null;
-                while (rows.size() < BATCH && !released && (r = scanner.next()) != null) {
-                    rows.add(r);
+                if (!released) {
+                    Result r = null;
+                    while (rows.size() < BATCH && !released && (r = scanner.next()) != null) {
+                        rows.add(r);
+                    }
+                    end = r == null;
                 }
-                end = r == null;
             } catch (Throwable t) {
                 error = t;
             }

@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.DoubleConsumer;
 
 import com.google.protobuf.ByteString;
@@ -347,12 +348,13 @@ public final class RowKeyTable {
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
         if (isJoin(query)) {
-            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
+            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly(),
+                    readers(query));
         }
         TablePlan plan = plan(query, current);
         JoinPlan relay = relay(query, plan, current);
         if (relay != null) {
-            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly());
+            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly(), readers(query));
         }
         PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
         List<RowRange> ranges = ScanPlanner.ranges(plan.getPlan());
@@ -373,6 +375,11 @@ public final class RowKeyTable {
             indexRows.close();
             throw e;
         }
+    }
+
+    /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
+    private Executor readers(RowKeyQuery query) {
+        return query.isSerial() ? null : ParallelScanner.pool(connection);
     }
 
     /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */

@@ -321,6 +321,34 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         assertTrue(readerThreads() <= threads, readerThreads() + " reader threads");
     }
 
+    @Test
+    void aFailingChunkFailsTheScanWithItsExceptionAndClosesTheOthers() throws Exception {
+        TableName name = TableName.valueOf("par_plain");
+        List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange> all = Arrays.asList(
+                new org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange(new byte[0], true, new byte[0], false));
+        assertEquals(16, ParallelScanner.regionPieces(connection(), name, all).size(), "one chunk per region");
+        int[] made = {0};
+        // The 9th chunk asks for a family the table does not have: its region refuses the scan.
+        try (ResultScanner scanner = ParallelScanner.open(connection(), name, all, ranges -> {
+            org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan()
+                    .withStartRow(ranges.get(0).getStartRow()).withStopRow(ranges.get(0).getStopRow());
+            return ++made[0] == 9 ? scan.addFamily(Bytes.toBytes("no_such_family")) : scan;
+        }, 4, ParallelScanner.Order.KEY)) {
+            IOException failed = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> {
+                while (scanner.next() != null) {
+                    // read on until the failure
+                }
+            });
+            assertTrue(String.valueOf(failed).contains("no_such_family"), String.valueOf(failed));
+            assertEquals(null, scanner.next(), "a failed scan is closed");
+        }
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (serverScanners() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, serverScanners(), "scanners left open on the RegionServer");
+    }
+
     private static int readerThreads() {
         int n = 0;
         for (Thread t : Thread.getAllStackTraces().keySet()) {
