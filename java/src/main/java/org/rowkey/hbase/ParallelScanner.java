@@ -37,7 +37,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * order, chunk after chunk (chunks are disjoint and ordered), or in the order chunks deliver them
  * when the query says order does not matter.
  *
- * <p>Read-ahead is bounded: a chunk being read holds at most one batch ({@value #BATCH} rows) read
+ * <p>Read-ahead is bounded: a chunk being read holds at most one batch (up to {@value #BATCH} rows) read
  * and one being read. A task never waits for the consumer, so scans sharing the pool never starve
  * each other. The first failure of any chunk fails the scan with that exception and closes every
  * chunk; {@link #close} frees every chunk's scanner at once (one whose batch is in flight closes when
@@ -52,7 +52,11 @@ final class ParallelScanner implements ResultScanner {
     static final String THREADS_KEY = "rowkey.scan.threads";
     /** Enough for a 16-bucket salted index's ranges at once; the threads do I/O, not CPU work. */
     static final int THREADS_DEFAULT = 16;
-    /** Rows one task reads from a chunk before handing them over. */
+    /**
+     * Rows one task reads from a chunk before handing them over, at most: fewer when the
+     * connection's {@code hbase.client.scanner.caching} is lower (a task then reads what one round
+     * trip returns).
+     */
     static final int BATCH = 512;
     static final String THREAD_NAME = "rowkey-parallel-read";
 
@@ -68,6 +72,7 @@ final class ParallelScanner implements ResultScanner {
     }
 
     private final ExecutorService pool;
+    private final int batchRows;
     private final int parallelism;
     private final Order order;
     private final List<Chunk> chunks;
@@ -82,8 +87,9 @@ final class ParallelScanner implements ResultScanner {
     /** Metrics of every chunk's scanner, summed on demand. */
     private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
 
-    private ParallelScanner(ExecutorService pool, int parallelism, Order order, List<Chunk> chunks) {
+    private ParallelScanner(ExecutorService pool, int batch, int parallelism, Order order, List<Chunk> chunks) {
         this.pool = pool;
+        this.batchRows = batch;
         this.parallelism = parallelism;
         this.order = order;
         this.chunks = chunks;
@@ -130,7 +136,10 @@ final class ParallelScanner implements ResultScanner {
             }
         }
         List<Chunk> chunks = new ArrayList<>(pieces.size());
-        ParallelScanner scanner = new ParallelScanner(pool(connection), Math.min(parallelism, pieces.size()), order, chunks);
+        int batch = Math.max(1, Math.min(BATCH, connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING,
+                Integer.MAX_VALUE)));
+        ParallelScanner scanner = new ParallelScanner(pool(connection), batch, Math.min(parallelism, pieces.size()), order,
+                chunks);
         for (List<RowRange> piece : pieces) {
             chunks.add(scanner.new Chunk(connection, name, scanOf.apply(piece)));
         }
@@ -324,7 +333,7 @@ final class ParallelScanner implements ResultScanner {
         }
 
         private void readBatch() {
-            List<Result> rows = new ArrayList<>(BATCH);
+            List<Result> rows = new ArrayList<>(Math.min(batchRows, 64));
             Throwable error = null;
             boolean end = false;
             try {
@@ -340,7 +349,7 @@ final class ParallelScanner implements ResultScanner {
                 }
                 if (!released) {
                     Result r = null;
-                    while (rows.size() < BATCH && !released && (r = scanner.next()) != null) {
+                    while (rows.size() < batchRows && !released && (r = scanner.next()) != null) {
                         rows.add(r);
                     }
                     end = r == null;

@@ -343,7 +343,11 @@ public final class RowKeyTable {
      * their OR natively); the UNVERIFIED index rows their streams read are repaired or marked STALE
      * the same way. A query that several indexes (or the data table's leading fields) each fix some
      * conditions of, and that no index covers, is answered the same way too: its streams relayed,
-     * each filtered with the whole query on the server, in data-key order.
+     * each filtered with the whole query on the server, in data-key order. The plan's ranges in
+     * different regions (salt buckets, IN values, a long range) are read at once by the
+     * connection's pool ({@link ParallelScanner}: {@code rowkey.scan.threads}, default 16), rows
+     * still in order unless {@link RowKeyQuery#unordered}; {@link RowKeyQuery#serial} reads one
+     * range after another.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         Catalog current = catalog;
@@ -377,9 +381,16 @@ public final class RowKeyTable {
         }
     }
 
+    /** How a join reads its streams' ranges, for explain. */
+    private String joinReads(RowKeyQuery query) {
+        int threads = ParallelScanner.threads(connection);
+        return "\nreads: " + (query.isSerial() || threads == 1 ? "serial: one range after another"
+                : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
+    }
+
     /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
     private Executor readers(RowKeyQuery query) {
-        return query.isSerial() ? null : ParallelScanner.pool(connection);
+        return query.isSerial() || ParallelScanner.threads(connection) == 1 ? null : ParallelScanner.pool(connection);
     }
 
     /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */
@@ -399,12 +410,12 @@ public final class RowKeyTable {
     public String explain(RowKeyQuery query) {
         Catalog current = catalog;
         if (isJoin(query)) {
-            return query + "\n" + joinPlan(query, current).explain(current.schema());
+            return query + "\n" + joinPlan(query, current).explain(current.schema()) + joinReads(query);
         }
         TablePlan plan = plan(query, current);
         JoinPlan relay = relay(query, plan, current);
         if (relay != null) {
-            return query + "\n" + relay.explain(current.schema());
+            return query + "\n" + relay.explain(current.schema()) + joinReads(query);
         }
         TableName source = plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex());
         String reads = ParallelScanner.describe(connection, source, ScanPlanner.ranges(plan.getPlan()),
