@@ -140,19 +140,10 @@ final class IndexCoverage {
                         CellUtil.cloneValue(cell)));
             }
         }
-        cells.sort(CellComparator.getInstance());
-        return cells;
-    }
-
-    /** Whether an index row holds a copy of a covered cell. */
-    boolean holdsCopy(Result indexRow) {
-        for (Cell cell : indexRow.rawCells()) {
-            byte[][] column = column(cell);
-            if (column != null && covers(column[0], column[1])) {
-                return true;
-            }
+        if (cells.size() > 1) {
+            cells.sort(CellComparator.getInstance());
         }
-        return false;
+        return cells;
     }
 
     /** The data column (family, qualifier) an index cell is the copy of, or null (the status, or no copy). */

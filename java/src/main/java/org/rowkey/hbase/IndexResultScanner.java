@@ -3,7 +3,6 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -135,9 +134,10 @@ final class IndexResultScanner implements ResultScanner {
         List<Entry> entries = new ArrayList<>(rows.size());
         List<Get> gets = new ArrayList<>();
         for (int i = 0; i < dataKeys.length; i++) {
-            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i), covered && answersAlone(rows.get(i), statuses.get(i)));
+            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i),
+                    covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null);
             entries.add(entry);
-            if (!entry.fromIndex) {
+            if (entry.fromIndex == null) {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
@@ -153,8 +153,8 @@ final class IndexResultScanner implements ResultScanner {
         int next = 0;
         for (Entry entry : batch.entries) {
             Result answer;
-            if (entry.fromIndex) {
-                answer = fromIndex(entry);
+            if (entry.fromIndex != null) {
+                answer = entry.fromIndex;
             } else {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
@@ -222,53 +222,21 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /**
-     * Whether a VERIFIED index row of a covered plan answers alone: it holds every covered cell the
-     * query selects. One that lacks one is answered from its data row: the data row may lack the
-     * column too, but a covered cell hidden in the index (a delete marker of the index row newer
-     * than the cell, left by a write path cut short by a failure) must not drop a row the data
-     * table has.
+     * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
+     * cells the query selects (every one it holds when the query selects every column); null when it
+     * does not answer alone: not VERIFIED, or lacking a selected covered cell (or, for every column,
+     * holding none: a row has a cell, so its copy must). Such a row is answered from its data row:
+     * the data row may lack the column too, but a covered cell hidden in the index (a delete marker
+     * of the index row newer than the cell, left by a write path cut short by a failure) must not
+     * drop a row the data table has.
      */
-    private boolean answersAlone(Result indexRow, Cell status) {
+    private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
         if (!IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED)) {
-            return false;
+            return null;
         }
-        if (!keysOnly && selectedColumns.isEmpty()) {
-            // Every column, the table's families all covered: a row has a cell, so its copy must.
-            return catalog.coverage(index).holdsCopy(indexRow);
-        }
-        for (CoveredColumn c : keysOnly ? Collections.<CoveredColumn>emptyList() : selectedColumns) {
-            if (IndexRowRepair.indexCell(indexRow, c.inIndex) == null) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** An index row read, its data key and its status cell (null when it has none), looked up once. */
-    private static final class Entry {
-        final Result row;
-        final byte[] dataKey;
-        final Cell status;
-        final boolean verified;
-        /** Answered from the index row alone (a covered plan's VERIFIED row holding the selected cells). */
-        final boolean fromIndex;
-
-        Entry(Result row, byte[] dataKey, Cell status, boolean fromIndex) {
-            this.row = row;
-            this.dataKey = dataKey;
-            this.status = status;
-            this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
-            this.fromIndex = fromIndex;
-        }
-    }
-
-    /** The answer from a verified index row of a covered plan: its key, or its selected covered cells. */
-    private Result fromIndex(Entry entry) {
-        Result indexRow = entry.row;
-        byte[] dataKey = entry.dataKey;
         if (keysOnly) {
             return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.INDEX_FAMILY,
-                    RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+                    RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
         }
         if (selectedColumns.isEmpty()) {
             List<Cell> all = catalog.coverage(index).dataCells(indexRow, dataKey);
@@ -277,12 +245,31 @@ final class IndexResultScanner implements ResultScanner {
         List<Cell> cells = new ArrayList<>(selectedColumns.size());
         for (CoveredColumn c : selectedColumns) {
             Cell cell = IndexRowRepair.indexCell(indexRow, c.inIndex);
-            if (cell != null) {
-                cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
-                        CellUtil.cloneValue(cell)));
+            if (cell == null) {
+                return null;
             }
+            cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
+                    CellUtil.cloneValue(cell)));
         }
-        return cells.isEmpty() ? null : Result.create(cells);
+        return Result.create(cells);
+    }
+
+    /** An index row read, its data key and its status cell (null when it has none), looked up once. */
+    private static final class Entry {
+        final Result row;
+        final byte[] dataKey;
+        final Cell status;
+        final boolean verified;
+        /** The answer from the index row alone ({@link #answerAlone}), or null: its data row is read. */
+        final Result fromIndex;
+
+        Entry(Result row, byte[] dataKey, Cell status, Result fromIndex) {
+            this.row = row;
+            this.dataKey = dataKey;
+            this.status = status;
+            this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
+            this.fromIndex = fromIndex;
+        }
     }
 
     /** A data row cut to what the query asks: the selected columns, or its first cell without its value. */
