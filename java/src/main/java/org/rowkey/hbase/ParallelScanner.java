@@ -160,7 +160,9 @@ final class ParallelScanner implements ResultScanner {
                 while (true) {
                     HRegionLocation location = locator.getRegionLocation(start, false);
                     byte[] regionEnd = location.getRegion().getEndKey();
-                    boolean endsInRegion = regionEnd.length == 0 || (stop.length > 0 && Bytes.compareTo(stop, regionEnd) <= 0);
+                    // A region ending at or before the start (never from the cache, which checks) ends the cutting.
+                    boolean endsInRegion = regionEnd.length == 0 || Bytes.compareTo(regionEnd, start) <= 0
+                            || (stop.length > 0 && Bytes.compareTo(stop, regionEnd) <= 0);
                     RowRange piece = new RowRange(start, true, endsInRegion ? stop : regionEnd, false);
                     if (pieceRegionEnd == null || !Bytes.equals(pieceRegionEnd, regionEnd)) {
                         pieces.add(new ArrayList<>());
