@@ -416,7 +416,11 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
     let mut select_all = request(&whole, seed2());
     select_all.families.push(b"f".to_vec());
     let plan_all = plan_table(&whole_catalog, &select_all).unwrap();
-    assert!(plan_all.covered && plan_all.explain.contains("covered"), "{}", plan_all.explain);
+    assert!(
+        plan_all.covered && plan_all.explain.contains("covered"),
+        "{}",
+        plan_all.explain
+    );
     select_all.families.push(b"g".to_vec());
     assert!(!plan_table(&whole_catalog, &select_all).unwrap().covered);
 
