@@ -110,7 +110,7 @@ fn type_name(t: FieldType) -> &'static str {
 pub fn parse_where(schema: &Schema, text: &str) -> Result<PredicateComparatorSpec> {
     let mut p = Parser::new(text)?;
     let branches = p.or_expression(schema, 0)?;
-    p.expect_end()?;
+    p.expect_end("AND, OR or the end of the text")?;
     let mut spec = PredicateComparatorSpec::new();
     if let [only] = branches.as_slice() {
         let mut predicate = PredicateSpec::new();
@@ -158,7 +158,7 @@ pub fn parse_schema(text: &str) -> Result<SchemaSpec> {
             break;
         }
     }
-    p.expect_end()?;
+    p.expect_end("',' or the end of the text")?;
     Schema::from_spec(&spec)?;
     Ok(spec)
 }
@@ -404,9 +404,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn expect_end(&self) -> Result<()> {
+    fn expect_end(&self, expected: &str) -> Result<()> {
         if self.token != Token::End {
-            return Err(self.error("AND, OR or the end of the text"));
+            return Err(self.error(expected));
         }
         Ok(())
     }

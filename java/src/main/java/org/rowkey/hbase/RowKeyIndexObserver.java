@@ -129,6 +129,18 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
+     * Gives each {@link RowKeyWhere} of the scan that names no schema the table's (from the
+     * catalog), so filter-language queries plan inside the region; a where clause that does not
+     * parse fails the scan with a {@link DoNotRetryIOException} naming why.
+     */
+    @Override
+    public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) throws IOException {
+        if (scan.getFilter() != null) {
+            RowKeyWhere.bindToCatalog(scan.getFilter(), catalog == null ? null : catalog.schema());
+        }
+    }
+
+    /**
      * A connection that gives up within seconds: a write waits for its index writes. The server's
      * settings are copied entry by entry: {@code new Configuration(c)} of the region's
      * configuration (a wrapper that keeps its values elsewhere) keeps none of them on HBase 2.4,
