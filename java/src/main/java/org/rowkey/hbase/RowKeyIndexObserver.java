@@ -120,7 +120,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             for (int i = 0; i < indexTables.length; i++) {
                 indexTables[i] = RowKeyTable.indexTableName(dataTable, indexes.get(i).getName());
             }
-            connection = region.createConnection(indexWriterConf(region.getConfiguration()));
+            // A table with no index (the observer binds RowKeyWhere filters there) writes none.
+            connection = indexTables.length == 0 ? null : region.createConnection(indexWriterConf(region.getConfiguration()));
         } catch (Throwable t) {
             catalogError = "hbase-rowkey: the index catalog of table " + dataTable + " cannot be used, so no write to it"
                     + " is accepted (a write that is not indexed would lose index rows): " + t;
