@@ -150,6 +150,42 @@ class FilterLanguageIT extends HBaseMiniClusterBase {
                 || String.valueOf(noSchema.getCause()).contains("has no schema"), noSchema.toString());
     }
 
+    @Test
+    void theCommandLinePrintsTheRowsAsTsvAndJsonAndExplains() throws IOException {
+        String where = "sdate = 20161209 AND code = 404 AND NOT free";
+        SeedTableIT.Condition[][] branches = {{new SeedTableIT.Condition("sdate", "=", 20161209),
+                new SeedTableIT.Condition("code", "=", 404), new SeedTableIT.Condition("free", "=", false)}};
+        int expected = oracle(branches).size();
+        assertTrue(expected > 10, "answers: " + expected);
+        for (String[] args : new String[][] {
+            {"query", "--table", catalogTable.getNameAsString(), where},
+            {"query", "--table", plainTable.getNameAsString(), "--schema", schema.toText(), "--json", where},
+            {"query", "--table", plainTable.getNameAsString(), "--schema", schema.toText(), "--reversed", "--limit", "3", where},
+        }) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int status = RowKeyCli.run(connection(), RowKeyCli.Options.parse(args), new java.io.PrintStream(out, true, "UTF-8"),
+                    new java.io.PrintStream(err, true, "UTF-8"));
+            assertEquals(0, status, err.toString("UTF-8"));
+            String[] lines = out.toString("UTF-8").split("\n");
+            boolean json = java.util.Arrays.asList(args).contains("--json");
+            boolean limited = java.util.Arrays.asList(args).contains("--limit");
+            int rowsPrinted = lines.length - (json ? 0 : 1);
+            assertEquals(limited ? 3 : expected, rowsPrinted, String.join(" ", args));
+            assertTrue(json ? lines[0].startsWith("{\"key\": {\"md5url\": \"x'") && lines[0].contains("\"code\": 404, \"sdate\": 20161209")
+                    : lines[0].startsWith("md5url\tsitecode\tstatus\tcode\tsdate") && lines[1].contains("\t404\t20161209\t"), lines[0]);
+            assertTrue(err.toString("UTF-8").contains((limited ? 3 : expected) + " rows in"), err.toString("UTF-8"));
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        assertEquals(0, RowKeyCli.run(connection(), RowKeyCli.Options.parse(new String[] {"explain", "--table",
+                catalogTable.getNameAsString(), where}), new java.io.PrintStream(out, true, "UTF-8"), System.err));
+        assertTrue(out.toString("UTF-8").contains("sdate = 20161209 AND code = 404 AND free = false"), out.toString("UTF-8"));
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        assertEquals(2, RowKeyCli.run(connection(), RowKeyCli.Options.parse(new String[] {"query", "--table",
+                catalogTable.getNameAsString(), "code = = 1"}), System.out, new java.io.PrintStream(err, true, "UTF-8")));
+        assertTrue(err.toString("UTF-8").contains("syntax error at character 8"), err.toString("UTF-8"));
+    }
+
     private RowKeyQuery query(SeedTableIT.Condition[][] branches) {
         RowKeyQuery[] queries = new RowKeyQuery[branches.length];
         for (int b = 0; b < branches.length; b++) {
