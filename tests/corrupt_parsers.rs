@@ -223,20 +223,7 @@ fn parser_where_and_schema_text() {
     use hbase_rowkey::text::{describe_schema, parse_schema, parse_where};
     let mut rng = Rng::new(0x7e47_c006);
     let schema = Schema::from_spec(&parse_schema(common::fuzz_bodies::TEXT_FUZZ_SCHEMA).unwrap()).unwrap();
-    let def = SchemaDef {
-        fields: schema
-            .canonical_spec()
-            .fields
-            .iter()
-            .map(|f| FieldDef {
-                name: f.name.clone(),
-                ty: f.type_.enum_value().unwrap(),
-                width: f.width,
-                descending: f.descending,
-            })
-            .collect(),
-        salt: None,
-    };
+    let def = SchemaDef::fields_of(schema.canonical_spec());
     let mut seeds = seeds_of(300, || {
         if rng.chance(30) {
             loop {

@@ -75,20 +75,7 @@ fn schema_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
 fn text_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
     use hbase_rowkey::text;
     let schema = Schema::from_spec(&text::parse_schema(fuzz_bodies::TEXT_FUZZ_SCHEMA).unwrap()).unwrap();
-    let def = SchemaDef {
-        fields: schema
-            .canonical_spec()
-            .fields
-            .iter()
-            .map(|f| FieldDef {
-                name: f.name.clone(),
-                ty: f.type_.enum_value().unwrap(),
-                width: f.width,
-                descending: f.descending,
-            })
-            .collect(),
-        salt: None,
-    };
+    let def = SchemaDef::fields_of(schema.canonical_spec());
     let mut seeds = Vec::new();
     while seeds.len() < n {
         if rng.chance(30) {
