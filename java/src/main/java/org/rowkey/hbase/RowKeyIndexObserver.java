@@ -27,6 +27,7 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
@@ -126,11 +127,32 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             }
             anyCovered = new ArrayList<>(union.values());
             writeTimeoutMillis = region.getConfiguration().getInt(WRITE_TIMEOUT_KEY, WRITE_TIMEOUT_DEFAULT);
-            connection = region.createConnection(indexWriterConf(region.getConfiguration(), writeTimeoutMillis));
+            // A table with no index (the observer binds RowKeyWhere filters there) writes none.
+            connection = indexTables.length == 0 ? null
+                    : region.createConnection(indexWriterConf(region.getConfiguration(), writeTimeoutMillis));
         } catch (Throwable t) {
             catalogError = "hbase-rowkey: the index catalog of table " + dataTable + " cannot be used, so no write to it"
                     + " is accepted (a write that is not indexed would lose index rows): " + t;
             LOG.error(catalogError, t);
+        }
+    }
+
+    /**
+     * Gives each {@link RowKeyWhere} of the scan that names no schema the table's (from the
+     * catalog), so filter-language queries plan inside the region; a where clause that does not
+     * parse fails the scan with a {@link DoNotRetryIOException} naming why.
+     */
+    @Override
+    public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) throws IOException {
+        if (scan.getFilter() == null) {
+            return;
+        }
+        try {
+            RowKeyWhere.bindToCatalog(scan.getFilter(), catalog == null ? null : catalog.schema());
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new DoNotRetryIOException("hbase-rowkey: binding a RowKeyWhere filter to the catalog of " + dataTable + " failed", t);
         }
     }
 

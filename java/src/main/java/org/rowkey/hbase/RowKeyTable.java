@@ -149,9 +149,8 @@ public final class RowKeyTable {
         for (byte[] f : families) {
             data.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f));
         }
-        if (!catalog.indexes().isEmpty()) {
-            data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
-        }
+        // With no index too: it gives filter-language queries (RowKeyWhere) the catalog's schema.
+        data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         return data.build();
     }
 
