@@ -1,12 +1,10 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.function.DoubleConsumer;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -21,9 +19,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 /**
  * Fills a new index from the rows already in the data table: a map-only MapReduce job over the data
  * table ({@link TableMapReduceUtil}: on the cluster's YARN, or the LocalJobRunner), each mapper
- * writing one VERIFIED index row per data row at the data row's newest timestamp, with its covered
- * cells at theirs. Live writes keep the index (BUILDING) in step meanwhile; both carry data
- * timestamps, so they merge by version: a row deleted after the job read it stays deleted.
+ * writing one VERIFIED index row per data row, whole, at {@link IndexRowFormat#JOB_TIMESTAMP}. Live
+ * writes keep the index (BUILDING) in step meanwhile, at their own later timestamps, so a row written
+ * or deleted after the job read it is the coprocessor's, never the job's older copy.
  */
 final class IndexBackfill {
     private IndexBackfill() {}
@@ -68,11 +66,13 @@ final class IndexBackfill {
     public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
         private Catalog catalog;
         private int index;
+        private IndexCoverage covered;
 
         @Override
         protected void setup(Context context) {
             catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
             index = context.getConfiguration().getInt(INDEX, -1);
+            covered = catalog.coverage(index);
         }
 
         @Override
@@ -81,15 +81,8 @@ final class IndexBackfill {
             if (dataKey.length != catalog.schema().keyLength()) {
                 return; // not a key of the schema: no index holds it
             }
-            long newest = 0;
-            for (Cell cell : value.rawCells()) {
-                newest = Math.max(newest, cell.getTimestamp());
-            }
             byte[] indexKey = catalog.indexKey(index, dataKey);
-            Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
-                    newest, RowKeyIndexObserver.VERIFIED);
-            // The scan reads each column's newest version only.
-            catalog.coverage(index).copy(Arrays.asList(value.rawCells()), put);
+            Put put = IndexRowFormat.wholeRow(indexKey, IndexRowFormat.JOB_TIMESTAMP, IndexRowFormat.VERIFIED, covered, value);
             context.write(new ImmutableBytesWritable(indexKey), put);
         }
     }

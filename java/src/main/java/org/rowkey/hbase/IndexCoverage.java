@@ -3,27 +3,30 @@ package org.rowkey.hbase;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.util.Bytes;
 
-import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
+import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 
 /**
  * Which data cells an index covers: its named columns ({@code include(family, qualifier...)}) and
  * every cell of its wholly covered families ({@code include(family)}). The one place the
- * coprocessor (what it copies), the backfill, the readers (what an index row answers) and the
- * repair (what it compares) ask. A covered cell lives in the index row under
- * {@link RowKeyIndexObserver#coveredQualifier}.
+ * coprocessor (what it reads back and writes), the backfill, the readers (what an index row
+ * answers) and the repair ask; the cells' format is {@link IndexRowFormat}'s.
+ *
+ * <p>A whole-row write ({@link IndexRowFormat#wholeRow}) writes, at its stamp, a cell for every named
+ * column (the data cell, or the mark of its absence) and one for every cell the data row has in a
+ * covered family. A family's column the data row no longer has keeps no mark: its copy from an
+ * older write is older than the row's status, and readers take a family's cells at the status's
+ * timestamp only.
  */
 final class IndexCoverage {
     private final List<CoveredColumn> columns;
@@ -68,22 +71,7 @@ final class IndexCoverage {
         return false;
     }
 
-    /** {@link #covers(byte[], byte[])} of a cell's column, without copying its names. */
-    private boolean covers(Cell cell) {
-        for (byte[] f : families) {
-            if (CellUtil.matchingFamily(cell, f)) {
-                return true;
-            }
-        }
-        for (CoveredColumn c : columns) {
-            if (CellUtil.matchingColumn(cell, c.family, c.qualifier)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The covered families and columns' families, by name (for checking them against a table's). */
+    /** The covered families and the named columns' families (to check them against a table's). */
     List<byte[]> familiesNamed() {
         List<byte[]> named = new ArrayList<>(families);
         for (CoveredColumn c : columns) {
@@ -102,42 +90,108 @@ final class IndexCoverage {
         return !tableFamilies.isEmpty();
     }
 
-    /** Copies the covered ones of {@code dataCells} into {@code indexPut}, each at its own timestamp. */
-    void copy(Iterable<Cell> dataCells, Put indexPut) {
-        if (isEmpty()) {
+    /**
+     * Asks {@code scan} for what whole-row writes of {@code indexes} need of a data row: their
+     * covered families whole, and their named columns of the other families. False when they cover
+     * nothing (the scan is left as it is).
+     */
+    static boolean addTo(Scan scan, List<IndexCoverage> indexes) {
+        boolean any = false;
+        for (IndexCoverage index : indexes) {
+            for (byte[] f : index.families) {
+                scan.addFamily(f); // before any column: a family asked whole stays whole
+                any = true;
+            }
+        }
+        for (IndexCoverage index : indexes) {
+            for (CoveredColumn c : index.columns) {
+                boolean whole = false;
+                for (IndexCoverage other : indexes) {
+                    whole |= other.coversFamily(c.family);
+                }
+                if (!whole) {
+                    scan.addColumn(c.family, c.qualifier);
+                    any = true;
+                }
+            }
+        }
+        return any;
+    }
+
+    /**
+     * The covered cells of a whole-row write at {@code stamp} of data row {@code dataRow}: each named
+     * column's newest cell (or the mark of its absence), and the newest cell of every column the row
+     * has in a covered family.
+     */
+    void copy(Result dataRow, long stamp, Put put) {
+        for (CoveredColumn c : columns) {
+            Cell cell = dataRow.getColumnLatestCell(c.family, c.qualifier);
+            put.addColumn(IndexRowFormat.FAMILY, c.inIndex, stamp,
+                    cell == null ? IndexRowFormat.ABSENT : IndexRowFormat.coveredValue(cell));
+        }
+        if (families.isEmpty()) {
             return;
         }
-        for (Cell cell : dataCells) {
-            if (covers(cell)) {
-                indexPut.addColumn(RowKeyIndexObserver.INDEX_FAMILY,
-                        RowKeyIndexObserver.coveredQualifier(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell)),
-                        cell.getTimestamp(), CellUtil.cloneValue(cell));
+        Cell[] cells = dataRow.rawCells();
+        Cell previous = null;
+        for (Cell cell : cells == null ? new Cell[0] : cells) {
+            // A row's versions of a column come newest first: the first of each column.
+            boolean newest = previous == null || !CellUtil.matchingColumn(cell, previous);
+            previous = cell;
+            if (newest && familyOf(cell)) {
+                put.addColumn(IndexRowFormat.FAMILY,
+                        IndexRowFormat.coveredQualifier(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell)), stamp,
+                        IndexRowFormat.coveredValue(cell));
             }
         }
     }
 
-    /** Every cell of a data Put (all families). */
-    static List<Cell> cells(Put put) {
-        List<Cell> cells = new ArrayList<>();
-        put.getFamilyCellMap().values().forEach(cells::addAll);
-        return cells;
+    private boolean familyOf(Cell cell) {
+        for (byte[] f : families) {
+            if (CellUtil.matchingFamily(cell, f)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
-     * The data cells an index row holds copies of, as data cells of row {@code dataKey}, in a data
-     * row's cell order (a Result's lookups need it).
+     * Whether a VERIFIED index row says whether the data row has column {@code c}: a covered
+     * family's whole-row write lists every cell of it; a named column needs its cell (the data cell
+     * or the mark of its absence), which a row not written whole lacks.
      */
-    List<Cell> dataCells(Result indexRow, byte[] dataKey) {
+    boolean tells(Result indexRow, CoveredColumn c) {
+        return coversFamily(c.family) || IndexRowFormat.indexCell(indexRow, c.inIndex) != null;
+    }
+
+    /**
+     * The data cell of column {@code c} that a VERIFIED index row (status {@code status}) holds a copy
+     * of, under {@code dataKey}, or null when the data row has no such column.
+     */
+    Cell dataCell(Result indexRow, Cell status, byte[] dataKey, CoveredColumn c) {
+        Cell copy = IndexRowFormat.indexCell(indexRow, c.inIndex);
+        if (copy != null && coversFamily(c.family) && copy.getTimestamp() != status.getTimestamp()) {
+            return null; // a copy from an older write: the data row no longer had the column
+        }
+        return IndexRowFormat.dataCell(copy, dataKey, c);
+    }
+
+    /**
+     * Every data cell a VERIFIED index row (status {@code status}) holds a copy of, as data cells of
+     * row {@code dataKey}, in a data row's cell order (a Result's lookups need it).
+     */
+    List<Cell> dataCells(Result indexRow, Cell status, byte[] dataKey) {
         List<Cell> cells = new ArrayList<>();
         Cell[] raw = indexRow.rawCells();
-        if (raw == null) {
-            return cells;
-        }
-        for (Cell cell : raw) {
-            byte[][] column = column(cell);
-            if (column != null && covers(column[0], column[1])) {
-                cells.add(CellUtil.createCell(dataKey, column[0], column[1], cell.getTimestamp(), KeyValue.Type.Put.getCode(),
-                        CellUtil.cloneValue(cell)));
+        for (Cell copy : raw == null ? new Cell[0] : raw) {
+            CoveredColumn c = column(copy);
+            if (c == null || !covers(c.family, c.qualifier)
+                    || (coversFamily(c.family) && copy.getTimestamp() != status.getTimestamp())) {
+                continue;
+            }
+            Cell cell = IndexRowFormat.dataCell(copy, dataKey, c);
+            if (cell != null) {
+                cells.add(cell);
             }
         }
         if (cells.size() > 1) {
@@ -146,44 +200,15 @@ final class IndexCoverage {
         return cells;
     }
 
-    /** The data column (family, qualifier) an index cell is the copy of, or null (the status, or no copy). */
-    private static byte[][] column(Cell indexCell) {
-        if (!CellUtil.matchingFamily(indexCell, RowKeyIndexObserver.INDEX_FAMILY)) {
+    /** The data column an index cell is the copy of, or null (the status, or no copy). */
+    private static CoveredColumn column(Cell indexCell) {
+        if (!CellUtil.matchingFamily(indexCell, IndexRowFormat.FAMILY)) {
             return null;
         }
         byte[] q = CellUtil.cloneQualifier(indexCell);
         if (q.length < 2 || q[0] < 1 || 1 + q[0] > q.length) {
             return null; // the status cell (one byte), or not a copy
         }
-        return new byte[][] {Arrays.copyOfRange(q, 1, 1 + q[0]), Arrays.copyOfRange(q, 1 + q[0], q.length)};
-    }
-
-    /**
-     * The covered columns a repair compares for one index row and its data row: the named ones, and
-     * those of wholly covered families that either row holds.
-     */
-    List<CoveredColumn> columnsOf(Result indexRow, Result dataRow) {
-        if (families.isEmpty()) {
-            return columns;
-        }
-        Map<String, CoveredColumn> all = new LinkedHashMap<>();
-        for (CoveredColumn c : columns) {
-            all.put(Bytes.toStringBinary(c.inIndex), c);
-        }
-        for (Cell cell : dataCells(indexRow, indexRow.getRow())) {
-            addFamilyColumn(all, CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell));
-        }
-        Cell[] data = dataRow.rawCells();
-        for (Cell cell : data == null ? new Cell[0] : data) {
-            addFamilyColumn(all, CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell));
-        }
-        return new ArrayList<>(all.values());
-    }
-
-    private void addFamilyColumn(Map<String, CoveredColumn> all, byte[] family, byte[] qualifier) {
-        if (coversFamily(family)) {
-            CoveredColumn c = new CoveredColumn(family, qualifier);
-            all.putIfAbsent(Bytes.toStringBinary(c.inIndex), c);
-        }
+        return new CoveredColumn(Arrays.copyOfRange(q, 1, 1 + q[0]), Arrays.copyOfRange(q, 1 + q[0], q.length));
     }
 }

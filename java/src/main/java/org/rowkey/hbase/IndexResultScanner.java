@@ -16,13 +16,12 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
-import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
+import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
@@ -117,8 +116,8 @@ final class IndexResultScanner implements ResultScanner {
         List<Cell> statuses = new ArrayList<>(BATCH);
         Result r = null;
         while (rows.size() < BATCH && (r = indexRows.next()) != null) {
-            Cell status = IndexRowRepair.status(r);
-            if (IndexRowRepair.isStatus(status, RowKeyIndexObserver.STALE)) {
+            Cell status = IndexRowFormat.status(r);
+            if (IndexRowFormat.isStatus(status, IndexRowFormat.STALE)) {
                 continue; // its write never reached the data table
             }
             rows.add(r);
@@ -134,6 +133,9 @@ final class IndexResultScanner implements ResultScanner {
         List<Entry> entries = new ArrayList<>(rows.size());
         List<Get> gets = new ArrayList<>();
         for (int i = 0; i < dataKeys.length; i++) {
+            if (dataKeys[i] == null) {
+                continue; // not a row the index wrote (Catalog.dataKeyOrNull)
+            }
             Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i),
                     covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null);
             entries.add(entry);
@@ -148,22 +150,21 @@ final class IndexResultScanner implements ResultScanner {
     /** The answers of a batch: from the index alone, or from the data rows, repairing what it can. */
     private void answer(Batch batch) throws IOException {
         Result[] rows = dataRows(batch);
-        List<Put> repairs = new ArrayList<>();
-        List<CheckAndMutate> staleMarks = new ArrayList<>();
+        List<CheckAndMutate> repairs = new ArrayList<>();
         int next = 0;
         for (Entry entry : batch.entries) {
             Result answer;
             if (entry.fromIndex != null) {
-                answer = entry.fromIndex;
+                answer = entry.fromIndex == NO_ROW ? null : entry.fromIndex;
             } else {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
-                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(staleMarks::add);
+                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
                     continue;
                 }
                 if (!entry.verified) {
-                    repair.repair(entry.row, entry.status, row).ifPresent(repairs::add);
+                    repair.repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
                 }
                 answer = selected(row);
             }
@@ -172,10 +173,7 @@ final class IndexResultScanner implements ResultScanner {
             }
         }
         if (!repairs.isEmpty()) {
-            indexTable.put(repairs);
-        }
-        if (!staleMarks.isEmpty()) {
-            indexTable.checkAndMutate(staleMarks);
+            indexTable.checkAndMutate(repairs);
         }
     }
 
@@ -224,35 +222,39 @@ final class IndexResultScanner implements ResultScanner {
     /**
      * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
      * cells the query selects (every one it holds when the query selects every column); null when it
-     * does not answer alone: not VERIFIED, or lacking a selected covered cell (or, for every column,
-     * holding none: a row has a cell, so its copy must). Such a row is answered from its data row:
-     * the data row may lack the column too, but a covered cell hidden in the index (a delete marker
-     * of the index row newer than the cell, left by a write path cut short by a failure) must not
-     * drop a row the data table has.
+     * does not answer alone: not VERIFIED, or not telling whether the data row has a selected column
+     * (a named column's cell missing: the row was not written whole), and answered from its data row.
+     * A row none of whose selected columns exist is no answer ({@link #NO_ROW}).
      */
     private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
-        if (!IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED)) {
+        if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
             return null;
         }
         if (keysOnly) {
-            return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.INDEX_FAMILY,
-                    RowKeyIndexObserver.STATUS_QUALIFIER, status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+            return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
+                    IndexRowFormat.STATUS, status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
         }
+        IndexCoverage coverage = catalog.coverage(index);
         if (selectedColumns.isEmpty()) {
-            List<Cell> all = catalog.coverage(index).dataCells(indexRow, dataKey);
+            // Every column, the table's families all covered: a row has a cell, so its copy must.
+            List<Cell> all = coverage.dataCells(indexRow, status, dataKey);
             return all.isEmpty() ? null : Result.create(all);
         }
         List<Cell> cells = new ArrayList<>(selectedColumns.size());
         for (CoveredColumn c : selectedColumns) {
-            Cell cell = IndexRowRepair.indexCell(indexRow, c.inIndex);
-            if (cell == null) {
+            if (!coverage.tells(indexRow, c)) {
                 return null;
             }
-            cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
-                    CellUtil.cloneValue(cell)));
+            Cell cell = coverage.dataCell(indexRow, status, dataKey, c);
+            if (cell != null) {
+                cells.add(cell);
+            }
         }
-        return Result.create(cells);
+        return cells.isEmpty() ? NO_ROW : Result.create(cells);
     }
+
+    /** The answer of an index row whose data row has none of the selected columns: no row. */
+    private static final Result NO_ROW = Result.create(new Cell[0]);
 
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
     private static final class Entry {
@@ -267,7 +269,7 @@ final class IndexResultScanner implements ResultScanner {
             this.row = row;
             this.dataKey = dataKey;
             this.status = status;
-            this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
+            this.verified = IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED);
             this.fromIndex = fromIndex;
         }
     }
