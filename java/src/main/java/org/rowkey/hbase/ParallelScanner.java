@@ -124,8 +124,14 @@ final class ParallelScanner implements ResultScanner {
      */
     static ResultScanner open(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf,
             int parallelism, Order order) throws IOException {
-        List<List<RowRange>> pieces = ranges.isEmpty() || parallelism <= 1 ? Collections.singletonList(ranges)
-                : regionPieces(connection, name, ranges);
+        List<List<RowRange>> pieces = Collections.singletonList(ranges);
+        if (!ranges.isEmpty() && parallelism > 1) {
+            try {
+                pieces = regionPieces(connection, name, ranges);
+            } catch (IOException e) {
+                // Regions unknown (the table may be gone): one scan, whose first next() says why.
+            }
+        }
         if (pieces.size() == 1) {
             Table table = connection.getTable(name);
             try {
