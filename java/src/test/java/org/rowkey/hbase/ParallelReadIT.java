@@ -119,7 +119,7 @@ class ParallelReadIT extends HBaseMiniClusterBase {
                 batch.add(put);
             }
             t.put(batch);
-            // Updates of covered cells (a new value, a new column) and whole-row deletes.
+            // Updates of covered cells (a new value, a new column), whole-row deletes, column deletes.
             for (int i = 0; i < ROWS; i += 7) {
                 t.put(new Put(keys.get(i)).addColumn(F, Q, Bytes.toBytes(-i)).addColumn(F, Bytes.toBytes("z" + i % 5),
                         Bytes.toBytes("new")));
@@ -127,6 +127,10 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             for (int i = 2; i < ROWS; i += 11) {
                 t.delete(new Delete(keys.get(i)));
                 rows.remove(Bytes.toHex(keys.get(i)));
+            }
+            // Column deletes of covered cells: the index's copies of them must go too.
+            for (int i = 0; i < ROWS; i += 9) {
+                t.delete(new Delete(keys.get(i)).addColumns(F, R).addColumns(F, Bytes.toBytes("z" + i % 5)));
             }
         }
         live.put(tableName, rows);
