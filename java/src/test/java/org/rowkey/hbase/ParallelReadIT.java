@@ -386,12 +386,7 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             hosts.add(l.getServerName());
         }
         assertEquals(2, hosts.size(), "the table's regions on both servers");
-        Configuration patient = new Configuration(conf());
-        patient.setInt("hbase.client.retries.number", 40);
-        patient.setLong("hbase.client.pause", 200);
-        patient.setInt("hbase.client.operation.timeout", 240_000);
-        patient.setInt("hbase.client.scanner.timeout.period", 240_000);
-        patient.setInt("hbase.rpc.timeout", 20_000);
+        Configuration patient = patientConf();
         // 10 rows a round trip, so a chunk reads 10 rows ahead: the regions are still being read.
         patient.setInt("hbase.client.scanner.caching", 10);
         List<String> got = new ArrayList<>();
