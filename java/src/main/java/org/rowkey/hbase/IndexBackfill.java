@@ -1,12 +1,13 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import java.util.function.DoubleConsumer;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -16,7 +17,6 @@ import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.mapreduce.TableMapper;
 import org.apache.hadoop.mapreduce.Job;
 
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 
 /**
@@ -69,13 +69,11 @@ final class IndexBackfill {
     public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
         private Catalog catalog;
         private int index;
-        private IndexSpec spec;
 
         @Override
         protected void setup(Context context) {
             catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
             index = context.getConfiguration().getInt(INDEX, -1);
-            spec = catalog.indexes().get(index);
         }
 
         @Override
@@ -84,23 +82,10 @@ final class IndexBackfill {
             if (dataKey.length != catalog.schema().keyLength()) {
                 return; // not a key of the schema: no index holds it
             }
-            long newest = 0;
-            for (Cell cell : value.rawCells()) {
-                newest = Math.max(newest, cell.getTimestamp());
-            }
-            byte[] indexKey = catalog.indexKey(index, dataKey);
-            Put put = new Put(indexKey).addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
-                    newest, RowKeyIndexObserver.VERIFIED);
-            for (Column column : spec.getIncludeList()) {
-                byte[] family = column.getFamily().toByteArray();
-                byte[] qualifier = column.getQualifier().toByteArray();
-                Cell cell = value.getColumnLatestCell(family, qualifier);
-                if (cell != null) {
-                    put.addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(family, qualifier),
-                            cell.getTimestamp(), CellUtil.cloneValue(cell));
-                }
-            }
-            context.write(new ImmutableBytesWritable(indexKey), put);
+            List<Cell> cells = Arrays.asList(value.rawCells());
+            Put put = IndexRows.indexRow(catalog, index, dataKey, cells, IndexRows.newestTimestamp(cells),
+                    IndexRows.verified(), true);
+            context.write(new ImmutableBytesWritable(put.getRow()), put);
         }
     }
 }
