@@ -264,17 +264,24 @@ public final class BulkLoad extends Configured implements Tool {
         try {
             job.submit();
             long start = System.nanoTime();
+            // On a terminal one line redrawn; in a log a line per 10%.
+            boolean terminal = System.console() != null;
+            int lastTenth = -1;
             while (!job.isComplete()) {
-                if (out != null) {
-                    float map = job.mapProgress();
-                    float reduce = job.reduceProgress();
-                    out.print(progressBar("HFiles", (map + reduce) / 2, String.format(Locale.ROOT, "map %3.0f%% reduce %3.0f%% %5.1f s",
-                            map * 100, reduce * 100, (System.nanoTime() - start) / 1e9)));
+                float map = job.mapProgress();
+                float reduce = job.reduceProgress();
+                int tenth = (int) ((map + reduce) * 5);
+                if (out != null && (terminal || tenth != lastTenth)) {
+                    lastTenth = tenth;
+                    String bar = progressBar("HFiles", (map + reduce) / 2, String.format(Locale.ROOT,
+                            "map %3.0f%% reduce %3.0f%% %5.1f s", map * 100, reduce * 100, (System.nanoTime() - start) / 1e9));
+                    out.print(terminal ? "\r" + bar : bar + "\n");
                 }
                 Thread.sleep(500);
             }
             if (out != null) {
-                out.println(progressBar("HFiles", 1, String.format(Locale.ROOT, "done in %.1f s", (System.nanoTime() - start) / 1e9)));
+                out.println((terminal ? "\r" : "") + progressBar("HFiles", 1, String.format(Locale.ROOT, "done in %.1f s",
+                        (System.nanoTime() - start) / 1e9)));
             }
             if (!job.isSuccessful()) {
                 throw new IOException("the bulk load job failed: " + job.getStatus().getFailureInfo());
@@ -290,11 +297,11 @@ public final class BulkLoad extends Configured implements Tool {
     static String progressBar(String what, float done, String detail) {
         int width = 30;
         int filled = Math.max(0, Math.min(width, Math.round(done * width)));
-        StringBuilder bar = new StringBuilder("\r").append(what).append(" [");
+        StringBuilder bar = new StringBuilder(what).append(" [");
         for (int i = 0; i < width; i++) {
             bar.append(i < filled ? '#' : ' ');
         }
-        return bar.append("] ").append(detail).append("   ").toString();
+        return bar.append("] ").append(detail).toString();
     }
 
     /** Bulk-loads what is left in {@code hfiles} for output table {@code output} into {@code table}. */
