@@ -12,6 +12,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
@@ -19,7 +20,11 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -38,6 +43,7 @@ import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobContext;
+import org.apache.hadoop.mapreduce.Reducer;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.input.FileSplit;
 import org.apache.hadoop.mapreduce.lib.input.TextInputFormat;
@@ -70,6 +76,8 @@ import org.rowkey.hbase.InputRecords.Format;
  *   --work DIR               the job's directory (HFiles, rejects); default /tmp/rowkey-bulkload/TABLE.
  *                            Run again with the same DIR to finish a load that stopped part way
  *   --timestamp MILLIS       the timestamp of every loaded cell (default: when the job starts)
+ *   --split-regions N        split each empty one-region table of the load into N regions at keys
+ *                            sampled from the input first (a new table's regions get even shares)
  *   --max-rejects N          fail before loading anything when more lines are rejected (default 0)
  *   --stop-after STEP        stop as a kill would after STEP: hfiles, indexes, data (for tests)
  *   --quiet                  no progress bar
@@ -157,6 +165,16 @@ public final class BulkLoad extends Configured implements Tool {
             } else {
                 fs.delete(hfiles, true);
                 fs.delete(rejectsDir, true);
+                if (o.splitRegions > 1) {
+                    List<TableName> tables = new ArrayList<>();
+                    tables.add(o.table);
+                    tables.addAll(indexTables);
+                    List<Path> inputs = new ArrayList<>();
+                    for (String input : o.inputs) {
+                        inputs.add(new Path(input));
+                    }
+                    SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
+                }
                 Job job = job(conf, connection, o, catalog, data, indexTables, hfiles);
                 runWithProgress(job, o.quiet ? null : out);
                 rows = job.getCounters().findCounter(Counter.ROWS).getValue();
@@ -209,6 +227,9 @@ public final class BulkLoad extends Configured implements Tool {
             jc.setInt("mapreduce.local.map.tasks.maximum", cores);
             jc.setInt("mapreduce.local.reduce.tasks.maximum", cores);
             jc.setBoolean(HFileOutputFormat2.LOCALITY_SENSITIVE_CONF_KEY, false);
+            // The map output stays in this JVM's heap: a larger sort buffer spills less often.
+            jc.setInt("mapreduce.task.io.sort.mb", jc.getInt("mapreduce.task.io.sort.mb", 100) < 256 ? 256
+                    : jc.getInt("mapreduce.task.io.sort.mb", 100));
         }
         job.setJarByClass(BulkLoad.class);
         job.setInputFormatClass(WholeFileLines.class);
@@ -217,7 +238,7 @@ public final class BulkLoad extends Configured implements Tool {
         }
         job.setMapperClass(LineMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        job.setMapOutputValueClass(Put.class);
+        job.setMapOutputValueClass(KeyValue.class);
         List<Object> tables = new ArrayList<>();
         tables.add(tableInfo(data, connection.getRegionLocator(o.table)));
         try (Admin admin = connection.getAdmin()) {
@@ -226,6 +247,7 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         configureIncrementalLoad(job, tables);
+        job.setReducerClass(RowReducer.class);
         // The verify step's HFiles go to pseudo tables of their own (an output directory each).
         List<String> outputs = new ArrayList<>(Arrays.asList(jc.get(OUTPUT_TABLES).split(";")));
         for (TableName index : indexTables) {
@@ -354,19 +376,18 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * One input line in, the data row and its index rows out: for every index the UNVERIFIED index
-     * row (with covered cells) and, to a pseudo table of its own, its VERIFIED status. A line that
+     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
+     * covered cells) out: cells, not Puts, which cost far more to serialize through the shuffle. A line that
      * cannot be loaded goes to the rejects output: file, line number, reason, the line.
      */
-    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, Put> {
+    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, KeyValue> {
         private Catalog catalog;
         private LoadMapping mapping;
         private Format format;
         private long timestamp;
         private byte[] dataTable;
         private byte[][] indexTables;
-        private byte[][] verifiedTables;
-        private MultipleOutputs<ImmutableBytesWritable, Put> rejects;
+        private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
         private String file;
         private long lineNumber;
         private List<String> header;
@@ -382,11 +403,8 @@ public final class BulkLoad extends Configured implements Tool {
             dataTable = data.getName();
             int n = catalog.indexes().size();
             indexTables = new byte[n][];
-            verifiedTables = new byte[n][];
             for (int i = 0; i < n; i++) {
-                TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
-                indexTables[i] = index.getName();
-                verifiedTables[i] = verifiedName(index).getName();
+                indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
             }
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
@@ -440,15 +458,22 @@ public final class BulkLoad extends Configured implements Tool {
             for (List<Cell> family : data.getFamilyCellMap().values()) {
                 cells.addAll(family);
             }
-            context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(dataTable, key)), data);
+            emit(context, dataTable, data);
             byte[] unverified = IndexRows.unverified(timestamp);
             for (int i = 0; i < indexTables.length; i++) {
-                Put index = IndexRows.indexRow(catalog, i, key, cells, timestamp, unverified, true);
-                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(indexTables[i],
-                        index.getRow())), index);
-                Put verified = IndexRows.indexRow(catalog, i, key, cells, timestamp, IndexRows.verified(), false);
-                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verifiedTables[i],
-                        verified.getRow())), verified);
+                Put index = IndexRows.indexRow(catalog, i, key, cells, timestamp, unverified);
+                emit(context, indexTables[i], index);
+            }
+        }
+
+        /** The cells of {@code put}, keyed by table and row for MultiTableHFileOutputFormat's partitioner. */
+        private static void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
+            ImmutableBytesWritable key = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(table,
+                    put.getRow()));
+            for (List<Cell> family : put.getFamilyCellMap().values()) {
+                for (Cell cell : family) {
+                    context.write(key, KeyValueUtil.ensureKeyValue(cell));
+                }
             }
         }
 
@@ -458,10 +483,56 @@ public final class BulkLoad extends Configured implements Tool {
         }
     }
 
+    /**
+     * The cells of one row of one table, sorted (as HBase's {@code CellSortReducer}), written to
+     * their table's HFiles; for a row of an index table also its VERIFIED status, to the index's
+     * pseudo table: derived here rather than sent through the shuffle, and in the same key order.
+     */
+    public static final class RowReducer extends Reducer<ImmutableBytesWritable, Cell, ImmutableBytesWritable, Cell> {
+        private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
+
+        @Override
+        protected void setup(Context context) {
+            Configuration conf = context.getConfiguration();
+            Catalog catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
+            TableName data = TableName.valueOf(conf.get(DATA_TABLE));
+            for (int i = 0; i < catalog.indexes().size(); i++) {
+                TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
+                verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
+            }
+        }
+
+        @Override
+        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<Cell> cells, Context context)
+                throws IOException, InterruptedException {
+            TreeSet<Cell> sorted = new TreeSet<>(CellComparator.getInstance());
+            for (Cell cell : cells) {
+                sorted.add(KeyValueUtil.copyToNewKeyValue(cell));
+            }
+            Put row = null;
+            for (Cell cell : sorted) {
+                context.write(tableAndRow, cell);
+                row = row == null ? new Put(CellUtil.cloneRow(cell)) : row;
+                row.add(cell);
+            }
+            byte[] composite = tableAndRow.copyBytes();
+            int separator = Bytes.indexOf(composite, (byte) ';');
+            byte[] verified = verifiedTables.get(Bytes.toString(composite, 0, separator));
+            if (verified != null && row != null) {
+                Put status = IndexRows.statusOnly(row, IndexRows.verified());
+                ImmutableBytesWritable key = new ImmutableBytesWritable(
+                        MultiTableHFileOutputFormat.createCompositeKey(verified, status.getRow()));
+                for (Cell cell : status.getFamilyCellMap().firstEntry().getValue()) {
+                    context.write(key, cell);
+                }
+            }
+        }
+    }
+
     static String usage() {
         return "usage: BulkLoad --table NAME --input PATH [--input PATH ...] [--format json|csv|tsv]"
                 + " [--mapping FILE] [--key FIELD=INPUT ...] [--column F:Q=INPUT[:TYPE] ...] [--work DIR]"
-                + " [--timestamp MILLIS] [--max-rejects N] [--stop-after hfiles|indexes|data] [--quiet]";
+                + " [--timestamp MILLIS] [--split-regions N] [--max-rejects N] [--stop-after hfiles|indexes|data] [--quiet]";
     }
 
     /** The command's options. */
@@ -475,6 +546,7 @@ public final class BulkLoad extends Configured implements Tool {
         long maxRejects;
         Step stopAfter;
         Long timestamp;
+        int splitRegions;
         boolean quiet;
 
         static Options parse(String[] args) {
@@ -498,6 +570,7 @@ public final class BulkLoad extends Configured implements Tool {
                     case "--column": o.rules.add("column " + v); break;
                     case "--work": o.work = v; break;
                     case "--timestamp": o.timestamp = Long.parseLong(v); break;
+                    case "--split-regions": o.splitRegions = Integer.parseInt(v); break;
                     case "--max-rejects": o.maxRejects = Long.parseLong(v); break;
                     case "--stop-after": o.stopAfter = Step.valueOf(v.toUpperCase(Locale.ROOT)); break;
                     default: throw new IllegalArgumentException("unknown option " + a);

@@ -84,7 +84,7 @@ final class IndexBackfill {
             }
             List<Cell> cells = Arrays.asList(value.rawCells());
             Put put = IndexRows.indexRow(catalog, index, dataKey, cells, IndexRows.newestTimestamp(cells),
-                    IndexRows.verified(), true);
+                    IndexRows.verified());
             context.write(new ImmutableBytesWritable(put.getRow()), put);
         }
     }

@@ -20,17 +20,13 @@ final class IndexRows {
 
     /**
      * The index row of data row {@code dataKey} in index number {@code index} of {@code catalog}:
-     * {@code status} at {@code statusTimestamp}, and (when {@code withCoveredCells}) a copy of the
-     * newest of {@code dataCells} of each covered column at that cell's timestamp. Without covered
-     * cells it is the status cell alone, what verifying an already written index row takes.
+     * {@code status} at {@code statusTimestamp}, and a copy of the newest of {@code dataCells} of
+     * each covered column at that cell's timestamp.
      */
     static Put indexRow(Catalog catalog, int index, byte[] dataKey, List<Cell> dataCells, long statusTimestamp,
-            byte[] status, boolean withCoveredCells) {
+            byte[] status) {
         Put put = new Put(catalog.indexKey(index, dataKey)).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
                 RowKeyIndexObserver.STATUS_QUALIFIER, statusTimestamp, status);
-        if (!withCoveredCells) {
-            return put;
-        }
         IndexSpec spec = catalog.indexes().get(index);
         for (Column column : spec.getIncludeList()) {
             byte[] family = column.getFamily().toByteArray();
@@ -48,6 +44,17 @@ final class IndexRows {
             }
         }
         return put;
+    }
+
+    /**
+     * The status cell alone of {@code indexRow} (made by {@link #indexRow}), set to {@code status} at
+     * the same timestamp: what verifying that index row writes. The row's covered cells are at hand
+     * for a status that may come to depend on them.
+     */
+    static Put statusOnly(Put indexRow, byte[] status) {
+        Cell current = indexRow.get(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER).get(0);
+        return new Put(indexRow.getRow()).addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER,
+                current.getTimestamp(), status);
     }
 
     /** The newest timestamp of {@code cells} (a data row's, the time its index row carries), or 0 for none. */

@@ -96,8 +96,11 @@ class BulkLoadIT extends HBaseMiniClusterBase {
     }
 
     private TableName create(String name) throws IOException {
+        return create(name, new byte[][] {{(byte) 0x40}, {(byte) 0x80}, {(byte) 0xc0}});
+    }
+
+    private TableName create(String name, byte[][] splits) throws IOException {
         TableName table = TableName.valueOf(name);
-        byte[][] splits = {{(byte) 0x40}, {(byte) 0x80}, {(byte) 0xc0}};
         try (Admin admin = connection().getAdmin()) {
             RowKeyTable.create(admin, table, schema, indexes(), splits, F);
         }
@@ -422,6 +425,40 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             assertQueriesEqual(name, rows);
             assertIndexesVerified(name, rows.size());
         }
+    }
+
+    /**
+     * A new table (one region, its index tables too) split by sampling the input before the load:
+     * every table gets the regions asked for, each holding about an equal share of the rows.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aNewTableIsSplitAtKeysSampledFromTheInput() throws Exception {
+        TableName name = create("bulk_split", new byte[0][]);
+        List<Row> rows = generated(4_000, 19);
+        assertEquals(0, bulkLoad(new BulkLoad(), name, "/bulk/split", "--input", writeJson("split.json", rows),
+                "--split-regions", "4"));
+        List<TableName> tables = new ArrayList<>();
+        tables.add(name);
+        for (RowKeyIndex index : indexes()) {
+            tables.add(RowKeyTable.indexTableName(name, index.name()));
+        }
+        for (TableName table : tables) {
+            byte[][] starts;
+            try (org.apache.hadoop.hbase.client.RegionLocator locator = connection().getRegionLocator(table)) {
+                starts = locator.getStartKeys();
+            }
+            assertEquals(4, starts.length, table + ": regions");
+            for (int r = 0; r < starts.length; r++) {
+                Scan range = new Scan().withStartRow(starts[r]);
+                if (r + 1 < starts.length) {
+                    range.withStopRow(starts[r + 1]);
+                }
+                int n = scanRowKeys(table, range).size();
+                assertTrue(n > rows.size() / 8 && n < rows.size() * 3 / 8, table + " region " + r + ": " + n + " rows");
+            }
+        }
+        assertQueriesEqual(name, rows);
     }
 
     /**
