@@ -49,6 +49,16 @@ pub enum Error {
         found: usize,
         limit: usize,
     },
+    /// A where clause or schema text that does not follow the grammar (`text`).
+    #[error("syntax error at character {position}: expected {expected}, found {found}")]
+    Syntax {
+        position: usize,
+        found: String,
+        expected: String,
+    },
+    /// An error of the part of a text that starts at `position` (a character, from 1).
+    #[error("at character {position}: {source}")]
+    AtPosition { position: usize, source: Box<Error> },
     #[error("internal error in hbase-rowkey (please report): {0}")]
     Internal(String),
 }

@@ -10,6 +10,7 @@ use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, Op, Value,
 };
 use crate::schema::Schema;
+use crate::text::{describe_where, quote_name};
 use crate::wire;
 
 /// A value as a literal.
@@ -26,6 +27,7 @@ pub fn describe_value(value: &Value) -> String {
 /// One condition, e.g. `sdate BETWEEN 1 AND 9`.
 pub fn describe_condition(c: &Condition) -> String {
     let value = |i: usize| c.values.get(i).map_or_else(|| "?".to_owned(), describe_value);
+    let field = quote_name(&c.field);
     let op = match c.op.enum_value() {
         Ok(Op::EQ) => "=",
         Ok(Op::NE) => "<>",
@@ -33,14 +35,14 @@ pub fn describe_condition(c: &Condition) -> String {
         Ok(Op::LE) => "<=",
         Ok(Op::GT) => ">",
         Ok(Op::GE) => ">=",
-        Ok(Op::BETWEEN) => return format!("{} BETWEEN {} AND {}", c.field, value(0), value(1)),
+        Ok(Op::BETWEEN) => return format!("{field} BETWEEN {} AND {}", value(0), value(1)),
         Ok(Op::IN) => {
             let values: Vec<String> = c.values.iter().map(describe_value).collect();
-            return format!("{} IN ({})", c.field, values.join(", "));
+            return format!("{field} IN ({})", values.join(", "));
         }
         Ok(Op::OP_UNSPECIFIED) | Err(_) => "?",
     };
-    format!("{} {op} {}", c.field, value(0))
+    format!("{field} {op} {}", value(0))
 }
 
 /// Conditions AND-ed; `TRUE` for none.
@@ -61,7 +63,13 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
             let text: Vec<String> = equal
                 .equalities
                 .iter()
-                .map(|e| format!("{} = {}", e.field, describe_value(e.value.get_or_default())))
+                .map(|e| {
+                    format!(
+                        "{} = {}",
+                        quote_name(&e.field),
+                        describe_value(e.value.get_or_default())
+                    )
+                })
                 .collect();
             if text.is_empty() {
                 "TRUE".into()
@@ -69,18 +77,12 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
                 text.join(" AND ")
             }
         }
-        Some(SpecKind::Range(range)) => format!("{} <=> {}", range.field, describe_value(range.value.get_or_default())),
-        Some(SpecKind::Predicate(p)) if p.any_of.is_empty() => {
-            describe_conditions(&p.predicate.get_or_default().conditions)
-        }
-        Some(SpecKind::Predicate(p)) => {
-            let branches: Vec<String> = p
-                .any_of
-                .iter()
-                .map(|b| format!("({})", describe_conditions(&b.conditions)))
-                .collect();
-            branches.join(" OR ")
-        }
+        Some(SpecKind::Range(range)) => format!(
+            "{} <=> {}",
+            quote_name(&range.field),
+            describe_value(range.value.get_or_default())
+        ),
+        Some(SpecKind::Predicate(p)) => describe_where(p),
         None => "no comparator kind".into(),
     }
 }

@@ -111,7 +111,7 @@ impl Index {
             .enum_value()
             .ok()
             .filter(|s| *s != IndexState::INDEX_STATE_UNSPECIFIED)
-            .ok_or_else(|| invalid(name, "its state is not BUILDING or ACTIVE".into()))?;
+            .ok_or_else(|| invalid(name, "its state is not BUILDING, ACTIVE or DROPPING".into()))?;
         if spec.fields.is_empty() {
             return Err(invalid(name, "it has no field".into()));
         }
@@ -228,9 +228,23 @@ impl Index {
         &self.include
     }
 
-    /// The index key of a data key.
+    /// The index key of a data key. A salted data key whose salt byte is not the one its fields
+    /// hash to is not a key of the schema (a row written by hand): an error, so that a write of it
+    /// to an indexed table is refused instead of indexed where no reader can map it back.
     pub fn index_key(&self, data: &Schema, data_key: &[u8]) -> Result<Vec<u8>> {
         check_length(data, data_key)?;
+        if let Some(salt) = data.salt() {
+            let expected = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], data_key)));
+            if data_key[0] != expected {
+                return Err(Error::Corrupt {
+                    what: "data row key",
+                    detail: format!(
+                        "its salt byte is {}, but its salt fields hash to {expected}: not a key of the schema (index '{}')",
+                        data_key[0], self.name
+                    ),
+                });
+            }
+        }
         let mut key = vec![0u8; self.schema.key_length()];
         for (field, source) in self.schema.fields().iter().zip(&self.sources) {
             match *source {

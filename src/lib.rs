@@ -21,6 +21,7 @@ pub mod scan_choice;
 pub mod schema;
 pub mod skip;
 pub mod table_plan;
+pub mod text;
 pub mod wire;
 
 mod jni;

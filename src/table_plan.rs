@@ -66,7 +66,7 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
             Some(index) if index.state() != IndexState::ACTIVE => {
                 return Err(Error::InvalidIndex {
                     index: request.hint_index.clone(),
-                    detail: "the query asks for it, but it is still BUILDING".into(),
+                    detail: format!("the query asks for it, but it is {}", not_read_because(index.state())),
                 })
             }
             Some(_) => {}
@@ -83,11 +83,7 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
                     .columns
                     .iter()
                     .all(|c| index.include().iter().any(|(f, q)| *f == c.family && *q == c.qualifier)));
-        let note = if index.state() != IndexState::ACTIVE {
-            Some("BUILDING: maintained on writes, not read until its backfill ends")
-        } else {
-            None
-        };
+        let note = (index.state() != IndexState::ACTIVE).then(|| not_read_because(index.state()));
         candidates.push((index.name().to_owned(), index.schema(), covered, note));
     }
 
@@ -209,4 +205,12 @@ fn explain(chosen: &str, covered: bool, plan: &str, alternatives: &[PlanAlternat
         s.push_str(&format!("    {name}: {:.0}{note}{chosen_mark}\n", a.estimated_rows));
     }
     s
+}
+
+/// Why the planner does not read an index that is not ACTIVE.
+fn not_read_because(state: IndexState) -> &'static str {
+    match state {
+        IndexState::DROPPING => "DROPPING: maintained while its table exists, never read again",
+        _ => "still BUILDING: maintained on writes, not read until its backfill ends",
+    }
 }

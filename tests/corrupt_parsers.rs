@@ -197,3 +197,69 @@ fn huge_declared_lengths_are_refused_without_allocating_them() {
     }
     h.report(0);
 }
+
+/// Where clauses that sit at or just over the text limits: the longest IN list, the deepest
+/// nesting, the most ORs, an AND of ORs that would expand past the branch limit, a megabyte of
+/// open parentheses, one huge string literal.
+fn absurd_where_texts() -> Vec<Vec<u8>> {
+    let mut texts = vec![
+        format!("i IN ({})", vec!["-2147483648"; 80_000].join(",")),
+        format!("{}i = 1{}", "(".repeat(64), ")".repeat(64)),
+        vec!["(i = 1 AND l = 2)"; 64].join(" OR "),
+        vec!["(i = 1 OR i = 2 OR i = 3)"; 40].join(" AND "),
+        "(".repeat(limits::MAX_MESSAGE_BYTES),
+        format!("s = '{}'", "x".repeat(limits::MAX_MESSAGE_BYTES - 10)),
+        format!("y IN ({})", vec!["x'0a0b0c'"; 90_000].join(",")),
+    ];
+    texts.push(vec!["b"; 1024].join(" AND "));
+    texts.into_iter().map(|t| [&[0u8][..], t.as_bytes()].concat()).collect()
+}
+
+/// The text parsers (where clause on the fuzz schema, schema text) under the same corruption as
+/// the binary ones: the text is the bytes after the grammar byte, invalid UTF-8 replaced.
+#[test]
+fn parser_where_and_schema_text() {
+    use hbase_rowkey::explain::describe_conditions;
+    use hbase_rowkey::text::{describe_schema, parse_schema, parse_where};
+    let mut rng = Rng::new(0x7e47_c006);
+    let schema = Schema::from_spec(&parse_schema(common::fuzz_bodies::TEXT_FUZZ_SCHEMA).unwrap()).unwrap();
+    let def = SchemaDef::fields_of(schema.canonical_spec());
+    let mut seeds = seeds_of(300, || {
+        if rng.chance(30) {
+            loop {
+                if let Ok(s) = Schema::from_spec(&random_schema(&mut rng).spec()) {
+                    return [&[1u8][..], describe_schema(s.canonical_spec()).as_bytes()].concat();
+                }
+            }
+        }
+        let branches: Vec<String> = (0..1 + rng.below(3))
+            .map(|_| {
+                let conds: Vec<Condition> = random_predicate(&mut rng, &def)
+                    .iter()
+                    .map(|c| c.to_proto(&def))
+                    .collect();
+                format!("({})", describe_conditions(&conds))
+            })
+            .collect();
+        [&[0u8][..], branches.join(" OR ").as_bytes()].concat()
+    });
+    seeds.extend(absurd_where_texts());
+    let parse = |b: &[u8]| -> hbase_rowkey::Result<()> {
+        let Some((&pick, rest)) = b.split_first() else {
+            return Ok(());
+        };
+        let text = String::from_utf8_lossy(rest);
+        if pick % 2 == 0 {
+            parse_where(&schema, &text).map(|_| ())
+        } else {
+            parse_schema(&text).map(|_| ())
+        }
+    };
+    let mut h = Harness::new("text::parse_where / parse_schema");
+    corrupt_and_run(&mut h, &mut rng, &seeds, INPUTS_PER_PARSER, parse);
+    h.ns_per_byte = FLOOD_NS_PER_BYTE;
+    for bytes in flood_inputs() {
+        h.check("flood", &bytes, parse);
+    }
+    h.report(INPUTS_PER_PARSER);
+}

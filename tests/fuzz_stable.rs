@@ -70,6 +70,36 @@ fn schema_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
     seeds
 }
 
+/// Seeds for `fuzz_bodies::parse_text`: printed where clauses on the fuzz schema (plain and OR)
+/// and printed random schemas, each behind its grammar byte.
+fn text_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
+    use hbase_rowkey::text;
+    let schema = Schema::from_spec(&text::parse_schema(fuzz_bodies::TEXT_FUZZ_SCHEMA).unwrap()).unwrap();
+    let def = SchemaDef::fields_of(schema.canonical_spec());
+    let mut seeds = Vec::new();
+    while seeds.len() < n {
+        if rng.chance(30) {
+            let Ok(s) = Schema::from_spec(&random_schema(rng).spec()) else {
+                continue;
+            };
+            seeds.push([&[1u8][..], text::describe_schema(s.canonical_spec()).as_bytes()].concat());
+            continue;
+        }
+        let branches: Vec<Vec<_>> = (0..1 + rng.below(3))
+            .map(|_| random_predicate(rng, &def).iter().map(|c| c.to_proto(&def)).collect())
+            .collect();
+        let texts: Vec<String> = branches
+            .iter()
+            .map(|b| format!("({})", hbase_rowkey::explain::describe_conditions(b)))
+            .collect();
+        let clause = texts.join(" OR ");
+        if text::parse_where(&schema, &clause).is_ok() {
+            seeds.push([&[0u8][..], clause.as_bytes()].concat());
+        }
+    }
+    seeds
+}
+
 /// Runs a fuzz body on seeds and mutations; unlike the parsers, a body also panics when one of
 /// its invariants fails.
 fn fuzz_stable(name: &'static str, seeds: &[Vec<u8>], rng: &mut Rng, runs: usize, body: fn(&[u8])) {
@@ -119,6 +149,19 @@ fn fuzz_encode_decode_stable() {
     );
 }
 
+#[test]
+fn fuzz_parse_text_stable() {
+    let mut rng = Rng::new(0xf022_0009);
+    let seeds = text_fuzz_seeds(&mut rng, 300);
+    fuzz_stable(
+        "fuzz_bodies::parse_text",
+        &seeds,
+        &mut rng,
+        60_000,
+        fuzz_bodies::parse_text,
+    );
+}
+
 /// Inputs that crashed or failed an invariant under libFuzzer once (fuzz/regressions/), replayed
 /// on every test run.
 #[test]
@@ -131,6 +174,7 @@ fn fuzz_regressions_replay() {
             fuzz_bodies::parse_compile_evaluate as fn(&[u8]),
         ),
         ("encode_decode", fuzz_bodies::encode_decode),
+        ("parse_text", fuzz_bodies::parse_text),
     ] {
         let Ok(entries) = std::fs::read_dir(dir.join(target)) else {
             continue;
@@ -158,6 +202,7 @@ fn fuzz_seeds_are_current() {
     for (target, seeds) in [
         ("parse_compile_evaluate", comparator_fuzz_seeds(&mut rng, 64)),
         ("encode_decode", schema_fuzz_seeds(&mut rng, 64)),
+        ("parse_text", text_fuzz_seeds(&mut rng, 64)),
     ] {
         let dir = root.join(target);
         for (i, seed) in seeds.iter().enumerate() {

@@ -152,6 +152,11 @@ fn index_keys_of_foreign_or_corrupt_rows_are_errors() {
         let err = index.data_key(data, &corrupt).unwrap_err().to_string();
         assert!(err.contains("salt byte does not match"), "byte {at}: {err}");
     }
+    // A data key whose salt byte is not its fields' (a row written by hand) has no index key.
+    let mut mis_salted = data_key.clone();
+    mis_salted[0] ^= 0x01;
+    let err = index.index_key(data, &mis_salted).unwrap_err().to_string();
+    assert!(err.contains("not a key of the schema"), "{err}");
     assert!(matches!(
         index.index_key(data, &data_key[1..]),
         Err(Error::WrongKeyLength { .. })

@@ -167,6 +167,55 @@ jni_export! {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// text (the where-clause and schema grammar of `crate::text`); texts arrive as UTF-8 bytes
+
+jni_export! {
+    /// A where clause on a serialized `SchemaSpec`, as a serialized `PredicateComparatorSpec`.
+    fn Java_org_rowkey_hbase_RowKeyNative_parseWhere<'local>(env, schema: JByteArray<'local>, text: JByteArray<'local>) -> JByteArray<'local> {
+        let schema = Schema::from_bytes(&read_message(env, &schema, "schema")?)?;
+        let text = read_text(env, &text)?;
+        let spec = crate::text::parse_where(&schema, &text)?;
+        Ok(env.byte_array_from_slice(&crate::wire::serialize(&spec, "predicate")?)?)
+    }
+}
+
+jni_export! {
+    /// A schema's text form as a canonical serialized `SchemaSpec`.
+    fn Java_org_rowkey_hbase_RowKeyNative_parseSchemaText<'local>(env, text: JByteArray<'local>) -> JByteArray<'local> {
+        let spec = crate::text::parse_schema(&read_text(env, &text)?)?;
+        Ok(env.byte_array_from_slice(&Schema::from_spec(&spec)?.canonical_bytes())?)
+    }
+}
+
+jni_export! {
+    /// The text form of a serialized `SchemaSpec`.
+    fn Java_org_rowkey_hbase_RowKeyNative_describeSchema<'local>(env, spec: JByteArray<'local>) -> JString<'local> {
+        let schema = Schema::from_bytes(&read_message(env, &spec, "schema")?)?;
+        Ok(JString::from_str(env, crate::text::describe_schema(schema.canonical_spec()))?)
+    }
+}
+
+fn read_text(env: &Env<'_>, text: &JByteArray<'_>) -> BridgeResult<String> {
+    if !text.is_null() && text.len(env)? > MAX_MESSAGE_BYTES {
+        return Err(Error::LimitExceeded {
+            what: "text length in bytes",
+            found: text.len(env)?,
+            limit: MAX_MESSAGE_BYTES,
+        }
+        .into());
+    }
+    let bytes = read_message(env, text, "text")?;
+    String::from_utf8(bytes).map_err(|e| {
+        Error::Syntax {
+            position: 0,
+            found: format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+            expected: "UTF-8 text".into(),
+        }
+        .into()
+    })
+}
+
 // The per-row exports (`compareArray`, `compareDirect`) do not go through `with_env`: upgrading
 // an `EnvUnowned` costs about 55 ns per call, five times the JNI call itself. They take the raw
 // `JNIEnv` pointer, call the JNI function table directly, catch panics themselves, and build an

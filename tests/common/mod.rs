@@ -109,6 +109,21 @@ impl SchemaDef {
         spec
     }
 
+    /// The fields of `spec` (its salt left out), for the generators.
+    pub fn fields_of(spec: &SchemaSpec) -> SchemaDef {
+        let fields = spec
+            .fields
+            .iter()
+            .map(|f| FieldDef {
+                name: f.name.clone(),
+                ty: f.type_.enum_value().unwrap(),
+                width: f.width,
+                descending: f.descending,
+            })
+            .collect();
+        SchemaDef { fields, salt: None }
+    }
+
     pub fn named(&self, row: &[V]) -> Vec<NamedValue> {
         self.fields
             .iter()

@@ -31,6 +31,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2;
@@ -60,7 +61,7 @@ import org.rowkey.hbase.InputRecords.Format;
 /**
  * Loads JSON lines or CSV/TSV files into a table made by {@link RowKeyTable#create} and every
  * one of its indexes, by bulk load: one MapReduce job writes HFiles for the data table and for
- * each index table (index rows built by {@link IndexRows}, as the coprocessor writes them), then
+ * each index table (whole index rows, as {@link IndexRowFormat} defines them for every writer), then
  * {@link BulkLoadHFiles} loads them: the index rows UNVERIFIED first, then the data, then their
  * VERIFIED status, so that no query through an index ever returns a row the data table does not
  * have, whenever the command stops (docs/bulk-load.md). Run with {@code hadoop jar} or
@@ -387,6 +388,10 @@ public final class BulkLoad extends Configured implements Tool {
         private long timestamp;
         private byte[] dataTable;
         private byte[][] indexTables;
+        private List<List<IndexRowFormat.CoveredColumn>> covered;
+        /** The index timestamp of the load's index rows (see {@link #indexStamp}) and their UNVERIFIED status. */
+        private long indexStamp;
+        private byte[] unverified;
         private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
         private String file;
         private long lineNumber;
@@ -403,9 +408,13 @@ public final class BulkLoad extends Configured implements Tool {
             dataTable = data.getName();
             int n = catalog.indexes().size();
             indexTables = new byte[n][];
+            covered = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
+                covered.add(IndexRowFormat.CoveredColumn.of(catalog.indexes().get(i).getIncludeList()));
             }
+            indexStamp = indexStamp(timestamp);
+            unverified = IndexRowFormat.unverified(indexStamp);
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
         }
@@ -458,11 +467,11 @@ public final class BulkLoad extends Configured implements Tool {
             for (List<Cell> family : data.getFamilyCellMap().values()) {
                 cells.addAll(family);
             }
+            Result dataRow = Result.create(cells);
             emit(context, dataTable, data);
-            byte[] unverified = IndexRows.unverified(timestamp);
             for (int i = 0; i < indexTables.length; i++) {
-                Put index = IndexRows.indexRow(catalog, i, key, cells, timestamp, unverified);
-                emit(context, indexTables[i], index);
+                emit(context, indexTables[i], IndexRowFormat.wholeRow(catalog.indexKey(i, key), indexStamp, unverified,
+                        covered.get(i), dataRow));
             }
         }
 
@@ -509,24 +518,33 @@ public final class BulkLoad extends Configured implements Tool {
             for (Cell cell : cells) {
                 sorted.add(KeyValueUtil.copyToNewKeyValue(cell));
             }
-            Put row = null;
+            Cell status = null;
             for (Cell cell : sorted) {
                 context.write(tableAndRow, cell);
-                row = row == null ? new Put(CellUtil.cloneRow(cell)) : row;
-                row.add(cell);
+                status = status == null && CellUtil.matchingColumn(cell, IndexRowFormat.FAMILY, IndexRowFormat.STATUS)
+                        ? cell : status;
             }
             byte[] composite = tableAndRow.copyBytes();
             int separator = Bytes.indexOf(composite, (byte) ';');
             byte[] verified = verifiedTables.get(Bytes.toString(composite, 0, separator));
-            if (verified != null && row != null) {
-                Put status = IndexRows.statusOnly(row, IndexRows.verified());
-                ImmutableBytesWritable key = new ImmutableBytesWritable(
-                        MultiTableHFileOutputFormat.createCompositeKey(verified, status.getRow()));
-                for (Cell cell : status.getFamilyCellMap().firstEntry().getValue()) {
-                    context.write(key, cell);
-                }
+            if (verified != null && status != null) {
+                // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
+                byte[] row = CellUtil.cloneRow(status);
+                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
+                        new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
+                                IndexRowFormat.VERIFIED));
             }
         }
+    }
+
+    /**
+     * The index timestamp of a load's index rows: the load's data timestamp in the microseconds of
+     * index timestamps (docs/indexes.md). Index rows order by the events that wrote them, data rows
+     * by their cells' timestamps; at the load's own time the two orders agree wherever data
+     * timestamps follow the servers' clocks (docs/bulk-load.md, "Bulk-loaded rows and live writes").
+     */
+    static long indexStamp(long loadTimestampMillis) {
+        return loadTimestampMillis * 1_000;
     }
 
     static String usage() {

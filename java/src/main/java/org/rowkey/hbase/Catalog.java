@@ -116,9 +116,22 @@ final class Catalog {
     }
 
     /**
-     * The data keys {@code indexKeys} of index number {@code index} stand for, in order: one native
-     * call for the lot when the keys all have one length (the index's), else key by key, so that
-     * the refused one is named as {@link #dataKey} names it.
+     * The data key an index key of index number {@code index} stands for, or null when the index
+     * could not have written it (a wrong length or salt byte: a row put into the index table by
+     * hand, or a corrupt one): readers skip such a row, so that it cannot fail every query over it.
+     */
+    byte[] dataKeyOrNull(int index, byte[] indexKey) {
+        try {
+            return dataKey(index, indexKey);
+        } catch (IllegalArgumentException notOurs) {
+            return null;
+        }
+    }
+
+    /**
+     * The data keys {@code indexKeys} of index number {@code index} stand for, in order, null for a
+     * key the index could not have written ({@link #dataKeyOrNull}): one native call for the lot
+     * when the keys all have one length (the index's) and are all the index's, else key by key.
      */
     byte[][] dataKeys(int index, List<byte[]> indexKeys) {
         byte[][] keys = new byte[indexKeys.size()][];
@@ -126,23 +139,29 @@ final class Catalog {
             return keys;
         }
         int width = indexKeys.get(0).length;
+        boolean oneWidth = true;
         for (byte[] k : indexKeys) {
-            if (k.length != width) {
-                for (int i = 0; i < keys.length; i++) {
-                    keys[i] = dataKey(index, indexKeys.get(i));
-                }
-                return keys;
+            oneWidth &= k.length == width;
+        }
+        byte[] all = null;
+        if (oneWidth) {
+            byte[] joined = new byte[width * keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                System.arraycopy(indexKeys.get(i), 0, joined, i * width, width);
+            }
+            try {
+                all = RowKeyNative.catalogDataKeys(handle.get(), index, joined, keys.length);
+            } catch (IllegalArgumentException someNotOurs) {
+                all = null;
+            } finally {
+                NativeCleaner.keepAlive(handle);
             }
         }
-        byte[] joined = new byte[width * keys.length];
-        for (int i = 0; i < keys.length; i++) {
-            System.arraycopy(indexKeys.get(i), 0, joined, i * width, width);
-        }
-        byte[] all;
-        try {
-            all = RowKeyNative.catalogDataKeys(handle.get(), index, joined, keys.length);
-        } finally {
-            NativeCleaner.keepAlive(handle);
+        if (all == null) {
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = dataKeyOrNull(index, indexKeys.get(i));
+            }
+            return keys;
         }
         int length = all.length / keys.length;
         for (int i = 0; i < keys.length; i++) {

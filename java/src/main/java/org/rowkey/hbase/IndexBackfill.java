@@ -1,13 +1,11 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.DoubleConsumer;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -22,9 +20,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 /**
  * Fills a new index from the rows already in the data table: a map-only MapReduce job over the data
  * table ({@link TableMapReduceUtil}: on the cluster's YARN, or the LocalJobRunner), each mapper
- * writing one VERIFIED index row per data row at the data row's newest timestamp, with its covered
- * cells at theirs. Live writes keep the index (BUILDING) in step meanwhile; both carry data
- * timestamps, so they merge by version: a row deleted after the job read it stays deleted.
+ * writing one VERIFIED index row per data row, whole, at {@link IndexRowFormat#JOB_TIMESTAMP}. Live
+ * writes keep the index (BUILDING) in step meanwhile, at their own later timestamps, so a row written
+ * or deleted after the job read it is the coprocessor's, never the job's older copy.
  */
 final class IndexBackfill {
     private IndexBackfill() {}
@@ -69,11 +67,15 @@ final class IndexBackfill {
     public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
         private Catalog catalog;
         private int index;
+        private IndexSpec spec;
+        private List<IndexRowFormat.CoveredColumn> covered;
 
         @Override
         protected void setup(Context context) {
             catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
             index = context.getConfiguration().getInt(INDEX, -1);
+            spec = catalog.indexes().get(index);
+            covered = IndexRowFormat.CoveredColumn.of(spec.getIncludeList());
         }
 
         @Override
@@ -82,10 +84,9 @@ final class IndexBackfill {
             if (dataKey.length != catalog.schema().keyLength()) {
                 return; // not a key of the schema: no index holds it
             }
-            List<Cell> cells = Arrays.asList(value.rawCells());
-            Put put = IndexRows.indexRow(catalog, index, dataKey, cells, IndexRows.newestTimestamp(cells),
-                    IndexRows.verified());
-            context.write(new ImmutableBytesWritable(put.getRow()), put);
+            byte[] indexKey = catalog.indexKey(index, dataKey);
+            Put put = IndexRowFormat.wholeRow(indexKey, IndexRowFormat.JOB_TIMESTAMP, IndexRowFormat.VERIFIED, covered, value);
+            context.write(new ImmutableBytesWritable(indexKey), put);
         }
     }
 }

@@ -17,14 +17,13 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
-import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
+import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
@@ -124,8 +123,8 @@ final class IndexResultScanner implements ResultScanner {
         List<Cell> statuses = new ArrayList<>(BATCH);
         Result r = null;
         while (rows.size() < BATCH && (r = indexRows.next()) != null) {
-            Cell status = IndexRowRepair.status(r);
-            if (IndexRowRepair.isStatus(status, RowKeyIndexObserver.STALE)) {
+            Cell status = IndexRowFormat.status(r);
+            if (IndexRowFormat.isStatus(status, IndexRowFormat.STALE)) {
                 continue; // its write never reached the data table
             }
             rows.add(r);
@@ -141,6 +140,9 @@ final class IndexResultScanner implements ResultScanner {
         List<Entry> entries = new ArrayList<>(rows.size());
         List<Get> gets = new ArrayList<>();
         for (int i = 0; i < dataKeys.length; i++) {
+            if (dataKeys[i] == null) {
+                continue; // not a row the index wrote (Catalog.dataKeyOrNull)
+            }
             Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i), covered && answersAlone(rows.get(i), statuses.get(i)));
             entries.add(entry);
             if (!entry.fromIndex) {
@@ -154,8 +156,7 @@ final class IndexResultScanner implements ResultScanner {
     /** The answers of a batch: from the index alone, or from the data rows, repairing what it can. */
     private void answer(Batch batch) throws IOException {
         Result[] rows = dataRows(batch);
-        List<Put> repairs = new ArrayList<>();
-        List<CheckAndMutate> staleMarks = new ArrayList<>();
+        List<CheckAndMutate> repairs = new ArrayList<>();
         int next = 0;
         for (Entry entry : batch.entries) {
             Result answer;
@@ -165,11 +166,11 @@ final class IndexResultScanner implements ResultScanner {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
-                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(staleMarks::add);
+                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
                     continue;
                 }
                 if (!entry.verified) {
-                    repair.repair(entry.row, entry.status, row).ifPresent(repairs::add);
+                    repair.repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
                 }
                 answer = selected(row);
             }
@@ -178,10 +179,7 @@ final class IndexResultScanner implements ResultScanner {
             }
         }
         if (!repairs.isEmpty()) {
-            indexTable.put(repairs);
-        }
-        if (!staleMarks.isEmpty()) {
-            indexTable.checkAndMutate(staleMarks);
+            indexTable.checkAndMutate(repairs);
         }
     }
 
@@ -228,18 +226,16 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /**
-     * Whether a VERIFIED index row of a covered plan answers alone: it holds every covered cell the
-     * query selects. One that lacks one is answered from its data row: the data row may lack the
-     * column too, but a covered cell hidden in the index (a delete marker of the index row newer
-     * than the cell, left by a write path cut short by a failure) must not drop a row the data
-     * table has.
+     * Whether a VERIFIED index row of a covered plan answers alone: it holds a covered cell (the data
+     * cell or the mark of its absence) for every column the query selects, as every whole-row write
+     * does. One that lacks one was not written whole, and is answered from its data row.
      */
     private boolean answersAlone(Result indexRow, Cell status) {
-        if (!IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED)) {
+        if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
             return false;
         }
         for (CoveredColumn c : keysOnly ? Collections.<CoveredColumn>emptyList() : selectedColumns) {
-            if (IndexRowRepair.indexCell(indexRow, c.inIndex) == null) {
+            if (IndexRowFormat.indexCell(indexRow, c.inIndex) == null) {
                 return false;
             }
         }
@@ -259,7 +255,7 @@ final class IndexResultScanner implements ResultScanner {
             this.row = row;
             this.dataKey = dataKey;
             this.status = status;
-            this.verified = IndexRowRepair.isStatus(status, RowKeyIndexObserver.VERIFIED);
+            this.verified = IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED);
             this.fromIndex = fromIndex;
         }
     }
@@ -269,15 +265,14 @@ final class IndexResultScanner implements ResultScanner {
         Result indexRow = entry.row;
         byte[] dataKey = entry.dataKey;
         if (keysOnly) {
-            return Result.create(new Cell[] {CellUtil.createCell(dataKey, RowKeyIndexObserver.INDEX_FAMILY,
-                    RowKeyIndexObserver.STATUS_QUALIFIER, entry.status.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+            return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
+                    IndexRowFormat.STATUS, entry.status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
         }
         List<Cell> cells = new ArrayList<>(selectedColumns.size());
         for (CoveredColumn c : selectedColumns) {
-            Cell cell = IndexRowRepair.indexCell(indexRow, c.inIndex);
+            Cell cell = IndexRowFormat.dataCell(IndexRowFormat.indexCell(indexRow, c.inIndex), dataKey, c);
             if (cell != null) {
-                cells.add(CellUtil.createCell(dataKey, c.family, c.qualifier, cell.getTimestamp(), KeyValue.Type.Put.getCode(),
-                        CellUtil.cloneValue(cell)));
+                cells.add(cell);
             }
         }
         return cells.isEmpty() ? null : Result.create(cells);

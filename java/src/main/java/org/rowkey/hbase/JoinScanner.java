@@ -19,7 +19,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -32,7 +31,7 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
-import org.rowkey.hbase.IndexRowRepair.CoveredColumn;
+import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 
@@ -183,7 +182,7 @@ final class JoinScanner implements ResultScanner {
             int budget = b.relays() ? relayBudget : 0;
             Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
             TableKeyRangeReader.Unverified met = s.index < 0 ? null
-                    : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKey(s.index, row));
+                    : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKeyOrNull(s.index, row));
             // Index keys hold every key field: the whole branch can be checked on the stream's rows.
             Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
@@ -198,7 +197,7 @@ final class JoinScanner implements ResultScanner {
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met);
                     RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget)
-                            : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKey(s.index, row),
+                            : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(s.index, row),
                                     (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(s.index, key));
                     leaves.add(leaf);
@@ -236,6 +235,9 @@ final class JoinScanner implements ResultScanner {
     }
 
     private void remember(Unverified row, byte[] dataKey) {
+        if (dataKey == null) {
+            return; // not a row the index wrote: the stream skips it
+        }
         List<Unverified> rows = unverified.computeIfAbsent(dataKey, k -> new ArrayList<>());
         for (Unverified u : rows) {
             if (u.index == row.index) {
@@ -364,8 +366,8 @@ final class JoinScanner implements ResultScanner {
             for (Unverified u : e.getValue()) {
                 Table index = indexTables.get(u.index);
                 Result indexRow = index.get(new Get(u.row));
-                Cell status = IndexRowRepair.status(indexRow);
-                if (!IndexRowRepair.isUnverified(status)) {
+                Cell status = IndexRowFormat.status(indexRow);
+                if (!IndexRowFormat.isUnverified(status)) {
                     continue; // written or repaired since
                 }
                 IndexRowRepair repair = repairs.get(u.index);
@@ -375,9 +377,9 @@ final class JoinScanner implements ResultScanner {
                         index.checkAndMutate(mark.get());
                     }
                 } else {
-                    Optional<Put> put = repair.repair(indexRow, status, dataRow);
+                    Optional<CheckAndMutate> put = repair.repair(u.row, status, dataRow);
                     if (put.isPresent()) {
-                        index.put(put.get());
+                        index.checkAndMutate(put.get());
                     }
                 }
             }

@@ -266,14 +266,22 @@ final class RangeKeyStream implements KeyStream {
         }
         int limit = points.size() + batch;
         List<byte[]> rows = reader.read(points, tail == null ? null : tail.row, tail != null && tail.inclusive, limit, 0).rows;
-        for (byte[] row : rows) {
-            buffered.add(dataKeyOf.apply(row));
-        }
+        bufferDataKeys(rows);
         lastRead = buffered.peekLast();
         if (rows.size() < limit || tail == null) {
             exhausted = true;
         } else {
             resume = new Start(rows.get(rows.size() - 1), false);
+        }
+    }
+
+    /** Buffers the data keys of index rows read, skipping a row the index could not have written. */
+    private void bufferDataKeys(List<byte[]> rows) {
+        for (byte[] row : rows) {
+            byte[] dataKey = dataKeyOf.apply(row);
+            if (dataKey != null) {
+                buffered.add(dataKey);
+            }
         }
     }
 
@@ -316,9 +324,7 @@ final class RangeKeyStream implements KeyStream {
     private void fetch() throws IOException {
         KeyRangeReader.Read read = reader.read(Collections.emptyList(), resume.row, resume.inclusive, batch, budget);
         List<byte[]> rows = read.rows;
-        for (byte[] row : rows) {
-            buffered.add(dataKeyOf.apply(row));
-        }
+        bufferDataKeys(rows);
         lastRead = buffered.peekLast();
         if (read.cut) {
             budget = Math.min(MAX_BUDGET, budget * 2);

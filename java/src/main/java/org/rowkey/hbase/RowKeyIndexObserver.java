@@ -5,13 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
@@ -22,6 +25,7 @@ import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -30,64 +34,44 @@ import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
-import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
- * Keeps a data table's indexes in step with its writes (installed by {@link RowKeyTable#create};
- * protocol in docs/indexes.md): before a batch is written, its index rows are written UNVERIFIED;
- * after it succeeded, they become VERIFIED (Puts) or are deleted (Deletes), every index mutation at
- * the data mutation's timestamp, so the index shows exactly the rows the data table shows. Readers
- * check unverified rows against the data table.
+ * Keeps a data table's indexes equal to it (installed by {@link RowKeyTable#create}; protocol in
+ * docs/indexes.md, "Write path"), whatever the mutation: before a batch is written, the index row of
+ * every row it touches is marked UNVERIFIED; after the batch succeeded, each of those rows is read
+ * back from the region, and its index rows are rewritten whole from what HBase actually wrote
+ * (covered cells included) and marked VERIFIED, or deleted when the row is gone. So increments,
+ * appends, deletes of columns, families or versions, and puts at any timestamp all take one path,
+ * and a VERIFIED index row is always a copy of its data row as it was at one moment. Index rows carry
+ * timestamps of their own (a per-row clock that never runs backwards on this server), never the data
+ * cells': a data timestamp chosen by a client cannot hide an index write.
  *
  * <p>Inside a RegionServer this class never throws anything but {@link IOException} (any other
  * throwable would abort the server), never aborts at region open (a catalog that cannot be read
- * makes every write to the table fail with a {@link DoNotRetryIOException} naming it), sends its
- * index writes at high priority (served by the priority handlers, so they never wait for the
- * handlers the data writes occupy) through its own connection with bounded retries.
+ * makes every write to the table fail with a {@link DoNotRetryIOException} naming it), bounds the
+ * time a handler waits for the index tables ({@value #WRITE_TIMEOUT_KEY}), and sends its index writes
+ * at high priority (served by the priority handlers, so they never wait for the handlers the data
+ * writes occupy) through its own connection.
  */
 public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObserver {
     private static final Logger LOG = LoggerFactory.getLogger(RowKeyIndexObserver.class);
 
     /**
-     * The one column family of an index table: a row's status cell and its covered cells (a scan
-     * of one family costs about half one of two, which matters to covered reads).
+     * Milliseconds a write waits at most for its index writes, before the data (the batch fails,
+     * the client retries) and after it (left to readers): the RegionServer's setting, default 10 s.
      */
-    static final byte[] INDEX_FAMILY = Bytes.toBytes("_i");
-    /** The status cell's qualifier: one byte, so it is never a {@link #coveredQualifier}. */
-    static final byte[] STATUS_QUALIFIER = Bytes.toBytes("s");
-    static final byte[] VERIFIED = {1};
-    /** The first byte of an unverified status; 8 more bytes say when it was written (see {@link #unverified}). */
-    static final byte UNVERIFIED = 2;
-
-    /**
-     * An UNVERIFIED status written at {@code nowMillis} (the RegionServer's clock, big-endian after
-     * the status byte): readers delete a stale index row by its age, which the cell timestamp cannot
-     * tell, since clients may set timestamps.
-     */
-    static byte[] unverified(long nowMillis) {
-        return Bytes.add(new byte[] {UNVERIFIED}, Bytes.toBytes(nowMillis));
-    }
-
-    /**
-     * The status a reader gives an UNVERIFIED index row whose data row does not exist, once the grace
-     * period has passed: its write never reached the data table, and later readers skip it without
-     * reading the data table. Any later write of the row replaces it (same timestamp, later write).
-     */
-    static final byte[] STALE = {3};
-
-    /** When an UNVERIFIED status was written, or -1 when it does not say (or is not UNVERIFIED). */
-    static long unverifiedSince(byte[] status) {
-        return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
-                ? Bytes.toLong(status, 1) : -1;
-    }
+    static final String WRITE_TIMEOUT_KEY = "rowkey.index.write.timeout.ms";
+    static final int WRITE_TIMEOUT_DEFAULT = 10_000;
 
     /**
      * Writes the second and later index tables of a batch while the handler writes the first. Shared
@@ -96,12 +80,25 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
      */
     private static final ExecutorService INDEX_WRITERS = BoundedPool.create("rowkey-index-writer", 32);
 
+    /** The rows whose UNVERIFIED marks this handler wrote for the mini-batch under way, for its post step. */
+    private final ThreadLocal<List<byte[]>> marks = new ThreadLocal<>();
+
     private TableName dataTable;
     private Catalog catalog;
     /** Why the catalog could not be read; writes are refused with it. */
     private String catalogError;
     private TableName[] indexTables;
+    /** Per index: a DROPPING index whose table failed a write (it is being deleted), no longer written. */
+    private volatile boolean[] droppedTables;
+    /** Per index, the columns it covers. */
+    private List<List<CoveredColumn>> covered;
+    /** Every covered column of every index: what the post step reads of a row. */
+    private List<CoveredColumn> anyCovered;
     private Connection connection;
+    private int writeTimeoutMillis;
+    private final IndexClock clock = new IndexClock();
+    /** Rows of this region with a batch between its UNVERIFIED marks and its post step. */
+    private final Map<ByteBuffer, Integer> inFlight = new ConcurrentHashMap<>();
 
     @Override
     public Optional<RegionObserver> getRegionObserver() {
@@ -117,10 +114,22 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             catalog = Catalog.parse(descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
             List<IndexSpec> indexes = catalog.indexes();
             indexTables = new TableName[indexes.size()];
+            droppedTables = new boolean[indexes.size()];
+            covered = new ArrayList<>();
+            Map<ByteBuffer, CoveredColumn> union = new java.util.LinkedHashMap<>();
             for (int i = 0; i < indexTables.length; i++) {
-                indexTables[i] = RowKeyTable.indexTableName(dataTable, indexes.get(i).getName());
+                indexTables[i] = IndexRowFormat.indexTableName(dataTable, indexes.get(i).getName());
+                List<CoveredColumn> columns = CoveredColumn.of(indexes.get(i).getIncludeList());
+                covered.add(columns);
+                for (CoveredColumn c : columns) {
+                    union.putIfAbsent(ByteBuffer.wrap(c.inIndex), c);
+                }
             }
-            connection = region.createConnection(indexWriterConf(region.getConfiguration()));
+            anyCovered = new ArrayList<>(union.values());
+            writeTimeoutMillis = region.getConfiguration().getInt(WRITE_TIMEOUT_KEY, WRITE_TIMEOUT_DEFAULT);
+            // A table with no index (the observer binds RowKeyWhere filters there) writes none.
+            connection = indexTables.length == 0 ? null
+                    : region.createConnection(indexWriterConf(region.getConfiguration(), writeTimeoutMillis));
         } catch (Throwable t) {
             catalogError = "hbase-rowkey: the index catalog of table " + dataTable + " cannot be used, so no write to it"
                     + " is accepted (a write that is not indexed would lose index rows): " + t;
@@ -129,21 +138,40 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
-     * A connection that gives up within seconds: a write waits for its index writes. The server's
-     * settings are copied entry by entry: {@code new Configuration(c)} of the region's
+     * Gives each {@link RowKeyWhere} of the scan that names no schema the table's (from the
+     * catalog), so filter-language queries plan inside the region; a where clause that does not
+     * parse fails the scan with a {@link DoNotRetryIOException} naming why.
+     */
+    @Override
+    public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) throws IOException {
+        if (scan.getFilter() == null) {
+            return;
+        }
+        try {
+            RowKeyWhere.bindToCatalog(scan.getFilter(), catalog == null ? null : catalog.schema());
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new DoNotRetryIOException("hbase-rowkey: binding a RowKeyWhere filter to the catalog of " + dataTable + " failed", t);
+        }
+    }
+
+    /**
+     * A connection that gives up within the write timeout: a handler waits for its index writes.
+     * The server's settings are copied entry by entry: {@code new Configuration(c)} of the region's
      * configuration (a wrapper that keeps its values elsewhere) keeps none of them on HBase 2.4,
      * whose connection then looks for ZooKeeper at localhost:2181.
      */
-    static Configuration indexWriterConf(Configuration serverConf) {
+    static Configuration indexWriterConf(Configuration serverConf, int writeTimeoutMillis) {
         Configuration conf = new Configuration(false);
         for (Map.Entry<String, String> setting : serverConf) {
             conf.set(setting.getKey(), setting.getValue());
         }
         conf.setInt("hbase.client.retries.number", 5);
         conf.setInt("hbase.client.pause", 100);
-        conf.setInt("hbase.rpc.timeout", 10_000);
-        conf.setInt("hbase.client.operation.timeout", 30_000);
-        conf.setInt("hbase.client.meta.operation.timeout", 30_000);
+        conf.setInt("hbase.rpc.timeout", Math.max(1, writeTimeoutMillis / 2));
+        conf.setInt("hbase.client.operation.timeout", writeTimeoutMillis);
+        conf.setInt("hbase.client.meta.operation.timeout", writeTimeoutMillis);
         return conf;
     }
 
@@ -158,14 +186,63 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
+    /**
+     * Marks the index rows of every row the batch writes UNVERIFIED, before the data: if the data is
+     * written and the post step is lost (a crash, an index region away), readers check the data row.
+     * A row of the schema's length whose key is not the schema's (a wrong salt byte) cannot be
+     * indexed: that mutation alone fails, with a {@code FailedSanityCheckException} (a
+     * {@link DoNotRetryIOException}) naming the row.
+     */
     @Override
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch) throws IOException {
+        marks.remove();
         try {
             if (catalogError != null) {
                 throw new DoNotRetryIOException(catalogError);
             }
-            writeIndexes(batch, true, c.getEnvironment());
+            if (indexTables.length == 0) {
+                return;
+            }
+            Map<ByteBuffer, byte[][]> rows = new java.util.LinkedHashMap<>();
+            for (int op = 0; op < batch.size(); op++) {
+                if (batch.getOperationStatus(op).getOperationStatusCode() != HConstants.OperationStatusCode.NOT_RUN) {
+                    continue;
+                }
+                byte[] row = batch.getOperation(op).getRow();
+                ByteBuffer key = ByteBuffer.wrap(row);
+                if (row.length != catalog.schema().keyLength() || rows.containsKey(key)) {
+                    continue; // not a key of the schema (no query can match it, no index holds it), or seen
+                }
+                byte[][] indexKeys = indexKeys(row);
+                if (indexKeys == null) {
+                    // SANITY_CHECK_FAILURE: the client gets a FailedSanityCheckException (a
+                    // DoNotRetryIOException) for a single mutation as for a batch; FAILURE would
+                    // acknowledge a single one unwritten.
+                    batch.setOperationStatus(op, new OperationStatus(HConstants.OperationStatusCode.SANITY_CHECK_FAILURE,
+                            "hbase-rowkey: row " + Bytes.toStringBinary(row) + " of table " + dataTable
+                                    + " is not a key of its schema (its salt byte is not the one its fields hash to), so it"
+                                    + " cannot be indexed; the write is refused"));
+                    continue;
+                }
+                rows.put(key, indexKeys);
+            }
+            List<byte[]> marked = new ArrayList<>(rows.size());
+            marks.set(marked);
+            List<List<Row>> perIndex = perIndex();
+            for (Map.Entry<ByteBuffer, byte[][]> row : rows.entrySet()) {
+                inFlight.merge(row.getKey(), 1, Integer::sum);
+                marked.add(row.getKey().array());
+                // Marked after the row is known to be in flight: a post step of another batch that
+                // does not see it in flight took its stamp before this one (IndexClock).
+                long stamp = clock.next(row.getKey());
+                byte[][] indexKeys = row.getValue();
+                for (int i = 0; i < indexKeys.length; i++) {
+                    perIndex.get(i).add(new Put(indexKeys[i]).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, stamp,
+                            IndexRowFormat.unverified(stamp)));
+                }
+            }
+            writeIndexes(perIndex, true);
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
@@ -173,80 +250,99 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
+    /**
+     * Rewrites the index rows of the batch's rows from what the region now holds. Runs after the row
+     * locks are released and the batch is visible, also when it failed (then the UNVERIFIED marks
+     * stay, for readers to check). A row another batch has in flight is written UNVERIFIED: that
+     * batch's own post step, or a reader, settles it.
+     */
     @Override
     public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch, boolean success) {
-        if (!success || catalogError != null) {
-            return; // unverified index rows are left to the readers, who check the data
+        List<byte[]> marked = marks.get();
+        marks.remove();
+        if (marked == null || marked.isEmpty()) {
+            return;
+        }
+        for (byte[] row : marked) {
+            inFlight.computeIfPresent(ByteBuffer.wrap(row), (k, n) -> n == 1 ? null : n - 1);
+        }
+        if (!success) {
+            return;
         }
         try {
-            writeIndexes(batch, false, c.getEnvironment());
+            List<List<Row>> perIndex = perIndex();
+            for (byte[] row : marked) {
+                ByteBuffer key = ByteBuffer.wrap(row);
+                long stamp = clock.next(key);
+                Result now = readRow(c.getEnvironment(), row);
+                boolean settled = !inFlight.containsKey(key);
+                byte[][] indexKeys = indexKeys(row);
+                for (int i = 0; i < indexKeys.length; i++) {
+                    Mutation m;
+                    if (now.isEmpty() && settled) {
+                        m = new Delete(indexKeys[i], stamp);
+                    } else {
+                        byte[] status = settled ? IndexRowFormat.VERIFIED : IndexRowFormat.unverified(stamp);
+                        m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
+                    }
+                    // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
+                    perIndex.get(i).add(m.setDurability(Durability.SKIP_WAL));
+                }
+            }
+            writeIndexes(perIndex, false);
         } catch (Throwable t) {
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
     }
 
-    /**
-     * The index mutations of a batch, before the data ({@code before}: UNVERIFIED status for every
-     * Put and whole-row Delete) or after it (VERIFIED for Puts, the index rows deleted for whole-row
-     * Deletes and for partial Deletes that left the row empty), sent to every index table.
-     */
-    private void writeIndexes(MiniBatchOperationInProgress<Mutation> batch, boolean before,
-            RegionCoprocessorEnvironment env) throws IOException {
-        List<IndexSpec> indexes = catalog.indexes();
-        if (indexes.isEmpty()) {
-            return;
+    /** The key of a data row in each index, or null when the row's key is not one of the schema. */
+    private byte[][] indexKeys(byte[] row) {
+        byte[][] keys = new byte[indexTables.length][];
+        try {
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = catalog.indexKey(i, row);
+            }
+        } catch (IllegalArgumentException notOfTheSchema) {
+            return null;
         }
-        int keyLength = catalog.schema().keyLength();
-        byte[] unverified = unverified(System.currentTimeMillis());
+        return keys;
+    }
+
+    private List<List<Row>> perIndex() {
         List<List<Row>> perIndex = new ArrayList<>();
-        for (int i = 0; i < indexes.size(); i++) {
+        for (int i = 0; i < indexTables.length; i++) {
             perIndex.add(new ArrayList<Row>());
         }
-        for (int op = 0; op < batch.size(); op++) {
-            OperationStatus status = batch.getOperationStatus(op);
-            if (before ? status.getOperationStatusCode() != HConstants.OperationStatusCode.NOT_RUN
-                    : status.getOperationStatusCode() != HConstants.OperationStatusCode.SUCCESS) {
-                continue;
+        return perIndex;
+    }
+
+    /**
+     * A data row as the region shows it now: its covered cells, or, when it has none, its first cell
+     * (enough to tell whether it exists).
+     */
+    private Result readRow(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
+        if (!anyCovered.isEmpty()) {
+            Get get = new Get(row);
+            for (CoveredColumn column : anyCovered) {
+                get.addColumn(column.family, column.qualifier);
             }
-            Mutation m = batch.getOperation(op);
-            byte[] row = m.getRow();
-            if (row.length != keyLength) {
-                continue; // not a key of the schema: no query can match it, no index holds it
-            }
-            long ts = indexTimestamp(m);
-            if (m instanceof Delete && !deletesWholeRow((Delete) m, env)) {
-                if (before || !rowIsGone(env, row)) {
-                    continue;
-                }
-                ts = Math.max(ts, newestDeleteMarker(env, row));
-            }
-            for (int i = 0; i < indexes.size(); i++) {
-                byte[] indexKey = catalog.indexKey(i, row);
-                Mutation indexMutation;
-                if (m instanceof Put) {
-                    Put put = new Put(indexKey).addColumn(INDEX_FAMILY, STATUS_QUALIFIER, ts, before ? unverified : VERIFIED);
-                    if (before) {
-                        copyCoveredCells((Put) m, indexes.get(i), put);
-                    }
-                    indexMutation = put;
-                } else if (before) {
-                    indexMutation = new Put(indexKey).addColumn(INDEX_FAMILY, STATUS_QUALIFIER, ts, unverified);
-                } else {
-                    indexMutation = new Delete(indexKey, ts);
-                }
-                indexMutation.setPriority(HConstants.HIGH_QOS);
-                if (!before) {
-                    // Not logged: if a crash loses it, the index row is UNVERIFIED again (that write
-                    // was logged) and readers check it against the data table.
-                    indexMutation.setDurability(Durability.SKIP_WAL);
-                }
-                perIndex.get(i).add(indexMutation);
+            Result cells = env.getRegion().get(get);
+            if (!cells.isEmpty()) {
+                return cells;
             }
         }
-        // The index tables are written at once: the first in this thread, the others by the pool.
+        return env.getRegion().get(new Get(row).setFilter(new FirstKeyOnlyFilter()));
+    }
+
+    /**
+     * Sends each index table its mutations, all at once (the first in this thread, the others by the
+     * pool), and waits no longer than the write timeout for them.
+     */
+    private void writeIndexes(List<List<Row>> perIndex, boolean before) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(writeTimeoutMillis);
         List<Future<?>> others = new ArrayList<>();
-        for (int i = 1; i < indexes.size(); i++) {
+        for (int i = 1; i < perIndex.size(); i++) {
             int index = i;
             others.add(INDEX_WRITERS.submit(() -> {
                 writeIndex(index, perIndex.get(index));
@@ -260,16 +356,23 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             failure = e;
         }
         for (int i = 0; i < others.size(); i++) {
+            TableName table = indexTables[i + 1];
             try {
-                others.get(i).get();
+                others.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
                 if (failure == null) {
                     failure = e.getCause() instanceof IOException ? (IOException) e.getCause()
-                            : new IOException("hbase-rowkey: writing index " + indexTables[i + 1] + " failed", e.getCause());
+                            : new IOException("hbase-rowkey: writing index " + table + " failed", e.getCause());
+                }
+            } catch (TimeoutException e) {
+                others.get(i).cancel(true);
+                if (failure == null) {
+                    failure = new IOException("hbase-rowkey: index " + table + " did not take its writes within "
+                            + writeTimeoutMillis + " ms (" + WRITE_TIMEOUT_KEY + ")" + (before ? "; the data was not written" : ""));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[i + 1], e);
+                throw new IOException("hbase-rowkey: interrupted while writing index " + table, e);
             }
         }
         if (failure != null) {
@@ -278,8 +381,26 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     private void writeIndex(int index, List<Row> mutations) throws IOException {
-        if (mutations.isEmpty()) {
+        if (mutations.isEmpty() || droppedTables[index]) {
             return;
+        }
+        if (catalog.indexes().get(index).getState() == IndexState.DROPPING) {
+            try {
+                writeIndexTable(index, mutations);
+            } catch (IOException e) {
+                // Its table is being deleted (RowKeyTable.dropIndex): no reader plans it any more.
+                droppedTables[index] = true;
+                LOG.info("hbase-rowkey: index table " + indexTables[index] + " of " + dataTable
+                        + " is being dropped; no longer written: " + e);
+            }
+            return;
+        }
+        writeIndexTable(index, mutations);
+    }
+
+    private void writeIndexTable(int index, List<Row> mutations) throws IOException {
+        for (Row m : mutations) {
+            ((Mutation) m).setPriority(HConstants.HIGH_QOS);
         }
         try (Table table = connection.getTable(indexTables[index])) {
             table.batch(mutations, new Object[mutations.size()]);
@@ -290,93 +411,31 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
-     * The time a data mutation's index mutations carry: the newest of its cells' timestamps, which
-     * HBase has made final before {@code preBatchMutate} (a cell sent without one gets the batch's
-     * time). Not the mutation's own timestamp: it stays {@code LATEST_TIMESTAMP} when the client set
-     * none, and an index mutation sent at {@code LATEST_TIMESTAMP} takes the index server's clock at
-     * its arrival, later than the data's: an index row delete so timed also masked a write of the row
-     * that came between the data delete and the index delete, which the data table shows (a covered
-     * cell hidden under a VERIFIED status, or the whole index row lost).
+     * The timestamps of a region's index writes, in microseconds since the epoch: per row (striped),
+     * never below the wall clock and never repeating or running backwards, so a row's later write,
+     * and a post step that reads the row later, always gets a later stamp than an earlier one on this
+     * server. Microseconds, so that even a row written a million times a second (a hot counter) keeps
+     * its stamps at the wall clock: a region that moves goes on from the stamps its old server gave,
+     * given clocks closer than the time a region takes to move.
      */
-    static long indexTimestamp(Mutation m) {
-        long ts = Long.MIN_VALUE;
-        for (List<Cell> cells : m.getFamilyCellMap().values()) {
-            for (Cell cell : cells) {
-                ts = Math.max(ts, cell.getTimestamp());
-            }
-        }
-        return ts == Long.MIN_VALUE ? m.getTimestamp() : ts;
-    }
+    static final class IndexClock {
+        private static final int STRIPES = 1024;
+        private final AtomicLongArray last = new AtomicLongArray(STRIPES);
 
-    /**
-     * The newest delete marker of a data row that has no cell left (after a partial delete): every
-     * cell the row still stores is masked by a marker at least as new, so an index row delete at that
-     * time masks the index statuses of all of them (this delete's own marker can be older: a delete
-     * of a column's newest version is at that version's time) and no write of the row newer than its
-     * deletes. Not exact: a column marker masks one column, the index row delete the whole row.
-     */
-    private static long newestDeleteMarker(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
-        long newest = Long.MIN_VALUE;
-        Scan raw = new Scan().withStartRow(row).withStopRow(row, true).setRaw(true).readAllVersions();
-        try (RegionScanner scanner = env.getRegion().getScanner(raw)) {
-            List<Cell> cells = new ArrayList<>();
-            boolean more;
-            do {
-                more = scanner.next(cells);
-                for (Cell cell : cells) {
-                    if (CellUtil.isDelete(cell)) {
-                        newest = Math.max(newest, cell.getTimestamp());
-                    }
-                }
-                cells.clear();
-            } while (more);
-        }
-        return newest;
-    }
-
-    /** A Delete of every family of the table (what {@code new Delete(row)} becomes on the server). */
-    private static boolean deletesWholeRow(Delete delete, RegionCoprocessorEnvironment env) {
-        for (byte[] family : env.getRegion().getTableDescriptor().getColumnFamilyNames()) {
-            List<Cell> cells = delete.getFamilyCellMap().get(family);
-            boolean familyDeleted = false;
-            if (cells != null) {
-                for (Cell cell : cells) {
-                    familyDeleted |= CellUtil.isDeleteFamily(cell) && cell.getQualifierLength() == 0;
+        long next(ByteBuffer row) {
+            int stripe = row.hashCode() & (STRIPES - 1);
+            while (true) {
+                long previous = last.get(stripe);
+                long stamp = Math.max(nowMicros(), previous + 1);
+                if (last.compareAndSet(stripe, previous, stamp)) {
+                    return stamp;
                 }
             }
-            if (!familyDeleted) {
-                return false;
-            }
         }
-        return true;
-    }
 
-    /** Whether a data row has no cell left (after a partial delete). */
-    private static boolean rowIsGone(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
-        return env.getRegion().get(new Get(row)).isEmpty();
-    }
-
-    private static void copyCoveredCells(Put data, IndexSpec index, Put indexPut) {
-        for (Column column : index.getIncludeList()) {
-            byte[] family = column.getFamily().toByteArray();
-            byte[] qualifier = column.getQualifier().toByteArray();
-            for (Cell cell : data.get(family, qualifier)) {
-                indexPut.addColumn(INDEX_FAMILY, coveredQualifier(family, qualifier), cell.getTimestamp(),
-                        CellUtil.cloneValue(cell));
-            }
+        static long nowMicros() {
+            java.time.Instant now = java.time.Instant.now();
+            return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
         }
-    }
-
-    /**
-     * Where an index row holds its copy of the data column {@code family:qualifier}: in
-     * {@link #INDEX_FAMILY}, under the qualifier {@code [family length] family qualifier} (at least
-     * two bytes: a family name has 1 to 127 bytes).
-     */
-    static byte[] coveredQualifier(byte[] family, byte[] qualifier) {
-        byte[] q = new byte[1 + family.length + qualifier.length];
-        q[0] = (byte) family.length;
-        System.arraycopy(family, 0, q, 1, family.length);
-        System.arraycopy(qualifier, 0, q, 1 + family.length, qualifier.length);
-        return q;
     }
 }

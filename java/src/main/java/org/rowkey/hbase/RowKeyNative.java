@@ -57,6 +57,14 @@ final class RowKeyNative {
     /** The conditions of a serialized {@code ComparatorSpec} as text (SQL-like), for toString and explain. */
     static native String describeComparator(byte[] spec);
 
+    // ---- text (src/text.rs; texts travel as UTF-8) ----
+    /** A where clause on a serialized {@code SchemaSpec}, as a serialized {@code PredicateComparatorSpec}. */
+    static native byte[] parseWhere(byte[] schema, byte[] text);
+    /** A schema's text form as a canonical serialized {@code SchemaSpec}. */
+    static native byte[] parseSchemaText(byte[] text);
+    /** The text form of a serialized {@code SchemaSpec}. */
+    static native String describeSchema(byte[] spec);
+
     // ---- scan planning ----
     /** Plans a serialized {@code ScanPlanRequest}; returns a serialized {@code ScanPlan}. */
     static native byte[] planScan(byte[] request);

@@ -95,6 +95,67 @@ public final class RowKeyQuery {
     }
 
     /**
+     * The query of a where clause on {@code schema}, the conditions the builder makes written as
+     * SQL: {@code md5url = 'http://a/' AND sdate BETWEEN 20161201 AND 20161209 AND code IN (404, 503)
+     * AND NOT free}; operators {@code = <> != < <= > >=}, {@code BETWEEN}, {@code IN}; a bool field
+     * alone or after {@code NOT}; values integers, {@code true}/{@code false}, {@code 'strings'}
+     * (a quote doubled) and {@code x'0a1b'} bytes, an md5 or Java-hash field taking the string to
+     * hash; {@code OR} and parentheses anywhere (an {@link #anyOf} query), {@code TRUE} for no
+     * condition. What {@link #toWhereClause()} and {@link #toString()} print parses back to an
+     * equal query (toString's {@code DESCENDING} and {@code LIMIT n} included). One grammar, in
+     * the native core, for every client (src/text.rs).
+     *
+     * @throws IllegalArgumentException naming the character, the token and what was expected, or
+     *     the field and what is wrong with its condition; over a limit of the builder's
+     */
+    public static RowKeyQuery parse(RowKeySchema schema, String where) {
+        Objects.requireNonNull(schema, "schema");
+        String text = Objects.requireNonNull(where, "where clause").trim();
+        int limit = 0;
+        boolean reversed = false;
+        if (text.startsWith("RowKeyQuery[") && text.endsWith("]")) {
+            text = text.substring("RowKeyQuery[".length(), text.length() - 1);
+            java.util.regex.Matcher suffix = TO_STRING_SUFFIX.matcher(text);
+            if (suffix.find()) {
+                reversed = suffix.group(1) != null;
+                limit = suffix.group(2) == null ? 0 : Integer.parseInt(suffix.group(2));
+                text = text.substring(0, suffix.start());
+            }
+        }
+        PredicateComparatorSpec spec;
+        try {
+            spec = PredicateComparatorSpec.parseFrom(RowKeyNative.parseWhere(schema.toByteArray(),
+                    text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException("native core returned an unreadable predicate", e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("RowKeyQuery.parse: " + e.getMessage(), e);
+        }
+        RowKeyQuery q = new RowKeyQuery(schema);
+        if (spec.getAnyOfCount() == 0) {
+            q.conditions.addAll(spec.getPredicate().getConditionsList());
+        }
+        for (PredicateSpec branch : spec.getAnyOfList()) {
+            q.branches.add(new ArrayList<>(branch.getConditionsList()));
+        }
+        q.reversed = reversed;
+        q.limit = limit;
+        return q;
+    }
+
+    /** What {@link #toString()} appends to the where clause. */
+    private static final java.util.regex.Pattern TO_STRING_SUFFIX =
+            java.util.regex.Pattern.compile("(?: (DESCENDING))?(?: LIMIT ([0-9]{1,9}))?$");
+
+    /**
+     * The conditions as a where clause ({@link #parse} reads it back): AND-ed, or the branches of
+     * an {@link #anyOf} query OR-ed, each in parentheses; {@code TRUE} for none.
+     */
+    public String toWhereClause() {
+        return RowKeyNative.describeComparator(toComparatorSpec().toByteArray());
+    }
+
+    /**
      * {@link RowKeyTable#scan} returns the first {@code n} rows in data-key order and stops reading
      * as soon as it has them.
      */
@@ -367,6 +428,26 @@ public final class RowKeyQuery {
             spec.addAnyOf(PredicateSpec.newBuilder().addAllConditions(branch));
         }
         return spec.build();
+    }
+
+    /**
+     * Equal queries: the same schema, conditions (in order), branches and settings; what
+     * {@link #parse} reads from {@link #toString()} equals the query printed.
+     */
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof RowKeyQuery)) {
+            return false;
+        }
+        RowKeyQuery q = (RowKeyQuery) o;
+        return schema.equals(q.schema) && disjuncts().equals(q.disjuncts()) && maxRanges == q.maxRanges
+                && Objects.equals(indexHint, q.indexHint) && columns.equals(q.columns) && keysOnly == q.keysOnly
+                && limit == q.limit && leapfrog == q.leapfrog && reversed == q.reversed;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(schema, disjuncts(), limit, reversed);
     }
 
     /** The conditions, SQL-like: {@code RowKeyQuery[code = 404 AND sdate BETWEEN 1 AND 9]}; branches OR-ed. */

@@ -1,5 +1,6 @@
 package org.rowkey.hbase;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -83,6 +84,32 @@ public final class RowKeySchema {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("RowKeySchema.parseFrom: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The schema written as text ({@link #toText()}: {@code md5url md5(8), sitecode javaHash, sdate
+     * int32 DESC, free bool}, a salt first as {@code salt 16 buckets of (md5url)}; type names in any
+     * case, names that are no identifier in double quotes), or as {@link #toString()} prints it.
+     *
+     * @throws IllegalArgumentException naming the character, the token and what was expected, or
+     *     what is wrong with the schema
+     */
+    public static RowKeySchema parse(String text) {
+        Objects.requireNonNull(text, "schema text");
+        String inner = text.trim();
+        if (inner.startsWith("RowKeySchema[") && inner.endsWith("]")) {
+            inner = inner.substring("RowKeySchema[".length(), inner.lastIndexOf(';') > 0 ? inner.lastIndexOf(';') : inner.length() - 1);
+        }
+        try {
+            return new RowKeySchema(RowKeyNative.parseSchemaText(inner.getBytes(StandardCharsets.UTF_8)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("RowKeySchema.parse: " + e.getMessage(), e);
+        }
+    }
+
+    /** The schema's text form, which {@link #parse} reads back to an equal schema. */
+    public String toText() {
+        return RowKeyNative.describeSchema(canonical);
     }
 
     /** Bytes of every row key of this schema (salt byte included). */
@@ -196,21 +223,7 @@ public final class RowKeySchema {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("RowKeySchema[");
-        if (spec.hasSalt()) {
-            SaltSpec salt = spec.getSalt();
-            sb.append("salt ").append(salt.getBuckets()).append(" buckets");
-            if (salt.getFieldsCount() > 0) {
-                sb.append(" of (").append(String.join(", ", salt.getFieldsList())).append(')');
-            }
-            sb.append(", ");
-        }
-        boolean first = true;
-        for (FieldSpec f : spec.getFieldsList()) {
-            sb.append(first ? "" : ", ").append(f.getName()).append(' ').append(Values.typeName(f));
-            first = false;
-        }
-        return sb.append("; ").append(keyLength).append(" bytes]").toString();
+        return "RowKeySchema[" + toText() + "; " + keyLength + " bytes]";
     }
 
     /**

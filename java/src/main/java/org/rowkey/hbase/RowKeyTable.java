@@ -13,12 +13,16 @@ import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
+import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -51,8 +55,6 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
  * the coprocessor and by {@link #open}. Thread-safe; the connection stays the caller's.
  */
 public final class RowKeyTable {
-    /** Index table names: {@code <table>__idx_<index>}, in the data table's namespace. */
-    static final String INDEX_TABLE_INFIX = "__idx_";
     /**
      * The scan metric ({@link ResultScanner#getScanMetrics()} of {@link #scan}) that counts the data
      * rows read by Gets when a query is answered through an index; there {@code countOfRowsScanned}
@@ -79,7 +81,7 @@ public final class RowKeyTable {
 
     /** The table of index {@code index} of data table {@code table}. */
     static TableName indexTableName(TableName table, String index) {
-        return TableName.valueOf(table.getNamespaceAsString(), table.getQualifierAsString() + INDEX_TABLE_INFIX + index);
+        return IndexRowFormat.indexTableName(table, index);
     }
 
     /**
@@ -147,9 +149,8 @@ public final class RowKeyTable {
         for (byte[] f : families) {
             data.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f));
         }
-        if (!catalog.indexes().isEmpty()) {
-            data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
-        }
+        // With no index too: it gives filter-language queries (RowKeyWhere) the catalog's schema.
+        data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         return data.build();
     }
 
@@ -174,8 +175,8 @@ public final class RowKeyTable {
 
     private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
         return TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
-                .setValue("rowkey.index.of", data.getNameAsString())
-                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RowKeyIndexObserver.INDEX_FAMILY))
+                .setValue(IndexRowFormat.INDEX_OF_KEY, data.getNameAsString())
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY))
                 .build();
     }
 
@@ -251,8 +252,12 @@ public final class RowKeyTable {
     }
 
     /**
-     * Removes an index: first from the catalog (queries and the coprocessor stop using it), then its
-     * table. Other {@code RowKeyTable}s of this table must be opened again.
+     * Removes an index, so that no reader meets it unmaintained: first it is marked DROPPING in the
+     * catalog (the coprocessor keeps maintaining it, queries planned from the new catalog no longer
+     * read it), then its table is disabled and deleted (a {@code RowKeyTable} opened before still
+     * reading it gets an error from HBase, never rows it missed, and plans again: see {@link #scan}),
+     * then it leaves the catalog. Other {@code RowKeyTable}s of this table see the change when they
+     * meet the missing table or are opened again.
      *
      * @throws IllegalArgumentException when the table has no index of that name
      */
@@ -262,15 +267,33 @@ public final class RowKeyTable {
             throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
                     + indexNames() + ")");
         }
-        Catalog without = Catalog.parse(catalog.spec().toBuilder().removeIndexes(number).build().toByteArray());
+        IndexSpec dropping = catalog.indexes().get(number).toBuilder().setState(IndexState.DROPPING).build();
+        Catalog marked = Catalog.parse(catalog.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
         try (Admin admin = connection.getAdmin()) {
-            storeCatalog(admin, admin.getDescriptor(name), without);
-            catalog = without;
+            storeCatalog(admin, admin.getDescriptor(name), marked);
+            catalog = marked;
             TableName table = indexTableName(name, index);
             if (admin.tableExists(table)) {
-                admin.disableTable(table);
+                if (admin.isTableEnabled(table)) {
+                    admin.disableTable(table);
+                }
                 admin.deleteTable(table);
             }
+            Catalog without = Catalog.parse(marked.spec().toBuilder().removeIndexes(number).build().toByteArray());
+            storeCatalog(admin, admin.getDescriptor(name), without);
+            catalog = without;
+        }
+    }
+
+    /**
+     * Reads the catalog again from the data table's descriptor: after an index this object still
+     * knew was dropped by another client.
+     */
+    private Catalog reloadCatalog() throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            byte[] bytes = admin.getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+            catalog = Catalog.parse(bytes);
+            return catalog;
         }
     }
 
@@ -337,7 +360,74 @@ public final class RowKeyTable {
      * each filtered with the whole query on the server, in data-key order.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
-        Catalog current = catalog;
+        return new Replanning(query, catalog);
+    }
+
+    /**
+     * A query's scanner that plans it again, once, when a table it reads is gone before it returned
+     * a row: an index another client dropped since this object read the catalog ({@link #dropIndex}).
+     * HBase opens a scanner on its first {@code next}, so that is where the missing table shows.
+     */
+    private final class Replanning implements ResultScanner {
+        private final RowKeyQuery query;
+        private final Catalog planned;
+        private ResultScanner scanner;
+        private boolean returned;
+        private boolean replanned;
+
+        Replanning(RowKeyQuery query, Catalog planned) throws IOException {
+            this.query = query;
+            this.planned = planned;
+            this.scanner = scan(query, planned);
+        }
+
+        @Override
+        public Result next() throws IOException {
+            try {
+                Result r = scanner.next();
+                returned |= r != null;
+                return r;
+            } catch (IOException e) {
+                if (returned || replanned || !tableGone(e)) {
+                    throw e;
+                }
+                Catalog fresh = reloadCatalog();
+                if (fresh.spec().equals(planned.spec())) {
+                    throw e;
+                }
+                replanned = true;
+                scanner.close();
+                scanner = scan(query, fresh);
+                return next();
+            }
+        }
+
+        @Override
+        public void close() {
+            scanner.close();
+        }
+
+        @Override
+        public boolean renewLease() {
+            return scanner.renewLease();
+        }
+
+        @Override
+        public ScanMetrics getScanMetrics() {
+            return scanner.getScanMetrics();
+        }
+    }
+
+    private static boolean tableGone(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TableNotFoundException || t instanceof TableNotEnabledException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ResultScanner scan(RowKeyQuery query, Catalog current) throws IOException {
         if (isJoin(query)) {
             return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
         }

@@ -85,6 +85,37 @@ final class ScanPlanner {
                 : rows == null ? between : new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows));
     }
 
+    /**
+     * The plan of {@code predicate} as one filter for a scan that gives no start or stop row (a
+     * filter-language scan, {@link RowKeyWhere}): what {@link #scan} reads, with the ranges as a
+     * {@link MultiRowRangeFilter} that seeks to the first range of each region and between them,
+     * and the rows filtered as there (the skip scan in the variant a RegionServer builds). Null
+     * when no row can match.
+     */
+    static Filter regionFilter(ScanPlan plan, PredicateComparatorSpec predicate) {
+        List<KeyRange> ranges = plan.getRangesList();
+        if (ranges.isEmpty()) {
+            return null;
+        }
+        Filter rows = plan.getNoResidual() ? null
+                : plan.getSkipScan() ? serverSkipScan(plan, predicate)
+                : new RowFilter(CompareOperator.EQUAL, residual(plan));
+        boolean whole = ranges.size() == 1 && ranges.get(0).getStart().isEmpty() && ranges.get(0).getStop().isEmpty();
+        Filter between = whole ? null : new MultiRowRangeFilter(ranges(plan));
+        if (between == null || rows == null) {
+            return between != null ? between : rows != null ? rows : new FilterList(FilterList.Operator.MUST_PASS_ALL);
+        }
+        return new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows);
+    }
+
+    private static Filter serverSkipScan(ScanPlan plan, PredicateComparatorSpec predicate) {
+        try (SkipScanFilter client = new SkipScanFilter(plan.getResidual().getSchema(), predicate)) {
+            return SkipScanFilter.parseFrom(client.toByteArray());
+        } catch (DeserializationException e) {
+            throw new IllegalStateException("a skip scan filter does not read its own bytes", e);
+        }
+    }
+
     private static PredicateComparator residual(ScanPlan plan) {
         try {
             return PredicateComparator.parseFrom(plan.getResidual().toByteArray());

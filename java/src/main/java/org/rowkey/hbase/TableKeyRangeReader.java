@@ -130,14 +130,14 @@ final class TableKeyRangeReader implements KeyRangeReader {
         } else {
             // A STALE row (its data row was found missing) is dropped on the server, first so that it
             // sees the status cell: no key, so no Get for it.
-            SingleColumnValueFilter notStale = new SingleColumnValueFilter(RowKeyIndexObserver.INDEX_FAMILY,
-                    RowKeyIndexObserver.STATUS_QUALIFIER, CompareOperator.NOT_EQUAL, RowKeyIndexObserver.STALE);
+            SingleColumnValueFilter notStale = new SingleColumnValueFilter(IndexRowFormat.FAMILY,
+                    IndexRowFormat.STATUS, CompareOperator.NOT_EQUAL, IndexRowFormat.STALE);
             notStale.setFilterIfMissing(false);
             notStale.setLatestVersionOnly(true);
             filters.add(0, notStale);
             // The first cell keeps a row without a status; the status cell tells an UNVERIFIED one.
             filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
-                    CompareOperator.EQUAL, new BinaryComparator(RowKeyIndexObserver.STATUS_QUALIFIER))));
+                    CompareOperator.EQUAL, new BinaryComparator(IndexRowFormat.STATUS))));
         }
         Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
         scan.setFilter(budget > 0 ? new RowBudgetFilter(all, budget) : all);
@@ -153,8 +153,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
                 if (dataRows != null) {
                     dataRows.read(r);
                 }
-                Cell status = unverified == null ? null : IndexRowRepair.status(r);
-                if (IndexRowRepair.isUnverified(status)) {
+                Cell status = unverified == null ? null : IndexRowFormat.status(r);
+                if (IndexRowFormat.isUnverified(status)) {
                     unverified.met(r.getRow(), status);
                 }
             }

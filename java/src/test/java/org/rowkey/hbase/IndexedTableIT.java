@@ -15,6 +15,7 @@ import java.util.Random;
 import java.util.TreeSet;
 
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Delete;
@@ -270,8 +271,8 @@ class IndexedTableIT extends HBaseMiniClusterBase {
                  ResultScanner s = t.getScanner(new Scan())) {
                 for (Result r : s) {
                     count++;
-                    assertTrue(Arrays.equals(RowKeyIndexObserver.VERIFIED,
-                            r.getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                    assertTrue(Arrays.equals(IndexRowFormat.VERIFIED,
+                            r.getValue(IndexRowFormat.FAMILY, IndexRowFormat.STATUS)),
                             "index " + index + ": an unverified row after acknowledged writes");
                 }
             }
@@ -317,11 +318,11 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             data.put(new Put(keys[0]).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes(0)));
             // Index rows of writes that never reached the data table: written two hours ago, just now,
             // and with a status that does not say when.
-            byte[][] statuses = {RowKeyIndexObserver.unverified(now - 7_200_000), RowKeyIndexObserver.unverified(now),
-                    {RowKeyIndexObserver.UNVERIFIED}};
+            byte[][] statuses = {IndexRowFormat.unverified((now - 7_200_000) * 1_000), IndexRowFormat.unverified(now * 1_000),
+                    {IndexRowFormat.UNVERIFIED}};
             for (int i = 1; i < keys.length; i++) {
-                index.put(new Put(catalog.indexKey(0, keys[i])).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
-                        RowKeyIndexObserver.STATUS_QUALIFIER, now - 7_200_000, statuses[i - 1]));
+                index.put(new Put(catalog.indexKey(0, keys[i])).addColumn(IndexRowFormat.FAMILY,
+                        IndexRowFormat.STATUS, now - 7_200_000, statuses[i - 1]));
             }
             RowKeyTable stale = RowKeyTable.open(connection(), staleTable);
             RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 404).useIndex("by_code");
@@ -340,7 +341,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
                 }
                 assertEquals(expected, found);
             }
-            assertArrayEquals(RowKeyIndexObserver.STALE, status(index, catalog.indexKey(0, keys[1])), "the stale row");
+            assertArrayEquals(IndexRowFormat.STALE, status(index, catalog.indexKey(0, keys[1])), "the stale row");
             // A join (a limit; the rows' dates make the index a stream) drops the STALE row on the
             // server: a Get for each other key (3), and one more for each UNVERIFIED row's repair
             // (2), none for the STALE one.
@@ -371,13 +372,13 @@ class IndexedTableIT extends HBaseMiniClusterBase {
                 }
             }
             assertEquals(expected, found, "the row written again over its stale index row");
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[1])));
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])), "the live row");
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[1])));
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[0])), "the live row");
         }
     }
 
     @Test
-    void anUnverifiedRowIsRepairedByPutsOnlyAndAReplayedWriteIsNeverMasked() throws IOException {
+    void anUnverifiedRowIsRepairedToItsDataRowsCopyAndAReplayedWriteIsIndexed() throws IOException {
         TableName repairTable = TableName.valueOf("repaired");
         Catalog catalog = createWithCoveredIndexByCode(repairTable);
         byte[][] keys = keysWithCode(2, 503, new Random(4));
@@ -391,28 +392,31 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             for (byte[] key : keys) {
                 data.put(new Put(key, t0).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v0")));
             }
-            byte[] unverified = RowKeyIndexObserver.unverified(System.currentTimeMillis());
+            long stamp = System.currentTimeMillis() * 1_000;
+            byte[] unverified = IndexRowFormat.unverified(stamp);
             // Row 0: a write at t1 of a new covered value reached the index, not the data table.
-            index.put(new Put(catalog.indexKey(0, keys[0]), t1)
-                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified)
-                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(FAMILY_F, QUAL_Q),
-                            Bytes.toBytes("v1")));
-            // Row 1: a write at t1 of an uncovered column reached the index alone.
-            index.put(new Put(catalog.indexKey(0, keys[1]), t1)
-                    .addColumn(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, unverified));
+            index.put(new Put(catalog.indexKey(0, keys[0]), stamp)
+                    .addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, unverified)
+                    .addColumn(IndexRowFormat.FAMILY, IndexRowFormat.coveredQualifier(FAMILY_F, QUAL_Q),
+                            IndexRowFormat.coveredValue(CellUtil.createCell(keys[0], FAMILY_F, QUAL_Q, t1,
+                                    org.apache.hadoop.hbase.KeyValue.Type.Put.getCode(), Bytes.toBytes("v1")))));
+            // Row 1: a write of an uncovered column reached the index alone.
+            index.put(new Put(catalog.indexKey(0, keys[1]), stamp)
+                    .addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, unverified));
             for (int read = 0; read < 2; read++) {
                 assertEquals(cells(RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q).noIndex(), repaired),
                         cells(covered, repaired), "read " + read + ": the data table's cells, v0 at t0");
             }
-            assertArrayEquals(unverified, status(index, catalog.indexKey(0, keys[0])),
-                    "a newer covered value than the data's is not deleted: the row stays unverified");
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[1])), "repaired");
-            // The failed write, replayed at its own timestamp, is not masked by the repair.
+            // Both rewritten as their data rows' copies, the failed write's value gone from the index.
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[0])), "repaired");
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[1])), "repaired");
+            assertEquals(Bytes.toHex(Bytes.toBytes("v0")) + "@" + t0, cells(covered, repaired).get(Bytes.toHex(keys[0])));
+            // The failed write, replayed at its own timestamp, is indexed.
             data.put(new Put(keys[0], t1).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v1")));
             Map<String, String> after = cells(covered, repaired);
             assertEquals(cells(RowKeyQuery.on(schema).eq("code", 503).select(FAMILY_F, QUAL_Q).noIndex(), repaired), after);
             assertEquals(Bytes.toHex(Bytes.toBytes("v1")) + "@" + t1, after.get(Bytes.toHex(keys[0])));
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
         }
     }
 
@@ -429,11 +433,11 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             for (byte[] key : keys) {
                 data.put(new Put(key, t0).addColumn(FAMILY_F, QUAL_Q, Bytes.toBytes("v0")));
             }
-            // Row 0's covered cell hidden by a delete marker of the index row newer than it (what a
-            // write path cut short can leave); its status stays VERIFIED.
+            // Row 0's covered cell hidden by a delete marker of the index row newer than it (a row
+            // not written whole: the write path never leaves one); its status stays VERIFIED.
             index.delete(new Delete(catalog.indexKey(0, keys[0]))
-                    .addColumns(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.coveredQualifier(FAMILY_F, QUAL_Q), t0 + 1));
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
+                    .addColumns(IndexRowFormat.FAMILY, IndexRowFormat.coveredQualifier(FAMILY_F, QUAL_Q)));
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, catalog.indexKey(0, keys[0])));
             Map<String, String> expected = cells(RowKeyQuery.on(schema).eq("code", 404).select(FAMILY_F, QUAL_Q).noIndex(), table);
             assertEquals(2, expected.size());
             assertEquals(expected, cells(covered, table), "the data table's rows, row 0 read from its data row");
@@ -454,7 +458,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             // One write of f:q at t0 and f:r at t0 + 1: the index row's status is at t0 + 1.
             data.put(new Put(key).addColumn(FAMILY_F, QUAL_Q, t0, Bytes.toBytes("v0")).addColumn(FAMILY_F, QUAL_R, t0 + 1, Bytes.toBytes("r")));
             data.delete(new Delete(key).addColumns(FAMILY_F, QUAL_R));
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, indexKey), "the row keeps f:q");
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, indexKey), "the row keeps f:q");
             // The newest version of f:q, the row's last cell: this delete's marker is at t0, older
             // than the index row's status; the index row goes all the same.
             data.delete(new Delete(key).addColumn(FAMILY_F, QUAL_Q));
@@ -466,7 +470,7 @@ class IndexedTableIT extends HBaseMiniClusterBase {
             Map<String, String> expected = cells(RowKeyQuery.on(schema).eq("code", 505).select(FAMILY_F, QUAL_Q).noIndex(), emptied);
             assertEquals(1, expected.size());
             assertEquals(expected, cells(covered, emptied));
-            assertArrayEquals(RowKeyIndexObserver.VERIFIED, status(index, indexKey));
+            assertArrayEquals(IndexRowFormat.VERIFIED, status(index, indexKey));
         }
     }
 
@@ -510,6 +514,6 @@ class IndexedTableIT extends HBaseMiniClusterBase {
     }
 
     private static byte[] status(Table index, byte[] indexKey) throws IOException {
-        return index.get(new Get(indexKey)).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER);
+        return index.get(new Get(indexKey)).getValue(IndexRowFormat.FAMILY, IndexRowFormat.STATUS);
     }
 }

@@ -335,10 +335,10 @@ class JoinIT extends HBaseMiniClusterBase {
         byte[] key = ghost(1001L);
         Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
         for (String index : new String[] {"by_birthplace", "by_age"}) {
-            for (byte[] status : new byte[][] {RowKeyIndexObserver.VERIFIED, {RowKeyIndexObserver.UNVERIFIED}, RowKeyIndexObserver.STALE}) {
+            for (byte[] status : new byte[][] {IndexRowFormat.VERIFIED, {IndexRowFormat.UNVERIFIED}, IndexRowFormat.STALE}) {
                 try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
                     t.put(new Put(catalog.indexKey(catalog.indexNumber(index), key)).addColumn(
-                            RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER, status));
+                            IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status));
                 }
                 for (RowKeyQuery q : new RowKeyQuery[] {RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3),
                     RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3).leapfrog()}) {
@@ -359,7 +359,7 @@ class JoinIT extends HBaseMiniClusterBase {
         Catalog catalog = Catalog.of(schema, indexes(), IndexState.ACTIVE);
         byte[] ghostKey = ghost(1002L);
         byte[] liveKey = Bytes.fromHex(oracle(both, 1).get(0));
-        byte[] longAgo = RowKeyIndexObserver.unverified(System.currentTimeMillis() - 2 * IndexRowRepair.STALE_GRACE_DEFAULT);
+        byte[] longAgo = IndexRowFormat.unverified((System.currentTimeMillis() - 2 * IndexRowRepair.STALE_GRACE_DEFAULT) * 1_000);
         for (boolean leapfrog : new boolean[] {false, true}) {
             RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(3);
             // One stream reads the Hangzhou index alone; the leapfrog reads both.
@@ -370,21 +370,21 @@ class JoinIT extends HBaseMiniClusterBase {
             for (String index : indexes) {
                 try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
                     int n = catalog.indexNumber(index);
-                    t.put(new Put(catalog.indexKey(n, ghostKey)).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
-                            RowKeyIndexObserver.STATUS_QUALIFIER, longAgo));
-                    t.put(new Put(catalog.indexKey(n, liveKey)).addColumn(RowKeyIndexObserver.INDEX_FAMILY,
-                            RowKeyIndexObserver.STATUS_QUALIFIER, longAgo));
+                    t.put(new Put(catalog.indexKey(n, ghostKey)).addColumn(IndexRowFormat.FAMILY,
+                            IndexRowFormat.STATUS, longAgo));
+                    t.put(new Put(catalog.indexKey(n, liveKey)).addColumn(IndexRowFormat.FAMILY,
+                            IndexRowFormat.STATUS, longAgo));
                 }
             }
             assertEquals(oracle(both, 3), rows(q, null), table.explain(q));
             for (String index : indexes) {
                 try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index))) {
                     int n = catalog.indexNumber(index);
-                    assertEquals(Bytes.toHex(RowKeyIndexObserver.STALE), Bytes.toHex(t.get(new Get(
-                            catalog.indexKey(n, ghostKey))).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                    assertEquals(Bytes.toHex(IndexRowFormat.STALE), Bytes.toHex(t.get(new Get(
+                            catalog.indexKey(n, ghostKey))).getValue(IndexRowFormat.FAMILY, IndexRowFormat.STATUS)),
                             index + ": the ghost's index row");
-                    assertEquals(Bytes.toHex(RowKeyIndexObserver.VERIFIED), Bytes.toHex(t.get(new Get(
-                            catalog.indexKey(n, liveKey))).getValue(RowKeyIndexObserver.INDEX_FAMILY, RowKeyIndexObserver.STATUS_QUALIFIER)),
+                    assertEquals(Bytes.toHex(IndexRowFormat.VERIFIED), Bytes.toHex(t.get(new Get(
+                            catalog.indexKey(n, liveKey))).getValue(IndexRowFormat.FAMILY, IndexRowFormat.STATUS)),
                             index + ": the live row's index row");
                 }
             }

@@ -1,0 +1,187 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+
+/**
+ * The one owner of what an index row holds (docs/indexes.md, "Index row"), for the coprocessor that
+ * writes index rows, the readers that trust or repair them, and the jobs that build them: the index
+ * table's name and family, the status cell and its values, and the covered cells.
+ *
+ * <p>Every write of an index row by the write path is a whole row: the status and one cell for every
+ * covered column, all at one timestamp of the index's own, in microseconds (never a data
+ * timestamp: docs/indexes.md says why). A covered cell holds the data cell's timestamp and value, or nothing when the data row
+ * has no such column, so the newest version of the row is, alone, the data row's state it was
+ * written from.
+ */
+final class IndexRowFormat {
+    private IndexRowFormat() {}
+
+    /** An index table is named {@code <data table>__idx_<index>}, in the data table's namespace. */
+    static final String INDEX_TABLE_INFIX = "__idx_";
+    /** The descriptor value of an index table that names its data table. */
+    static final String INDEX_OF_KEY = "rowkey.index.of";
+
+    /**
+     * The one column family of an index table: a row's status cell and its covered cells (a scan
+     * of one family costs about half one of two, which matters to covered reads).
+     */
+    static final byte[] FAMILY = Bytes.toBytes("_i");
+    /** The status cell's qualifier: one byte, so it is never a {@link #coveredQualifier}. */
+    static final byte[] STATUS = Bytes.toBytes("s");
+    /** The index row is the copy of its data row as it was at the status's timestamp. */
+    static final byte[] VERIFIED = {1};
+    /** The first byte of an unverified status; 8 more bytes say when it was written (see {@link #unverified}). */
+    static final byte UNVERIFIED = 2;
+    /**
+     * The status a reader gives an UNVERIFIED index row whose data row does not exist, once the grace
+     * period has passed: its write never reached the data table, and later readers skip it without
+     * reading the data table. Any later write of the row replaces it (a newer timestamp).
+     */
+    static final byte[] STALE = {3};
+    /**
+     * The timestamp of index rows a job builds from a data table (backfill, bulk load): older than
+     * every write of the coprocessor, so a live write of the row always wins over the job's copy.
+     */
+    static final long JOB_TIMESTAMP = 1;
+
+    /** The table of index {@code index} of data table {@code table}. */
+    static TableName indexTableName(TableName table, String index) {
+        return TableName.valueOf(table.getNamespaceAsString(), table.getQualifierAsString() + INDEX_TABLE_INFIX + index);
+    }
+
+    /**
+     * An UNVERIFIED status written at index timestamp {@code stamp} (microseconds since the epoch;
+     * also its value, big-endian after the status byte): readers mark a stale index row by its age,
+     * and a reader's repair replaces the status only while it is still this one, which the stamp
+     * tells apart from any other write's.
+     */
+    static byte[] unverified(long stamp) {
+        return Bytes.add(new byte[] {UNVERIFIED}, Bytes.toBytes(stamp));
+    }
+
+    /**
+     * When an UNVERIFIED status was written, in milliseconds since the epoch, or -1 when it does not
+     * say (or is not UNVERIFIED).
+     */
+    static long unverifiedSince(byte[] status) {
+        return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
+                ? Bytes.toLong(status, 1) / 1_000 : -1;
+    }
+
+    static boolean isStatus(Cell status, byte[] value) {
+        return status != null && CellUtil.matchingValue(status, value);
+    }
+
+    /** Whether {@code status} (null: none) is an UNVERIFIED one. */
+    static boolean isUnverified(Cell status) {
+        return status != null && status.getValueLength() > 0
+                && status.getValueArray()[status.getValueOffset()] == UNVERIFIED;
+    }
+
+    /**
+     * Where an index row holds its copy of the data column {@code family:qualifier}: in
+     * {@link #FAMILY}, under the qualifier {@code [family length] family qualifier} (at least two
+     * bytes: a family name has 1 to 127 bytes).
+     */
+    static byte[] coveredQualifier(byte[] family, byte[] qualifier) {
+        byte[] q = new byte[1 + family.length + qualifier.length];
+        q[0] = (byte) family.length;
+        System.arraycopy(family, 0, q, 1, family.length);
+        System.arraycopy(qualifier, 0, q, 1 + family.length, qualifier.length);
+        return q;
+    }
+
+    /** A covered cell's value: the data cell's timestamp, then its value. */
+    static byte[] coveredValue(Cell data) {
+        byte[] out = new byte[Bytes.SIZEOF_LONG + data.getValueLength()];
+        Bytes.putLong(out, 0, data.getTimestamp());
+        System.arraycopy(data.getValueArray(), data.getValueOffset(), out, Bytes.SIZEOF_LONG, data.getValueLength());
+        return out;
+    }
+
+    /** The covered cell of a data column the data row does not have. */
+    private static final byte[] ABSENT = new byte[0];
+
+    /**
+     * The data cell that a covered cell of an index row stands for, under the data row's key and
+     * column, or null when the data row has no such column (or {@code covered} is null).
+     */
+    static Cell dataCell(Cell covered, byte[] dataKey, CoveredColumn column) {
+        if (covered == null || covered.getValueLength() < Bytes.SIZEOF_LONG) {
+            return null;
+        }
+        long timestamp = Bytes.toLong(covered.getValueArray(), covered.getValueOffset());
+        byte[] value = new byte[covered.getValueLength() - Bytes.SIZEOF_LONG];
+        System.arraycopy(covered.getValueArray(), covered.getValueOffset() + Bytes.SIZEOF_LONG, value, 0, value.length);
+        return CellUtil.createCell(dataKey, column.family, column.qualifier, timestamp, KeyValue.Type.Put.getCode(), value);
+    }
+
+    /**
+     * The whole index row {@code indexKey} as the data row {@code dataRow} (read with at least the
+     * covered columns) shows it, at index timestamp {@code stamp}, with status {@code status}.
+     */
+    static Put wholeRow(byte[] indexKey, long stamp, byte[] status, List<CoveredColumn> covered, Result dataRow) {
+        Put put = new Put(indexKey).addColumn(FAMILY, STATUS, stamp, status);
+        for (CoveredColumn c : covered) {
+            Cell cell = dataRow.getColumnLatestCell(c.family, c.qualifier);
+            put.addColumn(FAMILY, c.inIndex, stamp, cell == null ? ABSENT : coveredValue(cell));
+        }
+        return put;
+    }
+
+    /** The status cell of an index row read with it, or null. */
+    static Cell status(Result indexRow) {
+        return indexCell(indexRow, STATUS);
+    }
+
+    /**
+     * The newest cell of an index row under {@code qualifier} (in {@link #FAMILY}), or null: a walk
+     * over the row's few cells (the status and the covered columns), cheaper than
+     * {@code Result.getColumnLatestCell}'s binary search (a third of a covered read's client time).
+     */
+    static Cell indexCell(Result indexRow, byte[] qualifier) {
+        Cell[] cells = indexRow.rawCells();
+        if (cells == null) {
+            return null; // an empty Result
+        }
+        for (Cell cell : cells) {
+            // The qualifier first: its length alone tells most cells apart.
+            if (CellUtil.matchingQualifier(cell, qualifier) && CellUtil.matchingFamily(cell, FAMILY)) {
+                return cell; // a row's versions of a column come newest first
+            }
+        }
+        return null;
+    }
+
+    /** A covered data column, and the qualifier of its copy in an index row (made once per reader, not per row). */
+    static final class CoveredColumn {
+        final byte[] family;
+        final byte[] qualifier;
+        final byte[] inIndex;
+
+        private CoveredColumn(Column column) {
+            this.family = column.getFamily().toByteArray();
+            this.qualifier = column.getQualifier().toByteArray();
+            this.inIndex = coveredQualifier(family, qualifier);
+        }
+
+        static List<CoveredColumn> of(List<Column> columns) {
+            List<CoveredColumn> out = new ArrayList<>(columns.size());
+            for (Column c : columns) {
+                out.add(new CoveredColumn(c));
+            }
+            return out;
+        }
+    }
+}

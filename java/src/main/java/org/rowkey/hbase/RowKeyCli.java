@@ -1,0 +1,254 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The command line in the jar, for people at a terminal:
+ *
+ * <pre>
+ * java -cp hbase-rowkey.jar:$(hbase classpath) org.rowkey.hbase.RowKeyCli query|explain \
+ *     --zookeeper host:port --table T [--schema 'md5url md5(8), code int32'] [--json] [--limit N] [--reversed] \
+ *     "sdate = 20161209 AND code = 404"
+ * </pre>
+ *
+ * {@code query} prints the rows: a header, then one line per row, the key's fields then each cell
+ * as {@code family:qualifier=value}, tab-separated ({@code --json}: one JSON object per line,
+ * {@code {"key": {...}, "cells": {...}}}); a progress line on stderr while a scan runs longer than
+ * a second. {@code explain} prints the plan. The schema is the table's catalog (a table made by
+ * {@link RowKeyTable#create}, whose indexes the query may use) or {@code --schema} in text form.
+ * Exit status 0, or 2 with the reason on stderr for bad arguments, a bad where clause or schema.
+ */
+public final class RowKeyCli {
+    private static final String USAGE = "usage: RowKeyCli query|explain --zookeeper host:port --table T"
+            + " [--schema '<schema text>'] [--json] [--limit N] [--reversed] \"<where clause>\"";
+
+    private RowKeyCli() {}
+
+    public static void main(String[] args) throws IOException {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs one command; returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        Configuration conf = HBaseConfiguration.create();
+        if (o.zookeeper != null) {
+            int colon = o.zookeeper.lastIndexOf(':');
+            conf.set("hbase.zookeeper.quorum", colon < 0 ? o.zookeeper : o.zookeeper.substring(0, colon));
+            if (colon >= 0) {
+                conf.set("hbase.zookeeper.property.clientPort", o.zookeeper.substring(colon + 1));
+            }
+        }
+        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+            return run(connection, o, out, err);
+        }
+    }
+
+    static int run(Connection connection, Options o, PrintStream out, PrintStream err) throws IOException {
+        TableName name = TableName.valueOf(o.table);
+        RowKeyTable catalogTable = null;
+        RowKeySchema schema;
+        RowKeyQuery query;
+        try {
+            if (o.schema != null) {
+                schema = RowKeySchema.parse(o.schema);
+            } else {
+                catalogTable = RowKeyTable.open(connection, name);
+                schema = catalogTable.schema();
+            }
+            query = RowKeyQuery.parse(schema, o.where);
+            if (o.limit > 0) {
+                query.limit(o.limit);
+            }
+            if (o.reversed) {
+                query.reversed();
+            }
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        if (o.explain) {
+            out.println(catalogTable != null ? catalogTable.explain(query) : query.explain());
+            return 0;
+        }
+        try (Table table = connection.getTable(name);
+                ResultScanner rows = catalogTable != null ? catalogTable.scan(query) : table.getScanner(plainScan(query))) {
+            print(schema, rows, o, out, err);
+        }
+        return 0;
+    }
+
+    private static org.apache.hadoop.hbase.client.Scan plainScan(RowKeyQuery query) {
+        if (query.isReversed()) {
+            // toScan seeks forward only: the filter plans inside each region, in either direction.
+            return new org.apache.hadoop.hbase.client.Scan().setReversed(true).setFilter(new RowKeyWhere(query))
+                    .setLimit(query.limit());
+        }
+        org.apache.hadoop.hbase.client.Scan scan = query.toScan();
+        return query.limit() > 0 ? scan.setLimit(query.limit()) : scan;
+    }
+
+    private static void print(RowKeySchema schema, ResultScanner rows, Options o, PrintStream out, PrintStream err) {
+        long start = System.nanoTime();
+        long lastProgress = start;
+        long count = 0;
+        if (!o.json) {
+            out.println(String.join("\t", schema.fieldNames()) + "\tcells");
+        }
+        for (Result r : rows) {
+            out.println(o.json ? json(schema, r) : tsv(schema, r));
+            count++;
+            long now = System.nanoTime();
+            if (now - lastProgress > 1_000_000_000L) {
+                err.printf("\r%,d rows, %.1f s", count, (now - start) / 1e9);
+                lastProgress = now;
+            }
+        }
+        if (lastProgress != start) {
+            err.println();
+        }
+        err.printf("%,d rows in %.2f s%n", count, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static String tsv(RowKeySchema schema, Result r) {
+        List<String> columns = new ArrayList<>();
+        for (Object v : key(schema, r).values()) {
+            columns.add(text(v).replace('\t', ' ').replace('\n', ' '));
+        }
+        List<String> cells = new ArrayList<>();
+        for (Cell c : r.rawCells()) {
+            cells.add(Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":" + Bytes.toStringBinary(CellUtil.cloneQualifier(c)) + "="
+                    + Bytes.toStringBinary(CellUtil.cloneValue(c)));
+        }
+        columns.add(String.join(" ", cells));
+        return String.join("\t", columns);
+    }
+
+    private static String json(RowKeySchema schema, Result r) {
+        StringBuilder s = new StringBuilder("{\"key\": {");
+        boolean first = true;
+        for (Map.Entry<String, Object> e : key(schema, r).entrySet()) {
+            Object v = e.getValue();
+            s.append(first ? "" : ", ").append(quote(e.getKey())).append(": ")
+                    .append(v instanceof Number || v instanceof Boolean ? v.toString() : quote(text(v)));
+            first = false;
+        }
+        s.append("}, \"cells\": {");
+        first = true;
+        for (Cell c : r.rawCells()) {
+            s.append(first ? "" : ", ").append(quote(Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":"
+                    + Bytes.toStringBinary(CellUtil.cloneQualifier(c)))).append(": ").append(quote(Bytes.toStringBinary(CellUtil.cloneValue(c))));
+            first = false;
+        }
+        return s.append("}}").toString();
+    }
+
+    /** The key's fields; a key that is not of the schema's shows as its bytes. */
+    private static Map<String, Object> key(RowKeySchema schema, Result r) {
+        try {
+            return schema.decode(r.getRow());
+        } catch (IllegalArgumentException e) {
+            Map<String, Object> raw = new java.util.LinkedHashMap<>();
+            raw.put("row", Bytes.toStringBinary(r.getRow()));
+            return raw;
+        }
+    }
+
+    private static String text(Object v) {
+        return v instanceof byte[] ? "x'" + Bytes.toHex((byte[]) v) + "'" : String.valueOf(v);
+    }
+
+    private static String quote(String s) {
+        StringBuilder q = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                q.append('\\').append(c);
+            } else if (c < 0x20) {
+                q.append(String.format("\\u%04x", (int) c));
+            } else {
+                q.append(c);
+            }
+        }
+        return q.append('"').toString();
+    }
+
+    /** The parsed command line. */
+    static final class Options {
+        boolean explain;
+        String zookeeper;
+        String table;
+        String schema;
+        boolean json;
+        int limit;
+        boolean reversed;
+        String where;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            if (args.length == 0 || !(args[0].equals("query") || args[0].equals("explain"))) {
+                throw new IllegalArgumentException("the first argument is query or explain");
+            }
+            o.explain = args[0].equals("explain");
+            for (int i = 1; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--zookeeper": o.zookeeper = value(args, ++i, a); break;
+                    case "--table": o.table = value(args, ++i, a); break;
+                    case "--schema": o.schema = value(args, ++i, a); break;
+                    case "--json": o.json = true; break;
+                    case "--tsv": o.json = false; break;
+                    case "--reversed": o.reversed = true; break;
+                    case "--limit":
+                        try {
+                            o.limit = Integer.parseInt(value(args, ++i, a));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--limit takes a number: " + e.getMessage());
+                        }
+                        break;
+                    default:
+                        if (a.startsWith("--") || o.where != null) {
+                            throw new IllegalArgumentException("unexpected argument: " + a);
+                        }
+                        o.where = a;
+                }
+            }
+            if (o.table == null) {
+                throw new IllegalArgumentException("--table is required");
+            }
+            if (o.where == null) {
+                o.where = "TRUE";
+            }
+            return o;
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+
+/** The index row layout ({@link IndexRowFormat}), without a cluster. */
+class IndexRowFormatTest {
+    private static final byte[] ROW = Bytes.toBytes("row");
+
+    private static Cell cell(byte[] family, byte[] qualifier, long timestamp, String value) {
+        return CellUtil.createCell(ROW, family, qualifier, timestamp, KeyValue.Type.Put.getCode(), Bytes.toBytes(value));
+    }
+
+    @Test
+    void anIndexRowsCellIsItsNewestUnderTheQualifierInTheIndexFamilyAsResultFindsIt() {
+        byte[] covered = IndexRowFormat.coveredQualifier(Bytes.toBytes("f"), Bytes.toBytes("url"));
+        byte[] other = IndexRowFormat.coveredQualifier(Bytes.toBytes("f"), Bytes.toBytes("q"));
+        Cell[] cells = {
+            cell(IndexRowFormat.FAMILY, covered, 9, "newest"),
+            cell(IndexRowFormat.FAMILY, covered, 5, "older"),
+            cell(IndexRowFormat.FAMILY, other, 7, "other"),
+            cell(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, 9, "s"),
+            cell(Bytes.toBytes("z"), IndexRowFormat.STATUS, 9, "another family"),
+        };
+        Arrays.sort(cells, org.apache.hadoop.hbase.CellComparator.getInstance());
+        Result row = Result.create(cells);
+        for (byte[] qualifier : new byte[][] {covered, other, IndexRowFormat.STATUS, Bytes.toBytes("none")}) {
+            assertEquals(row.getColumnLatestCell(IndexRowFormat.FAMILY, qualifier),
+                    IndexRowFormat.indexCell(row, qualifier), Bytes.toStringBinary(qualifier));
+        }
+        assertEquals("newest", Bytes.toString(CellUtil.cloneValue(IndexRowFormat.indexCell(row, covered))));
+        assertEquals("s", Bytes.toString(CellUtil.cloneValue(IndexRowFormat.status(row))));
+        assertNull(IndexRowFormat.status(Result.EMPTY_RESULT));
+        assertNull(IndexRowFormat.status(Result.create(new Cell[0])));
+    }
+    @Test
+    void coveredQualifiersNeverMeetTheStatusOrEachOther() {
+        // Every family:qualifier split of the same bytes, and families of 1 and 127 bytes.
+        Set<String> seen = new HashSet<>();
+        seen.add(Bytes.toHex(IndexRowFormat.STATUS));
+        String joined = "fqs";
+        for (int cut = 1; cut <= joined.length(); cut++) {
+            byte[] q = IndexRowFormat.coveredQualifier(Bytes.toBytes(joined.substring(0, cut)),
+                    Bytes.toBytes(joined.substring(cut)));
+            assertTrue(q.length >= 2);
+            assertTrue(seen.add(Bytes.toHex(q)), "a second column with qualifier " + Bytes.toHex(q));
+        }
+        byte[] longest = IndexRowFormat.coveredQualifier(new byte[127], new byte[0]);
+        assertEquals(127, longest[0]);
+        assertFalse(seen.contains(Bytes.toHex(longest)));
+    }
+
+    @Test
+    void aWholeRowHoldsEachCoveredDataCellOrItsAbsenceAtTheIndexsStamp() {
+        byte[] f = Bytes.toBytes("f");
+        java.util.List<IndexRowFormat.CoveredColumn> covered = IndexRowFormat.CoveredColumn.of(java.util.Arrays.asList(
+                org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
+                        .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("q")).build(),
+                org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
+                        .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("empty")).build(),
+                org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
+                        .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("missing")).build()));
+        Result data = Result.create(new Cell[] {
+            cell(f, Bytes.toBytes("empty"), 3, ""),
+            cell(f, Bytes.toBytes("q"), 42, "value"),
+        });
+        org.apache.hadoop.hbase.client.Put put = IndexRowFormat.wholeRow(Bytes.toBytes("ix"), 1000, IndexRowFormat.VERIFIED, covered, data);
+        java.util.List<Cell> cells = new java.util.ArrayList<>();
+        put.getFamilyCellMap().values().forEach(cells::addAll);
+        Cell[] sorted = cells.toArray(new Cell[0]);
+        Arrays.sort(sorted, org.apache.hadoop.hbase.CellComparator.getInstance());
+        Result indexRow = Result.create(sorted);
+        for (Cell c : sorted) {
+            assertEquals(1000, c.getTimestamp(), "every cell of a whole row at the index's stamp");
+        }
+        assertEquals(4, sorted.length);
+        byte[] dataKey = Bytes.toBytes("data");
+        for (IndexRowFormat.CoveredColumn c : covered) {
+            Cell back = IndexRowFormat.dataCell(IndexRowFormat.indexCell(indexRow, c.inIndex), dataKey, c);
+            Cell original = data.getColumnLatestCell(c.family, c.qualifier);
+            if (original == null) {
+                assertNull(back, "an absent column stays absent");
+                assertTrue(IndexRowFormat.indexCell(indexRow, c.inIndex) != null, "and its absence is written");
+            } else {
+                assertEquals(original.getTimestamp(), back.getTimestamp());
+                assertTrue(CellUtil.matchingValue(original, back));
+                assertTrue(CellUtil.matchingColumn(back, c.family, c.qualifier));
+                assertTrue(CellUtil.matchingRows(back, dataKey));
+            }
+        }
+    }
+}
