@@ -467,6 +467,7 @@ public final class BulkLoad extends Configured implements Tool {
             for (List<Cell> family : data.getFamilyCellMap().values()) {
                 cells.addAll(family);
             }
+            cells.sort(CellComparator.getInstance()); // a Result finds its columns by binary search
             Result dataRow = Result.create(cells);
             emit(context, dataTable, data);
             for (int i = 0; i < indexTables.length; i++) {

@@ -172,17 +172,21 @@ final class LoadMapping {
             return null;
         }
         String where = "column " + Bytes.toString(rule.family) + ":" + Bytes.toString(rule.qualifier);
-        switch (rule.type) {
-            case "int":
-                return Bytes.toBytes(number(where, raw).intValueExact());
-            case "long":
-                return Bytes.toBytes(number(where, raw).longValueExact());
-            case "double":
-                return Bytes.toBytes(number(where, raw).doubleValue());
-            case "boolean":
-                return Bytes.toBytes(bool(where, raw));
-            default:
-                return text(raw).getBytes(StandardCharsets.UTF_8);
+        try {
+            switch (rule.type) {
+                case "int":
+                    return Bytes.toBytes(number(where, raw).intValueExact());
+                case "long":
+                    return Bytes.toBytes(number(where, raw).longValueExact());
+                case "double":
+                    return Bytes.toBytes(number(where, raw).doubleValue());
+                case "boolean":
+                    return Bytes.toBytes(bool(where, raw));
+                default:
+                    return text(raw).getBytes(StandardCharsets.UTF_8);
+            }
+        } catch (ArithmeticException e) {
+            throw new Rejected(where + ": " + describe(raw) + " is not a whole number in the range of " + rule.type);
         }
     }
 

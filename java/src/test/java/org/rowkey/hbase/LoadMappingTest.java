@@ -44,6 +44,11 @@ class LoadMappingTest {
         assertArrayEquals(expected, m.rowKey(record));
         assertArrayEquals(Bytes.toBytes("584a6e030cf29ba18da2fcd5"), LoadMapping.columnValue(m.columns().get(0), record));
         assertArrayEquals(Bytes.toBytes(404), LoadMapping.columnValue(m.columns().get(1), record));
+        LoadMapping.ColumnRule intColumn = m.columns().get(1);
+        assertTrue(assertThrows(LoadMapping.Rejected.class, () -> LoadMapping.columnValue(intColumn,
+                TestData.map("code", "4.5"))).getMessage().contains("not a whole number in the range of int"));
+        assertTrue(assertThrows(LoadMapping.Rejected.class, () -> LoadMapping.columnValue(intColumn,
+                TestData.map("code", "3000000000"))).getMessage().contains("column f:code"));
         assertNull(LoadMapping.columnValue(new LoadMapping.ColumnRule(Bytes.toBytes("f"), Bytes.toBytes("x"), "absent",
                 "string"), record));
         // An ISO-8601 $date, and text for every type as CSV gives it.
