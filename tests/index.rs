@@ -217,7 +217,7 @@ fn bad_index_definitions_are_refused_by_name() {
                 i.state = IndexState::INDEX_STATE_UNSPECIFIED.into();
                 i
             }],
-            "its state is not BUILDING or ACTIVE",
+            "its state is not BUILDING, ACTIVE or DROPPING",
         ),
         (
             vec![{

@@ -15,14 +15,15 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -34,9 +35,12 @@ import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -272,10 +276,17 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
         try {
             List<List<Row>> perIndex = perIndex();
-            for (byte[] row : marked) {
+            // Every stamp before the rows are read, every in-flight check after (IndexClock).
+            long[] stamps = new long[marked.size()];
+            for (int r = 0; r < stamps.length; r++) {
+                stamps[r] = clock.next(ByteBuffer.wrap(marked.get(r)));
+            }
+            Map<ByteBuffer, Result> rows = readRows(c.getEnvironment(), marked);
+            for (int r = 0; r < stamps.length; r++) {
+                byte[] row = marked.get(r);
                 ByteBuffer key = ByteBuffer.wrap(row);
-                long stamp = clock.next(key);
-                Result now = readRow(c.getEnvironment(), row);
+                long stamp = stamps[r];
+                Result now = rows.getOrDefault(key, Result.EMPTY_RESULT);
                 boolean settled = !inFlight.containsKey(key);
                 byte[][] indexKeys = indexKeys(row);
                 for (int i = 0; i < indexKeys.length; i++) {
@@ -318,21 +329,65 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
-     * A data row as the region shows it now: its covered cells, or, when it has none, its first cell
-     * (enough to tell whether it exists).
+     * The rows as the region shows them now, by one region scan that seeks from row to row (a Get
+     * per row costs a new scanner each): their covered cells, or, for a row without any, its first
+     * cell (enough to tell that it exists). A row that does not exist is absent from the map.
      */
-    private Result readRow(RegionCoprocessorEnvironment env, byte[] row) throws IOException {
+    private Map<ByteBuffer, Result> readRows(RegionCoprocessorEnvironment env, List<byte[]> rows) throws IOException {
+        Map<ByteBuffer, Result> found = new java.util.HashMap<>();
+        List<byte[]> uncovered = rows;
         if (!anyCovered.isEmpty()) {
-            Get get = new Get(row);
+            Scan scan = rowsScan(rows);
             for (CoveredColumn column : anyCovered) {
-                get.addColumn(column.family, column.qualifier);
+                scan.addColumn(column.family, column.qualifier);
             }
-            Result cells = env.getRegion().get(get);
-            if (!cells.isEmpty()) {
-                return cells;
+            scanInto(env, scan, found);
+            uncovered = new ArrayList<>();
+            for (byte[] row : rows) {
+                if (!found.containsKey(ByteBuffer.wrap(row))) {
+                    uncovered.add(row);
+                }
             }
         }
-        return env.getRegion().get(new Get(row).setFilter(new FirstKeyOnlyFilter()));
+        if (!uncovered.isEmpty()) {
+            Scan scan = rowsScan(uncovered);
+            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter()));
+            scanInto(env, scan, found);
+        }
+        return found;
+    }
+
+    /** A scan of exactly {@code rows}, seeking between them. */
+    private static Scan rowsScan(List<byte[]> rows) {
+        List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>(rows.size());
+        byte[] first = null;
+        byte[] last = null;
+        for (byte[] row : rows) {
+            ranges.add(new MultiRowRangeFilter.RowRange(row, true, row, true));
+            first = first == null || Bytes.compareTo(row, first) < 0 ? row : first;
+            last = last == null || Bytes.compareTo(row, last) > 0 ? row : last;
+        }
+        return new Scan().withStartRow(first).withStopRow(last, true).setFilter(new MultiRowRangeFilter(ranges));
+    }
+
+    private static void scanInto(RegionCoprocessorEnvironment env, Scan scan, Map<ByteBuffer, Result> found) throws IOException {
+        try (RegionScanner scanner = env.getRegion().getScanner(scan)) {
+            List<Cell> cells = new ArrayList<>();
+            boolean more;
+            do {
+                more = scanner.next(cells);
+                if (!cells.isEmpty()) {
+                    // Copied: a cell of the scanner may point into cache blocks freed when it closes.
+                    Cell[] copies = new Cell[cells.size()];
+                    for (int i = 0; i < copies.length; i++) {
+                        copies[i] = KeyValueUtil.copyToNewKeyValue(cells.get(i));
+                    }
+                    Result row = Result.create(copies);
+                    found.put(ByteBuffer.wrap(row.getRow()), row);
+                    cells.clear();
+                }
+            } while (more);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -93,20 +94,22 @@ class RowKeyIndexTest {
         Catalog catalog = Catalog.of(schema, Collections.singletonList(RowKeyIndex.of("ix", "sdate")), IndexState.ACTIVE);
         assertThrows(IllegalArgumentException.class, () -> catalog.indexKey(0, new byte[3]));
         assertThrows(IllegalArgumentException.class, () -> catalog.dataKey(1, new byte[3]));
-        // In a batch too: keys of one wrong length, keys of mixed lengths, a corrupt key among good ones.
+        // In a batch, a key the index could not have written (a wrong length, a corrupt salt byte)
+        // maps to null, the others as they are: readers skip it instead of failing the query.
         byte[] good = catalog.indexKey(0, schema.encode(row(404, 20161209)));
-        IllegalArgumentException sameWrongLength = assertThrows(IllegalArgumentException.class,
-                () -> catalog.dataKeys(0, Arrays.asList(new byte[3], new byte[3])));
-        assertTrue(sameWrongLength.getMessage().contains("6 bytes for 2 keys"), sameWrongLength.getMessage());
-        IllegalArgumentException mixed = assertThrows(IllegalArgumentException.class,
-                () -> catalog.dataKeys(0, Arrays.asList(good, new byte[3])));
-        assertTrue(mixed.getMessage().contains("row key has 3 bytes"), mixed.getMessage());
+        assertArrayEquals(new byte[][] {null, null}, catalog.dataKeys(0, Arrays.asList(new byte[3], new byte[3])));
+        byte[][] mixed = catalog.dataKeys(0, Arrays.asList(good, new byte[3]));
+        assertArrayEquals(schema.encode(row(404, 20161209)), mixed[0]);
+        assertNull(mixed[1]);
         Catalog salted = Catalog.of(schema, Collections.singletonList(RowKeyIndex.of("ix", "sdate").salt(4)), IndexState.ACTIVE);
         byte[] saltedKey = salted.indexKey(0, schema.encode(row(404, 20161209)));
         byte[] corrupt = saltedKey.clone();
         corrupt[0] ^= 0x01;
-        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-                () -> salted.dataKeys(0, Arrays.asList(saltedKey, corrupt)));
+        byte[][] some = salted.dataKeys(0, Arrays.asList(saltedKey, corrupt));
+        assertArrayEquals(schema.encode(row(404, 20161209)), some[0]);
+        assertNull(some[1]);
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> salted.dataKey(0, corrupt));
         assertTrue(bad.getMessage().contains("salt byte does not match"), bad.getMessage());
+        assertNull(salted.dataKeyOrNull(0, corrupt));
     }
 }
