@@ -228,9 +228,11 @@ public final class BulkLoad extends Configured implements Tool {
             jc.setInt("mapreduce.local.map.tasks.maximum", cores);
             jc.setInt("mapreduce.local.reduce.tasks.maximum", cores);
             jc.setBoolean(HFileOutputFormat2.LOCALITY_SENSITIVE_CONF_KEY, false);
-            // The map output stays in this JVM's heap: a larger sort buffer spills less often.
-            jc.setInt("mapreduce.task.io.sort.mb", jc.getInt("mapreduce.task.io.sort.mb", 100) < 256 ? 256
-                    : jc.getInt("mapreduce.task.io.sort.mb", 100));
+            // The map tasks' sort buffers live in this JVM's heap: as large as a quarter of it allows
+            // (at most 1 GB each), so that a map task spills once and skips the merge passes.
+            long quarterPerTask = Runtime.getRuntime().maxMemory() / 4 / cores >> 20;
+            int sortMb = (int) Math.max(100, Math.min(1024, quarterPerTask));
+            jc.setInt("mapreduce.task.io.sort.mb", Math.max(jc.getInt("mapreduce.task.io.sort.mb", 100), sortMb));
         }
         job.setJarByClass(BulkLoad.class);
         job.setInputFormatClass(WholeFileLines.class);
