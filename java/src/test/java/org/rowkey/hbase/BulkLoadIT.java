@@ -119,7 +119,7 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String url = "http://www.site" + (i % 500) + ".gov.cn/page/" + i + ".html";
-            rows.add(new Row(TestData.map("md5url", DataSetMd5.hex(url), "sitecode", String.format("%010d", i % 500),
+            rows.add(new Row(TestData.map("md5url", md5Hex(url), "sitecode", String.format("%010d", i % 500),
                     "status", r.nextInt(3) - 1, "code", new int[] {200, 301, 404, 500, 503}[r.nextInt(5)],
                     "sdate", 20161201 + r.nextInt(31), "type", 1 + r.nextInt(4), "free", r.nextInt(10) == 0,
                     "close", r.nextInt(20) == 0, "queue", r.nextInt(4), "scantype", r.nextInt(3)), url));
@@ -128,13 +128,11 @@ class BulkLoadIT extends HBaseMiniClusterBase {
     }
 
     /** MD5 hex of the URL, the seed's md5url. */
-    private static final class DataSetMd5 {
-        static String hex(String s) {
-            try {
-                return Bytes.toHex(java.security.MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8)));
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
-            }
+    private static String md5Hex(String s) {
+        try {
+            return Bytes.toHex(java.security.MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
