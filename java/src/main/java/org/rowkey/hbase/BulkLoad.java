@@ -57,6 +57,7 @@ import org.apache.hadoop.util.ToolRunner;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 import org.rowkey.hbase.InputRecords.Format;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
  * Loads JSON lines or CSV/TSV files into a table made by {@link RowKeyTable#create} and every
@@ -155,6 +156,10 @@ public final class BulkLoad extends Configured implements Tool {
             }
             List<TableName> indexTables = new ArrayList<>();
             for (int i = 0; i < catalog.indexes().size(); i++) {
+                if (catalog.indexes().get(i).getState() == IndexState.DROPPING) {
+                    throw new IllegalStateException("index " + catalog.indexes().get(i).getName() + " of " + o.table
+                            + " is being dropped: load once dropIndex has finished");
+                }
                 indexTables.add(RowKeyTable.indexTableName(o.table, catalog.indexes().get(i).getName()));
             }
             Path work = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
