@@ -1,0 +1,621 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.conf.Configured;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.KeyValueUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2;
+import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
+import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
+import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.NullWritable;
+import org.apache.hadoop.io.Text;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.JobContext;
+import org.apache.hadoop.mapreduce.Reducer;
+import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
+import org.apache.hadoop.mapreduce.lib.input.FileSplit;
+import org.apache.hadoop.mapreduce.lib.input.TextInputFormat;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputCommitter;
+import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
+import org.apache.hadoop.mapreduce.lib.output.MultipleOutputs;
+import org.apache.hadoop.mapreduce.lib.output.TextOutputFormat;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+import org.rowkey.hbase.InputRecords.Format;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+
+/**
+ * Loads JSON lines or CSV/TSV files into a table made by {@link RowKeyTable#create} and every
+ * one of its indexes, by bulk load: one MapReduce job writes HFiles for the data table and for
+ * each index table (whole index rows, as {@link IndexRowFormat} defines them for every writer), then
+ * {@link BulkLoadHFiles} loads them: the index rows UNVERIFIED first, then the data, then their
+ * VERIFIED status, so that no query through an index ever returns a row the data table does not
+ * have, whenever the command stops (docs/bulk-load.md). Run with {@code hadoop jar} or
+ * {@code java -cp} ({@link ToolRunner}: {@code -D key=value} and the other generic options work):
+ *
+ * <pre>
+ *   --table NAME             the data table (made by RowKeyTable.create)
+ *   --input PATH             a file or directory; repeat for more (each file is one map task)
+ *   --format json|csv|tsv    default json; csv and tsv files start with a header line
+ *   --mapping FILE           mapping rules, one a line (see LoadMapping), and/or:
+ *   --key FIELD=INPUT        a key field's input field (default: the field's own name)
+ *   --column F:Q=INPUT[:T]   a column from an input field (T: string, int, long, double, boolean)
+ *   --work DIR               the job's directory (HFiles, rejects); default /tmp/rowkey-bulkload/TABLE.
+ *                            Run again with the same DIR to finish a load that stopped part way
+ *   --timestamp MILLIS       the timestamp of every loaded cell (default: when the job starts)
+ *   --split-regions N        split each empty one-region table of the load into N regions at keys
+ *                            sampled from the input first (a new table's regions get even shares)
+ *   --max-rejects N          fail before loading anything when more lines are rejected (default 0)
+ *   --stop-after STEP        stop as a kill would after STEP: hfiles, indexes, data (for tests)
+ *   --quiet                  no progress bar
+ * </pre>
+ */
+public final class BulkLoad extends Configured implements Tool {
+    private static final String CATALOG = "rowkey.bulkload.catalog";
+    private static final String MAPPING = "rowkey.bulkload.mapping";
+    private static final String FORMAT = "rowkey.bulkload.format";
+    private static final String TIMESTAMP = "rowkey.bulkload.timestamp";
+    private static final String DATA_TABLE = "rowkey.bulkload.table";
+    /** HFileOutputFormat2's list of the tables it may write (package-private there). */
+    private static final String OUTPUT_TABLES = "hbase.mapreduce.hfileoutputformat.table.name";
+    private static final String REJECTS = "rejects";
+    /** The suffix of the pseudo table whose HFiles hold an index's VERIFIED statuses (step 3). */
+    private static final String VERIFIED_SUFFIX = ".verified";
+
+    /** Counters of the job. */
+    public enum Counter { ROWS, REJECTED, BLANK_LINES }
+
+    /** What the last {@link #run} did: rows written, lines rejected, and where the rejects are. */
+    private long rows;
+    private long rejected;
+    private Path rejectsDir;
+
+    public static void main(String[] args) throws Exception {
+        System.exit(ToolRunner.run(HBaseConfiguration.create(), new BulkLoad(), args));
+    }
+
+    long rows() {
+        return rows;
+    }
+
+    long rejected() {
+        return rejected;
+    }
+
+    Path rejectsDir() {
+        return rejectsDir;
+    }
+
+    /** The steps in load order; {@code --stop-after} names one. */
+    enum Step { HFILES, INDEXES, DATA, VERIFIED }
+
+    @Override
+    public int run(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("bulk load: " + e.getMessage());
+            System.err.println(usage());
+            return 2;
+        }
+        Configuration conf = HBaseConfiguration.create(getConf());
+        if (!conf.getBoolean(BulkLoadHFiles.ASSIGN_SEQ_IDS, true)) {
+            throw new IllegalArgumentException(BulkLoadHFiles.ASSIGN_SEQ_IDS + " is false: the verify step's HFiles"
+                    + " would not replace the UNVERIFIED statuses (docs/bulk-load.md)");
+        }
+        PrintStream out = System.err;
+        try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+            TableDescriptor data = admin.getDescriptor(o.table);
+            byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+            if (catalogBytes == null) {
+                throw new IllegalArgumentException("table " + o.table + " has no hbase-rowkey catalog: make it with RowKeyTable.create");
+            }
+            Catalog catalog = Catalog.parse(catalogBytes);
+            LoadMapping mapping = LoadMapping.parse(catalog.schema(), o.mappingRules());
+            for (LoadMapping.ColumnRule c : mapping.columns()) {
+                if (!data.hasColumnFamily(c.family)) {
+                    throw new IllegalArgumentException("mapping: table " + o.table + " has no column family '"
+                            + Bytes.toString(c.family) + "'");
+                }
+            }
+            List<TableName> indexTables = new ArrayList<>();
+            for (int i = 0; i < catalog.indexes().size(); i++) {
+                if (catalog.indexes().get(i).getState() == IndexState.DROPPING) {
+                    throw new IllegalStateException("index " + catalog.indexes().get(i).getName() + " of " + o.table
+                            + " is being dropped: load once dropIndex has finished");
+                }
+                indexTables.add(RowKeyTable.indexTableName(o.table, catalog.indexes().get(i).getName()));
+            }
+            Path work = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
+            FileSystem fs = work.getFileSystem(conf);
+            Path hfiles = new Path(work, "hfiles");
+            rejectsDir = new Path(work, REJECTS);
+            if (fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME))) {
+                out.println("Resuming the load of " + o.table + " from " + hfiles + " (its HFiles were written before)");
+            } else {
+                fs.delete(hfiles, true);
+                fs.delete(rejectsDir, true);
+                if (o.splitRegions > 1) {
+                    List<TableName> tables = new ArrayList<>();
+                    tables.add(o.table);
+                    tables.addAll(indexTables);
+                    List<Path> inputs = new ArrayList<>();
+                    for (String input : o.inputs) {
+                        inputs.add(new Path(input));
+                    }
+                    SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
+                }
+                Job job = job(conf, connection, o, catalog, data, indexTables, hfiles);
+                runWithProgress(job, o.quiet ? null : out);
+                rows = job.getCounters().findCounter(Counter.ROWS).getValue();
+                rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
+                moveRejects(fs, hfiles, rejectsDir);
+                out.printf(Locale.ROOT, "%,d rows written as HFiles for %s and %d index table(s); %,d line(s) rejected%s%n",
+                        rows, o.table, indexTables.size(), rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
+                if (rejected > o.maxRejects) {
+                    fs.delete(hfiles, true);
+                    out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
+                    return 1;
+                }
+            }
+            if (o.stopAfter == Step.HFILES) {
+                return 0;
+            }
+            BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
+            for (TableName index : indexTables) {
+                load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
+            }
+            if (o.stopAfter == Step.INDEXES) {
+                return 0;
+            }
+            load(loader, fs, hfiles, o.table, o.table, "data rows", out);
+            if (o.stopAfter == Step.DATA) {
+                return 0;
+            }
+            for (TableName index : indexTables) {
+                load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
+            }
+            fs.delete(hfiles, true);
+            out.println("Loaded " + o.table + " and its indexes");
+            return 0;
+        }
+    }
+
+    /** The job writing every table's HFiles into {@code hfiles}. */
+    private static Job job(Configuration conf, Connection connection, Options o, Catalog catalog, TableDescriptor data,
+            List<TableName> indexTables, Path hfiles) throws IOException {
+        Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey bulk load into " + o.table);
+        Configuration jc = job.getConfiguration();
+        jc.set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
+        jc.set(MAPPING, String.join("\n", o.mappingRules()));
+        jc.set(FORMAT, o.format.name());
+        jc.setLong(TIMESTAMP, o.timestamp != null ? o.timestamp : System.currentTimeMillis());
+        jc.set(DATA_TABLE, o.table.getNameAsString());
+        if ("local".equals(jc.get("mapreduce.framework.name", "local"))) {
+            // The LocalJobRunner runs one task at a time unless told; there is no locality to gain.
+            int cores = Runtime.getRuntime().availableProcessors();
+            jc.setInt("mapreduce.local.map.tasks.maximum", cores);
+            jc.setInt("mapreduce.local.reduce.tasks.maximum", cores);
+            jc.setBoolean(HFileOutputFormat2.LOCALITY_SENSITIVE_CONF_KEY, false);
+            // The map tasks' sort buffers live in this JVM's heap: as large as a quarter of it allows
+            // (at most 1 GB each), so that a map task spills once and skips the merge passes.
+            long quarterPerTask = Runtime.getRuntime().maxMemory() / 4 / cores >> 20;
+            int sortMb = (int) Math.max(100, Math.min(1024, quarterPerTask));
+            jc.setInt("mapreduce.task.io.sort.mb", Math.max(jc.getInt("mapreduce.task.io.sort.mb", 100), sortMb));
+        }
+        job.setJarByClass(BulkLoad.class);
+        job.setInputFormatClass(WholeFileLines.class);
+        for (String input : o.inputs) {
+            FileInputFormat.addInputPath(job, new Path(input));
+        }
+        job.setMapperClass(LineMapper.class);
+        job.setMapOutputKeyClass(ImmutableBytesWritable.class);
+        job.setMapOutputValueClass(KeyValue.class);
+        List<Object> tables = new ArrayList<>();
+        tables.add(tableInfo(data, connection.getRegionLocator(o.table)));
+        try (Admin admin = connection.getAdmin()) {
+            for (TableName index : indexTables) {
+                tables.add(tableInfo(admin.getDescriptor(index), connection.getRegionLocator(index)));
+            }
+        }
+        configureIncrementalLoad(job, tables);
+        job.setReducerClass(RowReducer.class);
+        // The verify step's HFiles go to pseudo tables of their own (an output directory each).
+        List<String> outputs = new ArrayList<>(Arrays.asList(jc.get(OUTPUT_TABLES).split(";")));
+        for (TableName index : indexTables) {
+            outputs.add(verifiedName(index).getNameAsString());
+        }
+        jc.set(OUTPUT_TABLES, String.join(";", outputs));
+        TableMapReduceUtil.addDependencyJarsForClasses(jc, JsonParser.class);
+        FileOutputFormat.setOutputPath(job, hfiles);
+        MultipleOutputs.addNamedOutput(job, REJECTS, TextOutputFormat.class, NullWritable.class, Text.class);
+        return job;
+    }
+
+    /**
+     * {@code new HFileOutputFormat2.TableInfo(descriptor, locator)}: the argument type of the public
+     * {@link MultiTableHFileOutputFormat#configureIncrementalLoad}, whose class HBase 2.x left
+     * package-private (its constructor is public), so it is reached by reflection.
+     */
+    private static Object tableInfo(TableDescriptor descriptor, RegionLocator locator) throws IOException {
+        try {
+            Constructor<?> c = Class.forName(HFileOutputFormat2.class.getName() + "$TableInfo")
+                    .getConstructor(TableDescriptor.class, RegionLocator.class);
+            c.setAccessible(true);
+            return c.newInstance(descriptor, locator);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IOException("this HBase's HFileOutputFormat2.TableInfo cannot be made", e);
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void configureIncrementalLoad(Job job, List<Object> tables) throws IOException {
+        MultiTableHFileOutputFormat.configureIncrementalLoad(job, (List) tables);
+    }
+
+    /** Runs the job, drawing a progress bar on {@code out} (when not null). */
+    private static void runWithProgress(Job job, PrintStream out) throws IOException {
+        try {
+            job.submit();
+            long start = System.nanoTime();
+            // On a terminal one line redrawn; in a log a line per 10%.
+            boolean terminal = System.console() != null;
+            int lastTenth = -1;
+            while (!job.isComplete()) {
+                float map = job.mapProgress();
+                float reduce = job.reduceProgress();
+                int tenth = (int) ((map + reduce) * 5);
+                if (out != null && (terminal || tenth != lastTenth)) {
+                    lastTenth = tenth;
+                    String bar = progressBar("HFiles", (map + reduce) / 2, String.format(Locale.ROOT,
+                            "map %3.0f%% reduce %3.0f%% %5.1f s", map * 100, reduce * 100, (System.nanoTime() - start) / 1e9));
+                    out.print(terminal ? "\r" + bar : bar + "\n");
+                }
+                Thread.sleep(500);
+            }
+            if (out != null) {
+                out.println((terminal ? "\r" : "") + progressBar("HFiles", 1, String.format(Locale.ROOT, "done in %.1f s",
+                        (System.nanoTime() - start) / 1e9)));
+            }
+            if (!job.isSuccessful()) {
+                throw new IOException("the bulk load job failed: " + job.getStatus().getFailureInfo());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the bulk load job ran", e);
+        } catch (ClassNotFoundException e) {
+            throw new IOException("the bulk load job could not start", e);
+        }
+    }
+
+    static String progressBar(String what, float done, String detail) {
+        int width = 30;
+        int filled = Math.max(0, Math.min(width, Math.round(done * width)));
+        StringBuilder bar = new StringBuilder(what).append(" [");
+        for (int i = 0; i < width; i++) {
+            bar.append(i < filled ? '#' : ' ');
+        }
+        return bar.append("] ").append(detail).toString();
+    }
+
+    /** Bulk-loads what is left in {@code hfiles} for output table {@code output} into {@code table}. */
+    private static void load(BulkLoadHFiles loader, FileSystem fs, Path hfiles, TableName output, TableName table,
+            String what, PrintStream out) throws IOException {
+        Path dir = new Path(hfiles, tableRelativePath(output));
+        int files = 0;
+        if (fs.exists(dir)) {
+            for (FileStatus family : fs.listStatus(dir)) {
+                if (family.isDirectory()) {
+                    files += fs.listStatus(family.getPath()).length;
+                }
+            }
+        }
+        if (files == 0) {
+            return; // loaded before (bulk load moves the files away), or no rows
+        }
+        long start = System.nanoTime();
+        loader.bulkLoad(table, dir);
+        out.printf(Locale.ROOT, "Loaded %s into %s: %d HFile(s) in %.1f s%n", what, table, files, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Where HFileOutputFormat2 puts a table's HFiles under its output directory: [namespace/]qualifier. */
+    private static Path tableRelativePath(TableName table) {
+        return table.getNamespaceAsString().equals("default") ? new Path(table.getQualifierAsString())
+                : new Path(table.getNamespaceAsString(), table.getQualifierAsString());
+    }
+
+    /** The pseudo output table of an index's VERIFIED statuses. */
+    static TableName verifiedName(TableName index) {
+        return TableName.valueOf(index.getNamespaceAsString(), index.getQualifierAsString() + VERIFIED_SUFFIX);
+    }
+
+    /** Moves the job's rejects files (rejects-m-NNNNN) out of its HFiles directory. */
+    private static void moveRejects(FileSystem fs, Path hfiles, Path rejects) throws IOException {
+        fs.mkdirs(rejects);
+        for (FileStatus f : fs.listStatus(hfiles)) {
+            if (f.getPath().getName().startsWith(REJECTS + "-")) {
+                fs.rename(f.getPath(), new Path(rejects, f.getPath().getName()));
+            }
+        }
+    }
+
+    /** Text lines, each file read whole by one mapper, so that it knows its line numbers and header. */
+    public static final class WholeFileLines extends TextInputFormat {
+        @Override
+        protected boolean isSplitable(JobContext context, Path file) {
+            return false;
+        }
+    }
+
+    /**
+     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
+     * covered cells) out: cells, not Puts, which cost far more to serialize through the shuffle. A line that
+     * cannot be loaded goes to the rejects output: file, line number, reason, the line.
+     */
+    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, KeyValue> {
+        private Catalog catalog;
+        private LoadMapping mapping;
+        private Format format;
+        private long timestamp;
+        private byte[] dataTable;
+        private byte[][] indexTables;
+        private List<IndexCoverage> covered;
+        /** The index timestamp of the load's index rows (see {@link #indexStamp}) and their UNVERIFIED status. */
+        private long indexStamp;
+        private byte[] unverified;
+        private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
+        private String file;
+        private long lineNumber;
+        private List<String> header;
+
+        @Override
+        protected void setup(Context context) {
+            Configuration conf = context.getConfiguration();
+            catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
+            mapping = LoadMapping.parse(catalog.schema(), Arrays.asList(conf.get(MAPPING).split("\n")));
+            format = Format.valueOf(conf.get(FORMAT));
+            timestamp = conf.getLong(TIMESTAMP, -1);
+            TableName data = TableName.valueOf(conf.get(DATA_TABLE));
+            dataTable = data.getName();
+            int n = catalog.indexes().size();
+            indexTables = new byte[n][];
+            covered = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
+                covered.add(catalog.coverage(i));
+            }
+            indexStamp = indexStamp(timestamp);
+            unverified = IndexRowFormat.unverified(indexStamp);
+            rejects = new MultipleOutputs<>(context);
+            file = ((FileSplit) context.getInputSplit()).getPath().toString();
+        }
+
+        @Override
+        protected void map(LongWritable offset, Text value, Context context) throws IOException, InterruptedException {
+            lineNumber++;
+            String line = value.toString();
+            if (lineNumber == 1 && line.startsWith("\uFEFF")) {
+                line = line.substring(1);
+            }
+            if (line.endsWith("\r")) {
+                line = line.substring(0, line.length() - 1);
+            }
+            try {
+                if (format.hasHeader() && header == null) {
+                    header = InputRecords.header(format, line);
+                    return;
+                }
+                if (line.trim().isEmpty()) {
+                    context.getCounter(Counter.BLANK_LINES).increment(1);
+                    return;
+                }
+                Map<String, Object> record = format == Format.JSON ? InputRecords.json(line)
+                        : InputRecords.delimited(format, header, line);
+                writeRow(record, context);
+                context.getCounter(Counter.ROWS).increment(1);
+            } catch (LoadMapping.Rejected r) {
+                context.getCounter(Counter.REJECTED).increment(1);
+                String reason = r.getMessage() == null ? "rejected" : r.getMessage().replaceAll("[\t\r\n]", " ");
+                rejects.write(REJECTS, NullWritable.get(), new Text(file + "\t" + lineNumber + "\t" + reason + "\t" + line),
+                        REJECTS);
+            }
+        }
+
+        private void writeRow(Map<String, Object> record, Context context) throws LoadMapping.Rejected, IOException,
+                InterruptedException {
+            byte[] key = mapping.rowKey(record);
+            Put data = new Put(key);
+            for (LoadMapping.ColumnRule column : mapping.columns()) {
+                byte[] v = LoadMapping.columnValue(column, record);
+                if (v != null) {
+                    data.addColumn(column.family, column.qualifier, timestamp, v);
+                }
+            }
+            if (data.isEmpty()) {
+                throw new LoadMapping.Rejected("no mapped column has a value (a row needs at least one cell)");
+            }
+            List<Cell> cells = new ArrayList<>();
+            for (List<Cell> family : data.getFamilyCellMap().values()) {
+                cells.addAll(family);
+            }
+            cells.sort(CellComparator.getInstance()); // a Result finds its columns by binary search
+            Result dataRow = Result.create(cells);
+            emit(context, dataTable, data);
+            for (int i = 0; i < indexTables.length; i++) {
+                emit(context, indexTables[i], IndexRowFormat.wholeRow(catalog.indexKey(i, key), indexStamp, unverified,
+                        covered.get(i), dataRow));
+            }
+        }
+
+        /** The cells of {@code put}, keyed by table and row for MultiTableHFileOutputFormat's partitioner. */
+        private static void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
+            ImmutableBytesWritable key = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(table,
+                    put.getRow()));
+            for (List<Cell> family : put.getFamilyCellMap().values()) {
+                for (Cell cell : family) {
+                    context.write(key, KeyValueUtil.ensureKeyValue(cell));
+                }
+            }
+        }
+
+        @Override
+        protected void cleanup(Context context) throws IOException, InterruptedException {
+            rejects.close();
+        }
+    }
+
+    /**
+     * The cells of one row of one table, sorted (as HBase's {@code CellSortReducer}), written to
+     * their table's HFiles; for a row of an index table also its VERIFIED status, to the index's
+     * pseudo table: derived here rather than sent through the shuffle, and in the same key order.
+     */
+    public static final class RowReducer extends Reducer<ImmutableBytesWritable, Cell, ImmutableBytesWritable, Cell> {
+        private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
+
+        @Override
+        protected void setup(Context context) {
+            Configuration conf = context.getConfiguration();
+            Catalog catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
+            TableName data = TableName.valueOf(conf.get(DATA_TABLE));
+            for (int i = 0; i < catalog.indexes().size(); i++) {
+                TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
+                verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
+            }
+        }
+
+        @Override
+        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<Cell> cells, Context context)
+                throws IOException, InterruptedException {
+            TreeSet<Cell> sorted = new TreeSet<>(CellComparator.getInstance());
+            for (Cell cell : cells) {
+                sorted.add(KeyValueUtil.copyToNewKeyValue(cell));
+            }
+            Cell status = null;
+            for (Cell cell : sorted) {
+                context.write(tableAndRow, cell);
+                status = status == null && CellUtil.matchingColumn(cell, IndexRowFormat.FAMILY, IndexRowFormat.STATUS)
+                        ? cell : status;
+            }
+            byte[] composite = tableAndRow.copyBytes();
+            int separator = Bytes.indexOf(composite, (byte) ';');
+            byte[] verified = verifiedTables.get(Bytes.toString(composite, 0, separator));
+            if (verified != null && status != null) {
+                // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
+                byte[] row = CellUtil.cloneRow(status);
+                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
+                        new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
+                                IndexRowFormat.VERIFIED));
+            }
+        }
+    }
+
+    /**
+     * The index timestamp of a load's index rows: the load's data timestamp in the microseconds of
+     * index timestamps (docs/indexes.md). Index rows order by the events that wrote them, data rows
+     * by their cells' timestamps; at the load's own time the two orders agree wherever data
+     * timestamps follow the servers' clocks (docs/bulk-load.md, "Bulk-loaded rows and live writes").
+     */
+    static long indexStamp(long loadTimestampMillis) {
+        return loadTimestampMillis * 1_000;
+    }
+
+    static String usage() {
+        return "usage: BulkLoad --table NAME --input PATH [--input PATH ...] [--format json|csv|tsv]"
+                + " [--mapping FILE] [--key FIELD=INPUT ...] [--column F:Q=INPUT[:TYPE] ...] [--work DIR]"
+                + " [--timestamp MILLIS] [--split-regions N] [--max-rejects N] [--stop-after hfiles|indexes|data] [--quiet]";
+    }
+
+    /** The command's options. */
+    static final class Options {
+        TableName table;
+        final List<String> inputs = new ArrayList<>();
+        Format format = Format.JSON;
+        String mappingFile;
+        final List<String> rules = new ArrayList<>();
+        String work;
+        long maxRejects;
+        Step stopAfter;
+        Long timestamp;
+        int splitRegions;
+        boolean quiet;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--quiet")) {
+                    o.quiet = true;
+                    continue;
+                }
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + a + " needs a value");
+                }
+                String v = args[++i];
+                switch (a) {
+                    case "--table": o.table = TableName.valueOf(v); break;
+                    case "--input": o.inputs.add(v); break;
+                    case "--format": o.format = Format.of(v); break;
+                    case "--mapping": o.mappingFile = v; break;
+                    case "--key": o.rules.add("key " + v); break;
+                    case "--column": o.rules.add("column " + v); break;
+                    case "--work": o.work = v; break;
+                    case "--timestamp": o.timestamp = Long.parseLong(v); break;
+                    case "--split-regions": o.splitRegions = Integer.parseInt(v); break;
+                    case "--max-rejects": o.maxRejects = Long.parseLong(v); break;
+                    case "--stop-after": o.stopAfter = Step.valueOf(v.toUpperCase(Locale.ROOT)); break;
+                    default: throw new IllegalArgumentException("unknown option " + a);
+                }
+            }
+            if (o.table == null || o.inputs.isEmpty()) {
+                throw new IllegalArgumentException("--table and --input are required");
+            }
+            return o;
+        }
+
+        /** The mapping file's rules, then the options' (a later rule for a key field wins). */
+        List<String> mappingRules() throws IOException {
+            List<String> all = new ArrayList<>();
+            if (mappingFile != null) {
+                all.addAll(Files.readAllLines(Paths.get(mappingFile), StandardCharsets.UTF_8));
+            }
+            all.addAll(rules);
+            return all;
+        }
+    }
+}

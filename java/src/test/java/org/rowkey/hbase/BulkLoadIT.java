@@ -1,0 +1,544 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The bulk load ({@link BulkLoad}) on a minicluster with the LocalJobRunner, into the demo's
+ * table shape (seed 000's key, the demo's three indexes, one covering the URL): seed 000's export
+ * lines with bad lines among them, and generated JSON and CSV rows; every query through every
+ * index equals the oracle of the input; the rejects list exactly the bad lines; the load stopped
+ * after each step (as a kill there would) shows only what the oracle allows and a re-run finishes
+ * it; a load beside live writes keeps the newer write of each key in every table.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BulkLoadIT extends HBaseMiniClusterBase {
+    private static final byte[] F = Bytes.toBytes("f");
+    private static final byte[] URL = Bytes.toBytes("url");
+    private static final String[] FIELDS = {"md5url", "sitecode", "status", "code", "sdate", "type", "free", "close",
+        "queue", "scantype"};
+    /** Generated rows of the main test: enough for several HFiles per table and reducer. */
+    private static final int GENERATED = Integer.getInteger("bulkload.it.rows", 50_000);
+
+    private final RowKeySchema schema = TestData.seedSchema();
+    private File local;
+
+    private static List<RowKeyIndex> indexes() {
+        return Arrays.asList(RowKeyIndex.of("by_date_code", "sdate", "code").include(F, URL),
+                RowKeyIndex.of("by_type_queue_free", "type", "queue", "free"),
+                RowKeyIndex.of("by_site_date", "sitecode", "sdate"));
+    }
+
+    @BeforeAll
+    void localDir() throws IOException {
+        local = Files.createTempDirectory("bulkload-it").toFile();
+    }
+
+    @AfterAll
+    void removeLocalDir() throws IOException {
+        for (File f : local.listFiles()) {
+            Files.delete(f.toPath());
+        }
+        Files.delete(local.toPath());
+    }
+
+    /** An input row and the oracle's view of it. */
+    private static final class Row {
+        final Map<String, Object> fields;
+        final String url;
+
+        Row(Map<String, Object> fields, String url) {
+            this.fields = fields;
+            this.url = url;
+        }
+    }
+
+    private TableName create(String name) throws IOException {
+        return create(name, new byte[][] {{(byte) 0x40}, {(byte) 0x80}, {(byte) 0xc0}});
+    }
+
+    private TableName create(String name, byte[][] splits) throws IOException {
+        TableName table = TableName.valueOf(name);
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, table, schema, indexes(), splits, F);
+        }
+        return table;
+    }
+
+    private int bulkLoad(BulkLoad tool, TableName table, String work, String... more) throws Exception {
+        List<String> args = new ArrayList<>(Arrays.asList("--table", table.getNameAsString(), "--work", work,
+                "--column", "f:url=url", "--quiet"));
+        args.addAll(Arrays.asList(more));
+        return ToolRunner.run(new Configuration(conf()), tool, args.toArray(new String[0]));
+    }
+
+    private static List<Row> generated(int n, long seed) {
+        Random r = new Random(seed);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String url = "http://www.site" + (i % 500) + ".gov.cn/page/" + i + ".html";
+            rows.add(new Row(TestData.map("md5url", md5Hex(url), "sitecode", String.format("%010d", i % 500),
+                    "status", r.nextInt(3) - 1, "code", new int[] {200, 301, 404, 500, 503}[r.nextInt(5)],
+                    "sdate", 20161201 + r.nextInt(31), "type", 1 + r.nextInt(4), "free", r.nextInt(10) == 0,
+                    "close", r.nextInt(20) == 0, "queue", r.nextInt(4), "scantype", r.nextInt(3)), url));
+        }
+        return rows;
+    }
+
+    /** MD5 hex of the URL, the seed's md5url. */
+    private static String md5Hex(String s) {
+        try {
+            return Bytes.toHex(java.security.MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String writeJson(String name, List<Row> rows) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (Row row : rows) {
+            out.append("{\"_id\": {\"$oid\": \"584a6e030cf29ba18da2fcd5\"}, \"url\": \"").append(row.url).append('"');
+            for (String f : FIELDS) {
+                Object v = row.fields.get(f);
+                out.append(", \"").append(f).append("\": ");
+                out.append(v instanceof String ? "\"" + v + "\"" : v instanceof Boolean ? ((Boolean) v ? "1" : "0") : v);
+            }
+            out.append("}\n");
+        }
+        return write(name, out.toString());
+    }
+
+    private String writeCsv(String name, List<Row> rows) throws IOException {
+        StringBuilder out = new StringBuilder(String.join(",", FIELDS)).append(",url\n");
+        for (Row row : rows) {
+            for (String f : FIELDS) {
+                out.append(row.fields.get(f)).append(',');
+            }
+            out.append('"').append(row.url).append("\"\n");
+        }
+        return write(name, out.toString());
+    }
+
+    private String write(String name, String text) throws IOException {
+        File f = new File(local, name);
+        Files.write(f.toPath(), text.getBytes(StandardCharsets.UTF_8));
+        return f.toURI().toString();
+    }
+
+    /** Seed 000's export lines (with bad lines among them) as a local file. */
+    private String seedExport() throws IOException {
+        File f = new File(local, "seed000-export.json");
+        try (InputStream in = getClass().getResourceAsStream("/seed000-export.json")) {
+            Files.copy(in, f.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        }
+        return f.toURI().toString();
+    }
+
+    /** The good lines of seed000-export.json, as rows. */
+    private List<Row> seedRows() throws IOException, LoadMapping.Rejected {
+        List<Row> rows = new ArrayList<>();
+        try (InputStream in = getClass().getResourceAsStream("/seed000-export.json")) {
+            String[] lines = new String(readAll(in), StandardCharsets.UTF_8).split("\n");
+            for (int n : new int[] {1, 2, 3, 4, 5, 7, 8, 11, 12, 13}) {
+                Map<String, Object> record = InputRecords.json(lines[n - 1]);
+                Map<String, Object> fields = TestData.map();
+                for (String f : FIELDS) {
+                    Object v = record.get(f);
+                    fields.put(f, f.equals("free") || f.equals("close") ? (Object) (((Number) v).intValue() == 1)
+                            : v instanceof Number ? (Object) ((Number) v).intValue() : v);
+                }
+                rows.add(new Row(fields, (String) record.get("url")));
+            }
+        }
+        return rows;
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n = in.read(buffer); n > 0; n = in.read(buffer)) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private String key(Row row) {
+        return Bytes.toHex(schema.encode(row.fields));
+    }
+
+    /** The oracle's answer to a query: key (hex) to URL of the rows that match. */
+    private TreeMap<String, String> expected(List<Row> oracle, Predicate<Map<String, Object>> matches) {
+        TreeMap<String, String> out = new TreeMap<>();
+        for (Row row : oracle) {
+            if (matches.test(row.fields)) {
+                out.put(key(row), row.url);
+            }
+        }
+        return out;
+    }
+
+    private static TreeMap<String, String> rows(ResultScanner scanner) throws IOException {
+        TreeMap<String, String> out = new TreeMap<>();
+        try (ResultScanner s = scanner) {
+            for (Result r : s) {
+                byte[] url = r.getValue(F, URL);
+                out.put(Bytes.toHex(r.getRow()), url == null ? null : Bytes.toString(url));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Every query through every index, and a full scan of the data table, equals the oracle
+     * (keys, and the URL: read from the covering index where the query is covered).
+     */
+    private void assertQueriesEqual(TableName name, List<Row> oracle) throws IOException {
+        RowKeyTable table = RowKeyTable.open(connection(), name);
+        assertEquals(expected(oracle, r -> true), rows(table.scan(RowKeyQuery.on(schema).noIndex())), "full scan");
+        Random r = new Random(3);
+        for (int i = 0; i < 6; i++) {
+            int sdate = 20161201 + r.nextInt(31);
+            int code = new int[] {404, 503, 200}[i % 3];
+            assertEquals(expected(oracle, f -> f.get("sdate").equals(sdate) && f.get("code").equals(code)),
+                    rows(table.scan(RowKeyQuery.on(schema).eq("sdate", sdate).eq("code", code).select(F, URL)
+                            .useIndex("by_date_code"))), "sdate = " + sdate + " and code = " + code);
+            int type = 1 + r.nextInt(4);
+            int queue = r.nextInt(4);
+            boolean free = r.nextBoolean();
+            assertEquals(expected(oracle, f -> f.get("type").equals(type) && f.get("queue").equals(queue)
+                    && f.get("free").equals(free)), rows(table.scan(RowKeyQuery.on(schema).eq("type", type)
+                            .eq("queue", queue).eq("free", free).useIndex("by_type_queue_free"))), "type/queue/free");
+            String site = i % 2 == 0 ? String.format("%010d", r.nextInt(500)) : "1509250008";
+            assertEquals(expected(oracle, f -> f.get("sitecode").equals(site) && (Integer) f.get("sdate") >= 20161205
+                    && (Integer) f.get("sdate") <= 20161220), rows(table.scan(RowKeyQuery.on(schema).eq("sitecode", site)
+                            .between("sdate", 20161205, 20161220).useIndex("by_site_date"))), "sitecode " + site);
+        }
+        // The seed's sample dates through the covering index, every row of them.
+        assertEquals(expected(oracle, f -> f.get("sdate").equals(20161209) && f.get("code").equals(404)),
+                rows(table.scan(RowKeyQuery.on(schema).eq("sdate", 20161209).eq("code", 404).select(F, URL)
+                        .useIndex("by_date_code"))), "seed 000's sdate = 20161209 and code = 404");
+    }
+
+    /** Every index table holds one VERIFIED index row per data row. */
+    private void assertIndexesVerified(TableName name, int dataRows) throws IOException {
+        for (RowKeyIndex index : indexes()) {
+            int verified = 0;
+            int rows = 0;
+            try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index.name()));
+                    ResultScanner s = t.getScanner(new Scan())) {
+                for (Result r : s) {
+                    rows++;
+                    verified += Arrays.equals(r.getValue(IndexRowFormat.FAMILY,
+                            IndexRowFormat.STATUS), IndexRowFormat.VERIFIED) ? 1 : 0;
+                }
+            }
+            assertEquals(dataRows, rows, index.name() + ": index rows");
+            assertEquals(dataRows, verified, index.name() + ": verified index rows");
+        }
+    }
+
+    private int count(TableName table) throws IOException {
+        int n = 0;
+        try (Table t = connection().getTable(table); ResultScanner s = t.getScanner(new Scan().setRaw(true))) {
+            for (Result ignored : s) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private List<String> rejectLines(BulkLoad tool) throws IOException {
+        FileSystem fs = tool.rejectsDir().getFileSystem(conf());
+        List<String> lines = new ArrayList<>();
+        for (FileStatus f : fs.listStatus(tool.rejectsDir())) {
+            try (InputStream in = fs.open(f.getPath())) {
+                for (String line : new String(readAll(in), StandardCharsets.UTF_8).split("\n")) {
+                    if (!line.isEmpty()) {
+                        lines.add(line);
+                    }
+                }
+            }
+        }
+        return lines;
+    }
+
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void seedExportAndGeneratedRowsLoadIntoEveryIndexAndTheBadLinesAreRejected() throws Exception {
+        TableName name = create("bulk_seed");
+        String seed = seedExport();
+        // More bad lines than allowed: the job fails before anything is loaded.
+        BulkLoad strict = new BulkLoad();
+        assertEquals(1, bulkLoad(strict, name, "/bulk/strict", "--input", seed, "--max-rejects", "5"));
+        assertEquals(6, strict.rejected());
+        assertEquals(0, count(name));
+        for (RowKeyIndex index : indexes()) {
+            assertEquals(0, count(RowKeyTable.indexTableName(name, index.name())), index.name());
+        }
+
+        List<Row> generated = generated(GENERATED, 11);
+        String json = writeJson("generated.json", generated);
+        BulkLoad tool = new BulkLoad();
+        long t0 = System.nanoTime();
+        assertEquals(0, bulkLoad(tool, name, "/bulk/seed", "--input", seed, "--input", json, "--max-rejects", "6"));
+        System.out.printf("BulkLoadIT: %,d rows bulk-loaded with 3 indexes in %d ms%n", tool.rows(),
+                (System.nanoTime() - t0) / 1_000_000);
+        assertEquals(GENERATED + 10, tool.rows());
+        assertEquals(6, tool.rejected());
+
+        // The rejects: exactly the bad lines of the seed file, each with its reason.
+        TreeMap<Integer, String> rejects = new TreeMap<>();
+        for (String line : rejectLines(tool)) {
+            String[] parts = line.split("\t", 4);
+            assertTrue(parts[0].endsWith("seed000-export.json"), line);
+            rejects.put(Integer.parseInt(parts[1]), parts[2]);
+        }
+        assertEquals(new TreeSet<>(Arrays.asList(6, 9, 10, 14, 15, 16)), rejects.keySet(), rejects.toString());
+        assertTrue(rejects.get(6).contains("sdate") && rejects.get(6).contains("missing"), rejects.get(6));
+        assertTrue(rejects.get(9).contains("code") && rejects.get(9).contains("not a number"), rejects.get(9));
+        assertTrue(rejects.get(10).contains("not JSON"), rejects.get(10));
+        assertTrue(rejects.get(14).contains("free") && rejects.get(14).contains("not a bool"), rejects.get(14));
+        assertTrue(rejects.get(15).contains("status"), rejects.get(15));
+        assertTrue(rejects.get(16).contains("not a JSON object"), rejects.get(16));
+
+        List<Row> oracle = new ArrayList<>(seedRows());
+        oracle.addAll(generated);
+        assertQueriesEqual(name, oracle);
+        assertIndexesVerified(name, oracle.size());
+    }
+
+    /**
+     * A bulk-loaded index row is the coprocessor's: the same rows written with Puts at the load's
+     * timestamp into a second table give the same data cells, and index tables whose rows hold the
+     * same cells (status, covered cells with the data cell's timestamp and value); only the index
+     * timestamps differ (the coprocessor's are its clock's at the write).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void bulkLoadedIndexRowsAreTheCoprocessorsOwn() throws Exception {
+        TableName bulk = create("bulk_same");
+        TableName live = create("live_same");
+        List<Row> rows = seedRows();
+        rows.addAll(generated(500, 5));
+        assertEquals(0, bulkLoad(new BulkLoad(), bulk, "/bulk/same", "--input", writeJson("same.json", rows)));
+        long loadTimestamp;
+        try (Table t = connection().getTable(bulk); ResultScanner s = t.getScanner(new Scan())) {
+            loadTimestamp = s.next().rawCells()[0].getTimestamp();
+        }
+        try (Table t = connection().getTable(live)) {
+            List<Put> puts = new ArrayList<>();
+            for (Row row : rows) {
+                puts.add(new Put(schema.encode(row.fields)).addColumn(F, URL, loadTimestamp, Bytes.toBytes(row.url)));
+            }
+            t.put(puts);
+        }
+        assertEquals(cells(bulk, true), cells(live, true), "data table");
+        for (RowKeyIndex index : indexes()) {
+            TableName bulkIndex = RowKeyTable.indexTableName(bulk, index.name());
+            assertEquals(cells(RowKeyTable.indexTableName(live, index.name()), false), cells(bulkIndex, false), index.name());
+            for (String cell : cells(bulkIndex, true)) {
+                assertTrue(cell.contains("/" + BulkLoad.indexStamp(loadTimestamp) + " = "), cell);
+            }
+        }
+    }
+
+    /**
+     * Every cell of a table's newest row versions: row/family/qualifier[/timestamp] = value, as
+     * text; all versions with timestamps.
+     */
+    private List<String> cells(TableName table, boolean withTimestamps) throws IOException {
+        List<String> out = new ArrayList<>();
+        Scan scan = withTimestamps ? new Scan().readAllVersions() : new Scan();
+        try (Table t = connection().getTable(table); ResultScanner s = t.getScanner(scan)) {
+            for (Result r : s) {
+                for (Cell c : r.rawCells()) {
+                    out.add(Bytes.toHex(CellUtil.cloneRow(c)) + "/" + Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":"
+                            + Bytes.toStringBinary(CellUtil.cloneQualifier(c)) + (withTimestamps ? "/" + c.getTimestamp() : "")
+                            + " = " + Bytes.toStringBinary(CellUtil.cloneValue(c)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The load stopped after each step, as a kill there would leave it: after the HFiles, nothing is
+     * visible; after the UNVERIFIED index rows, no query through an index returns a row (their data
+     * rows are not there); after the data, every row is visible through every index (checked
+     * against the data table). Running the command again with the same --work finishes the load.
+     * CSV input here.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void aLoadStoppedAfterAnyStepShowsNothingTheIndexesDisagreeWithAndARerunFinishesIt() throws Exception {
+        List<Row> rows = generated(3_000, 7);
+        String csv = writeCsv("stopped.csv", rows);
+        for (BulkLoad.Step step : new BulkLoad.Step[] {BulkLoad.Step.HFILES, BulkLoad.Step.INDEXES, BulkLoad.Step.DATA}) {
+            TableName name = create("bulk_stop_" + step.name().toLowerCase());
+            String work = "/bulk/stop-" + step.name().toLowerCase();
+            assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--format", "csv", "--input", csv,
+                    "--stop-after", step.name().toLowerCase()));
+            boolean dataLoaded = step == BulkLoad.Step.DATA;
+            assertQueriesEqual(name, dataLoaded ? rows : new ArrayList<Row>());
+            int indexRows = count(RowKeyTable.indexTableName(name, "by_date_code"));
+            assertEquals(step == BulkLoad.Step.HFILES ? 0 : rows.size(), indexRows, step + ": unverified index rows");
+
+            BulkLoad rerun = new BulkLoad();
+            assertEquals(0, bulkLoad(rerun, name, work, "--format", "csv", "--input", csv));
+            assertEquals(0, rerun.rows(), "the re-run loads the HFiles written before, no new job");
+            assertQueriesEqual(name, rows);
+            assertIndexesVerified(name, rows.size());
+        }
+    }
+
+    /**
+     * A new table (one region, its index tables too) split by sampling the input before the load:
+     * every table gets the regions asked for, each holding about an equal share of the rows.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aNewTableIsSplitAtKeysSampledFromTheInput() throws Exception {
+        TableName name = create("bulk_split", new byte[0][]);
+        List<Row> rows = generated(4_000, 19);
+        assertEquals(0, bulkLoad(new BulkLoad(), name, "/bulk/split", "--input", writeJson("split.json", rows),
+                "--split-regions", "3"));
+        List<TableName> tables = new ArrayList<>();
+        tables.add(name);
+        for (RowKeyIndex index : indexes()) {
+            tables.add(RowKeyTable.indexTableName(name, index.name()));
+        }
+        for (TableName table : tables) {
+            byte[][] starts;
+            try (org.apache.hadoop.hbase.client.RegionLocator locator = connection().getRegionLocator(table)) {
+                starts = locator.getStartKeys();
+            }
+            assertEquals(3, starts.length, table + ": regions");
+            for (int r = 0; r < starts.length; r++) {
+                Scan range = new Scan().withStartRow(starts[r]);
+                if (r + 1 < starts.length) {
+                    range.withStopRow(starts[r + 1]);
+                }
+                int n = scanRowKeys(table, range).size();
+                assertTrue(n > rows.size() / 6 && n < rows.size() / 2, table + " region " + r + ": " + n + " rows");
+            }
+        }
+        assertQueriesEqual(name, rows);
+    }
+
+    /**
+     * A load into a table that writers keep writing through the coprocessor (Puts and Deletes of
+     * the loaded keys and of others, each at a timestamp the writer chose): afterwards each key
+     * shows its newest write, bulk-loaded or live, in the data table and through every index.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void aLoadBesideLiveWritesKeepsTheNewerWriteOfEachKeyInEveryTable() throws Exception {
+        TableName name = create("bulk_live");
+        List<Row> loaded = generated(5_000, 13);
+        List<Row> all = new ArrayList<>(loaded);
+        all.addAll(generated(6_000, 13).subList(5_000, 6_000)); // keys only the writers write
+        String json = writeJson("live.json", loaded);
+        // Per key (hex): the newest live write's timestamp and its URL (null: a Delete).
+        Map<String, long[]> liveTs = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, String> liveUrl = new java.util.concurrent.ConcurrentHashMap<>();
+        // The load's timestamp, chosen a few seconds ahead: live writes come before it and after it.
+        long loadTimestamp = System.currentTimeMillis() + 4_000;
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Integer> writer = pool.submit(() -> {
+            Random random = new Random(17);
+            int writes = 0;
+            long last = 0;
+            try (Table t = connection().getTable(name)) {
+                while (!stop.get() || last <= loadTimestamp + 1_000) {
+                    Row row = all.get(random.nextInt(all.size()));
+                    long ts = Math.max(System.currentTimeMillis(), last + 1);
+                    ts = ts == loadTimestamp ? ts + 1 : ts; // no tie with the load (see docs/bulk-load.md)
+                    last = ts;
+                    byte[] key = schema.encode(row.fields);
+                    String url = random.nextInt(4) == 0 ? null : row.url + "?live=" + writes;
+                    if (url == null) {
+                        t.delete(new Delete(key, ts));
+                    } else {
+                        t.put(new Put(key).addColumn(F, URL, ts, Bytes.toBytes(url)));
+                    }
+                    liveTs.put(Bytes.toHex(key), new long[] {ts});
+                    liveUrl.put(Bytes.toHex(key), url == null ? "" : url);
+                    writes++;
+                }
+            }
+            return writes;
+        });
+        BulkLoad tool = new BulkLoad();
+        assertEquals(0, bulkLoad(tool, name, "/bulk/live", "--input", json, "--timestamp", Long.toString(loadTimestamp)));
+        stop.set(true);
+        int writes = writer.get(120, TimeUnit.SECONDS);
+        pool.shutdown();
+        // The oracle: per key, the newer of the bulk row (at the load's timestamp) and the newest live write.
+        List<Row> oracle = new ArrayList<>();
+        java.util.Set<String> loadedKeys = new java.util.HashSet<>();
+        for (Row row : loaded) {
+            loadedKeys.add(key(row));
+        }
+        int before = 0;
+        for (Row row : all) {
+            String k = key(row);
+            long[] ts = liveTs.get(k);
+            boolean isLoaded = loadedKeys.contains(k);
+            before += ts != null && isLoaded && ts[0] < loadTimestamp ? 1 : 0;
+            if (ts != null && (!isLoaded || ts[0] > loadTimestamp)) {
+                if (!liveUrl.get(k).isEmpty()) {
+                    oracle.add(new Row(row.fields, liveUrl.get(k)));
+                }
+            } else if (isLoaded) {
+                oracle.add(row);
+            }
+        }
+        System.out.println("BulkLoadIT: " + writes + " live writes during the load; " + before
+                + " loaded keys last written live before the load's timestamp");
+        assertTrue(before > 0, "some live writes are older than the loaded rows");
+        assertQueriesEqual(name, oracle);
+    }
+}
