@@ -37,6 +37,8 @@ pub struct Index {
     sources: Vec<Source>,
     /// Covered columns (family, qualifier).
     include: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Wholly covered families.
+    include_families: Vec<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +172,29 @@ impl Index {
             }
             include.push(pair);
         }
+        let mut include_families: Vec<Vec<u8>> = Vec::with_capacity(spec.include_families.len());
+        for family in &spec.include_families {
+            if family.is_empty() {
+                return Err(invalid(name, "a covered family is empty".into()));
+            }
+            if family.len() > limits::MAX_COLUMN_NAME_BYTES {
+                return Err(Error::LimitExceeded {
+                    what: "covered column family or qualifier length",
+                    found: family.len(),
+                    limit: limits::MAX_COLUMN_NAME_BYTES,
+                });
+            }
+            if include_families.contains(family) {
+                return Err(invalid(name, "a covered family is named twice".into()));
+            }
+            if include.iter().any(|(f, _)| f == family) {
+                return Err(invalid(
+                    name,
+                    "a column of a wholly covered family is named on its own too".into(),
+                ));
+            }
+            include_families.push(family.clone());
+        }
 
         let mut sources: Vec<Source> = index_fields.iter().map(|&i| Source::Field(i)).collect();
         if salted_data {
@@ -207,6 +232,7 @@ impl Index {
             schema: Schema::from_parsed(&schema)?,
             sources,
             include,
+            include_families,
         })
     }
 
@@ -226,6 +252,22 @@ impl Index {
     /// Covered columns, (family, qualifier).
     pub fn include(&self) -> &[(Vec<u8>, Vec<u8>)] {
         &self.include
+    }
+
+    /// Wholly covered families.
+    pub fn include_families(&self) -> &[Vec<u8>] {
+        &self.include_families
+    }
+
+    /// Whether the index rows hold copies of data column `family:qualifier`.
+    pub fn covers(&self, family: &[u8], qualifier: &[u8]) -> bool {
+        self.include_families.iter().any(|f| f == family)
+            || self.include.iter().any(|(f, q)| f == family && q == qualifier)
+    }
+
+    /// Whether the index rows hold every cell of a table with these families (none: unknown).
+    pub fn covers_families(&self, families: &[Vec<u8>]) -> bool {
+        !families.is_empty() && families.iter().all(|f| self.include_families.contains(f))
     }
 
     /// The index key of a data key. A salted data key whose salt byte is not the one its fields

@@ -70,6 +70,8 @@ pub fn repeated_field_what(full_name: &str) -> &'static str {
         "rowkey.TableCatalog.indexes" => "number of indexes",
         "rowkey.IndexSpec.fields" => "number of index fields",
         "rowkey.IndexSpec.include" => "number of covered columns",
+        "rowkey.IndexSpec.include_families" => "number of covered families",
+        "rowkey.TablePlanRequest.families" => "number of table families",
         "rowkey.PredicateComparatorSpec.any_of" => "number of OR branches",
         _ => "number of repeated elements",
     }

@@ -78,11 +78,11 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
         vec![(String::new(), catalog.schema(), true, None)];
     for index in catalog.indexes() {
         let covered = request.key_only
-            || (!request.columns.is_empty()
-                && request
-                    .columns
-                    .iter()
-                    .all(|c| index.include().iter().any(|(f, q)| *f == c.family && *q == c.qualifier)));
+            || if request.columns.is_empty() {
+                index.covers_families(&request.families)
+            } else {
+                request.columns.iter().all(|c| index.covers(&c.family, &c.qualifier))
+            };
         let note = (index.state() != IndexState::ACTIVE).then(|| not_read_because(index.state()));
         candidates.push((index.name().to_owned(), index.schema(), covered, note));
     }

@@ -229,6 +229,35 @@ fn bad_index_definitions_are_refused_by_name() {
             }],
             "a covered column has an empty family",
         ),
+        (
+            vec![{
+                let mut i = index_spec("ix", &["b"], 0);
+                i.include_families.push(Vec::new());
+                i
+            }],
+            "a covered family is empty",
+        ),
+        (
+            vec![{
+                let mut i = index_spec("ix", &["b"], 0);
+                i.include_families.push(b"f".to_vec());
+                i.include_families.push(b"f".to_vec());
+                i
+            }],
+            "a covered family is named twice",
+        ),
+        (
+            vec![{
+                let mut i = index_spec("ix", &["b"], 0);
+                i.include_families.push(b"f".to_vec());
+                let mut column = Column::new();
+                column.family = b"f".to_vec();
+                column.qualifier = b"q".to_vec();
+                i.include.push(column);
+                i
+            }],
+            "a column of a wholly covered family is named on its own too",
+        ),
     ];
     for (indexes, expected) in cases {
         let got = refused(indexes, schema());
@@ -370,6 +399,35 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
     let mut key_only = request(&catalog_spec, seed2());
     key_only.key_only = true;
     assert!(plan_table(&catalog, &key_only).unwrap().covered);
+    // Every column (no column named) is not covered by one column, nor when the families are unknown.
+    assert!(!plan_table(&catalog, &request(&catalog_spec, seed2())).unwrap().covered);
+
+    // A wholly covered family covers its every column, and every column of a table of only it.
+    let mut whole = catalog_spec.clone();
+    whole.indexes[0].include.clear();
+    whole.indexes[0].include_families.push(b"f".to_vec());
+    let whole_catalog = Catalog::from_spec(&whole).unwrap();
+    let mut any_column = request(&whole, seed2());
+    any_column.columns.push({
+        let mut c = Column::new();
+        c.family = b"f".to_vec();
+        c.qualifier = b"any".to_vec();
+        c
+    });
+    assert!(plan_table(&whole_catalog, &any_column).unwrap().covered);
+    let mut other_family = any_column.clone();
+    other_family.columns[0].family = b"g".to_vec();
+    assert!(!plan_table(&whole_catalog, &other_family).unwrap().covered);
+    let mut select_all = request(&whole, seed2());
+    select_all.families.push(b"f".to_vec());
+    let plan_all = plan_table(&whole_catalog, &select_all).unwrap();
+    assert!(
+        plan_all.covered && plan_all.explain.contains("covered"),
+        "{}",
+        plan_all.explain
+    );
+    select_all.families.push(b"g".to_vec());
+    assert!(!plan_table(&whole_catalog, &select_all).unwrap().covered);
 
     // The leading data field fixed, the index's not: the data table.
     let mut md5 = request(&catalog_spec, vec![int_condition("code", Op::EQ, &[404])]);

@@ -395,7 +395,7 @@ public final class BulkLoad extends Configured implements Tool {
         private long timestamp;
         private byte[] dataTable;
         private byte[][] indexTables;
-        private List<List<IndexRowFormat.CoveredColumn>> covered;
+        private List<IndexCoverage> covered;
         /** The index timestamp of the load's index rows (see {@link #indexStamp}) and their UNVERIFIED status. */
         private long indexStamp;
         private byte[] unverified;
@@ -418,7 +418,7 @@ public final class BulkLoad extends Configured implements Tool {
             covered = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
-                covered.add(IndexRowFormat.CoveredColumn.of(catalog.indexes().get(i).getIncludeList()));
+                covered.add(catalog.coverage(i));
             }
             indexStamp = indexStamp(timestamp);
             unverified = IndexRowFormat.unverified(indexStamp);

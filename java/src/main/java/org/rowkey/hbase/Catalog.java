@@ -27,6 +27,7 @@ final class Catalog {
     private final TableCatalog spec;
     private final RowKeySchema schema;
     private final List<RowKeySchema> indexSchemas;
+    private final List<IndexCoverage> coverages;
 
     private Catalog(byte[] serialized) {
         long pointer = RowKeyNative.catalogParse(serialized);
@@ -40,6 +41,11 @@ final class Catalog {
                 schemas.add(RowKeySchema.parseFrom(RowKeyNative.catalogIndexSchema(pointer, i)));
             }
             this.indexSchemas = Collections.unmodifiableList(schemas);
+            List<IndexCoverage> covers = new ArrayList<>();
+            for (IndexSpec index : spec.getIndexesList()) {
+                covers.add(IndexCoverage.of(index));
+            }
+            this.coverages = Collections.unmodifiableList(covers);
         } catch (InvalidProtocolBufferException e) {
             handle.close();
             throw new IllegalStateException("native core returned an unreadable canonical catalog", e);
@@ -95,6 +101,11 @@ final class Catalog {
     /** The key schema of index number {@code index}. */
     RowKeySchema indexSchema(int index) {
         return indexSchemas.get(index);
+    }
+
+    /** The data cells index number {@code index} covers. */
+    IndexCoverage coverage(int index) {
+        return coverages.get(index);
     }
 
     /** The key in index number {@code index} of a data key. */

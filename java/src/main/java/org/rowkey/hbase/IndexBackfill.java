@@ -2,7 +2,6 @@ package org.rowkey.hbase;
 
 import java.io.IOException;
 import java.util.Base64;
-import java.util.List;
 import java.util.function.DoubleConsumer;
 
 import org.apache.hadoop.conf.Configuration;
@@ -67,15 +66,13 @@ final class IndexBackfill {
     public static final class Mapper extends TableMapper<ImmutableBytesWritable, Put> {
         private Catalog catalog;
         private int index;
-        private IndexSpec spec;
-        private List<IndexRowFormat.CoveredColumn> covered;
+        private IndexCoverage covered;
 
         @Override
         protected void setup(Context context) {
             catalog = Catalog.parse(Base64.getDecoder().decode(context.getConfiguration().get(CATALOG)));
             index = context.getConfiguration().getInt(INDEX, -1);
-            spec = catalog.indexes().get(index);
-            covered = IndexRowFormat.CoveredColumn.of(spec.getIncludeList());
+            covered = catalog.coverage(index);
         }
 
         @Override

@@ -3,7 +3,6 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,7 +18,6 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
@@ -66,22 +64,17 @@ final class IndexResultScanner implements ResultScanner {
     private long dataRowsRead;
 
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
-            TablePlan plan, Scan indexScan, List<Column> columns, boolean keysOnly) throws IOException {
+            TablePlan plan, ResultScanner indexRows, List<Column> columns, boolean keysOnly) throws IOException {
         this.catalog = catalog;
         this.index = index;
         this.covered = plan.getCovered();
         this.keysOnly = keysOnly;
-        this.repair = new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), connection.getConfiguration());
+        this.repair = new IndexRowRepair(catalog.coverage(index), connection.getConfiguration());
         this.selectedColumns = CoveredColumn.of(columns);
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = data;
-        try {
-            this.indexRows = indexTable.getScanner(indexScan.setScanMetricsEnabled(true));
-        } catch (IOException | RuntimeException e) {
-            closeQuietly();
-            throw e;
-        }
+        this.indexRows = indexRows;
     }
 
     @Override
@@ -143,9 +136,10 @@ final class IndexResultScanner implements ResultScanner {
             if (dataKeys[i] == null) {
                 continue; // not a row the index wrote (Catalog.dataKeyOrNull)
             }
-            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i), covered && answersAlone(rows.get(i), statuses.get(i)));
+            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i),
+                    covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null);
             entries.add(entry);
-            if (!entry.fromIndex) {
+            if (entry.fromIndex == null) {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
@@ -160,8 +154,8 @@ final class IndexResultScanner implements ResultScanner {
         int next = 0;
         for (Entry entry : batch.entries) {
             Result answer;
-            if (entry.fromIndex) {
-                answer = fromIndex(entry);
+            if (entry.fromIndex != null) {
+                answer = entry.fromIndex == NO_ROW ? null : entry.fromIndex;
             } else {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
@@ -226,21 +220,41 @@ final class IndexResultScanner implements ResultScanner {
     }
 
     /**
-     * Whether a VERIFIED index row of a covered plan answers alone: it holds a covered cell (the data
-     * cell or the mark of its absence) for every column the query selects, as every whole-row write
-     * does. One that lacks one was not written whole, and is answered from its data row.
+     * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
+     * cells the query selects (every one it holds when the query selects every column); null when it
+     * does not answer alone: not VERIFIED, or not telling whether the data row has a selected column
+     * (a named column's cell missing: the row was not written whole), and answered from its data row.
+     * A row none of whose selected columns exist is no answer ({@link #NO_ROW}).
      */
-    private boolean answersAlone(Result indexRow, Cell status) {
+    private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
         if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
-            return false;
+            return null;
         }
-        for (CoveredColumn c : keysOnly ? Collections.<CoveredColumn>emptyList() : selectedColumns) {
-            if (IndexRowFormat.indexCell(indexRow, c.inIndex) == null) {
-                return false;
+        if (keysOnly) {
+            return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
+                    IndexRowFormat.STATUS, status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
+        }
+        IndexCoverage coverage = catalog.coverage(index);
+        if (selectedColumns.isEmpty()) {
+            // Every column, the table's families all covered: a row has a cell, so its copy must.
+            List<Cell> all = coverage.dataCells(indexRow, status, dataKey);
+            return all.isEmpty() ? null : Result.create(all);
+        }
+        List<Cell> cells = new ArrayList<>(selectedColumns.size());
+        for (CoveredColumn c : selectedColumns) {
+            if (!coverage.tells(indexRow, c)) {
+                return null;
+            }
+            Cell cell = coverage.dataCell(indexRow, status, dataKey, c);
+            if (cell != null) {
+                cells.add(cell);
             }
         }
-        return true;
+        return cells.isEmpty() ? NO_ROW : Result.create(cells);
     }
+
+    /** The answer of an index row whose data row has none of the selected columns: no row. */
+    private static final Result NO_ROW = Result.create(new Cell[0]);
 
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
     private static final class Entry {
@@ -248,34 +262,16 @@ final class IndexResultScanner implements ResultScanner {
         final byte[] dataKey;
         final Cell status;
         final boolean verified;
-        /** Answered from the index row alone (a covered plan's VERIFIED row holding the selected cells). */
-        final boolean fromIndex;
+        /** The answer from the index row alone ({@link #answerAlone}), or null: its data row is read. */
+        final Result fromIndex;
 
-        Entry(Result row, byte[] dataKey, Cell status, boolean fromIndex) {
+        Entry(Result row, byte[] dataKey, Cell status, Result fromIndex) {
             this.row = row;
             this.dataKey = dataKey;
             this.status = status;
             this.verified = IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED);
             this.fromIndex = fromIndex;
         }
-    }
-
-    /** The answer from a verified index row of a covered plan: its key, or its selected covered cells. */
-    private Result fromIndex(Entry entry) {
-        Result indexRow = entry.row;
-        byte[] dataKey = entry.dataKey;
-        if (keysOnly) {
-            return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
-                    IndexRowFormat.STATUS, entry.status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
-        }
-        List<Cell> cells = new ArrayList<>(selectedColumns.size());
-        for (CoveredColumn c : selectedColumns) {
-            Cell cell = IndexRowFormat.dataCell(IndexRowFormat.indexCell(indexRow, c.inIndex), dataKey, c);
-            if (cell != null) {
-                cells.add(cell);
-            }
-        }
-        return cells.isEmpty() ? null : Result.create(cells);
     }
 
     /** A data row cut to what the query asks: the selected columns, or its first cell without its value. */
@@ -301,13 +297,7 @@ final class IndexResultScanner implements ResultScanner {
 
     @Override
     public void close() {
-        if (indexRows != null) {
-            indexRows.close();
-        }
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
+        indexRows.close();
         try {
             indexTable.close();
         } catch (IOException ignored) {

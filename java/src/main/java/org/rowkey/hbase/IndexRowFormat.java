@@ -111,7 +111,7 @@ final class IndexRowFormat {
     }
 
     /** The covered cell of a data column the data row does not have. */
-    private static final byte[] ABSENT = new byte[0];
+    static final byte[] ABSENT = new byte[0];
 
     /**
      * The data cell that a covered cell of an index row stands for, under the data row's key and
@@ -129,14 +129,12 @@ final class IndexRowFormat {
 
     /**
      * The whole index row {@code indexKey} as the data row {@code dataRow} (read with at least the
-     * covered columns) shows it, at index timestamp {@code stamp}, with status {@code status}.
+     * covered columns and families) shows it, at index timestamp {@code stamp}, with status
+     * {@code status}: the covered cells as {@link IndexCoverage#copy} writes them.
      */
-    static Put wholeRow(byte[] indexKey, long stamp, byte[] status, List<CoveredColumn> covered, Result dataRow) {
+    static Put wholeRow(byte[] indexKey, long stamp, byte[] status, IndexCoverage covered, Result dataRow) {
         Put put = new Put(indexKey).addColumn(FAMILY, STATUS, stamp, status);
-        for (CoveredColumn c : covered) {
-            Cell cell = dataRow.getColumnLatestCell(c.family, c.qualifier);
-            put.addColumn(FAMILY, c.inIndex, stamp, cell == null ? ABSENT : coveredValue(cell));
-        }
+        covered.copy(dataRow, stamp, put);
         return put;
     }
 
@@ -171,8 +169,12 @@ final class IndexRowFormat {
         final byte[] inIndex;
 
         private CoveredColumn(Column column) {
-            this.family = column.getFamily().toByteArray();
-            this.qualifier = column.getQualifier().toByteArray();
+            this(column.getFamily().toByteArray(), column.getQualifier().toByteArray());
+        }
+
+        CoveredColumn(byte[] family, byte[] qualifier) {
+            this.family = family;
+            this.qualifier = qualifier;
             this.inIndex = coveredQualifier(family, qualifier);
         }
 

@@ -1,6 +1,5 @@
 package org.rowkey.hbase;
 
-import java.util.List;
 import java.util.Optional;
 
 import org.apache.hadoop.conf.Configuration;
@@ -10,8 +9,6 @@ import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 
-import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 
 /**
  * What a reader does with an UNVERIFIED index row of one index it met (docs/indexes.md), shared by
@@ -26,12 +23,12 @@ final class IndexRowRepair {
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
     static final long STALE_GRACE_DEFAULT = 3_600_000;
 
-    /** The columns the index covers. */
-    private final List<CoveredColumn> included;
+    /** The cells the index covers. */
+    private final IndexCoverage coverage;
     private final long staleGraceMillis;
 
-    IndexRowRepair(List<Column> included, Configuration conf) {
-        this.included = CoveredColumn.of(included);
+    IndexRowRepair(IndexCoverage coverage, Configuration conf) {
+        this.coverage = coverage;
         this.staleGraceMillis = conf.getLong(STALE_GRACE_KEY, STALE_GRACE_DEFAULT);
     }
 
@@ -64,7 +61,7 @@ final class IndexRowRepair {
             return Optional.empty();
         }
         return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
-                IndexRowFormat.wholeRow(row, status.getTimestamp(), IndexRowFormat.VERIFIED, included, dataRow)));
+                IndexRowFormat.wholeRow(row, status.getTimestamp(), IndexRowFormat.VERIFIED, coverage, dataRow)));
     }
 
     private static CheckAndMutate onlyIfStill(byte[] row, byte[] status, Put put) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
@@ -84,13 +85,19 @@ final class JoinScanner implements ResultScanner {
     private final List<CoveredColumn> columns;
     private final boolean keysOnly;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
+    private final Executor readers;
     private long returned;
     private boolean exhausted;
     /** Data rows read by Gets (the answer's, and those of the repairs). */
     private long dataRowsRead;
 
+    /**
+     * {@code readers}: where the ranges of one stream (salt buckets, IN values) that all need a read
+     * read at once; null: one after another.
+     */
     JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
-            boolean keysOnly) throws IOException {
+            boolean keysOnly, Executor readers) throws IOException {
+        this.readers = readers;
         this.limit = plan.limit;
         this.reversed = plan.reversed;
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
@@ -207,7 +214,7 @@ final class JoinScanner implements ResultScanner {
             if (ranges.isEmpty()) {
                 return null; // an IN with no value
             }
-            streams.add(KeyStreams.union(order, ranges));
+            streams.add(KeyStreams.union(order, ranges, readers));
         }
         return b.relays() ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
     }
@@ -218,7 +225,7 @@ final class JoinScanner implements ResultScanner {
         if (t == null) {
             t = table(connection, RowKeyTable.indexTableName(name, catalog.indexes().get(index).getName()));
             indexTables.put(index, t);
-            repairs.put(index, new IndexRowRepair(catalog.indexes().get(index).getIncludeList(), conf));
+            repairs.put(index, new IndexRowRepair(catalog.coverage(index), conf));
         }
         return t;
     }
@@ -234,7 +241,8 @@ final class JoinScanner implements ResultScanner {
         }
     }
 
-    private void remember(Unverified row, byte[] dataKey) {
+    /** Synchronized: the ranges of a stream may be read at once (see {@link KeyStreams#readAtOnce}). */
+    private synchronized void remember(Unverified row, byte[] dataKey) {
         if (dataKey == null) {
             return; // not a row the index wrote: the stream skips it
         }

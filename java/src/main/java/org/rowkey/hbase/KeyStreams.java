@@ -1,9 +1,14 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Predicate;
 
 import org.apache.hadoop.hbase.util.Bytes;
@@ -59,10 +64,65 @@ final class KeyStreams {
 
     /** The keys in any input, each once. */
     static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+        return union(order, inputs, null);
+    }
+
+    /**
+     * {@link #union(Comparator, List)} whose inputs that need a read to give their next keys read at
+     * once in {@code readers} (null: one after another), as a union of ranges in different regions
+     * (salt buckets, IN values) needs the next key of each. Only for inputs that share nothing (each
+     * read from one thread at a time, the caller waiting for all), such as {@link RangeKeyStream}s.
+     */
+    static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs, Executor readers) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("a union needs at least one input");
         }
-        return inputs.size() == 1 ? inputs.get(0) : new Union(order, inputs);
+        return inputs.size() == 1 ? inputs.get(0) : new Union(order, inputs, readers);
+    }
+
+    /**
+     * Settles the streams that do not hold their next key at once: each but the first read by
+     * {@code readers}, the first by the caller, who then runs any the pool has not started yet (so a
+     * busy pool never makes it wait); the first failure is thrown once every read has ended.
+     */
+    static void readAtOnce(Executor readers, List<KeyStream> streams) throws IOException {
+        List<FutureTask<byte[]>> reads = new ArrayList<>();
+        for (KeyStream s : streams) {
+            if (!s.holds()) {
+                reads.add(new FutureTask<>(s::key));
+            }
+        }
+        if (reads.size() < 2) {
+            return;
+        }
+        for (FutureTask<byte[]> read : reads.subList(1, reads.size())) {
+            try {
+                readers.execute(read);
+            } catch (RejectedExecutionException e) {
+                // run below, by the caller
+            }
+        }
+        Throwable failure = null;
+        for (FutureTask<byte[]> read : reads) {
+            read.run(); // a no-op when a reader has run it or runs it now
+            try {
+                read.get();
+            } catch (ExecutionException e) {
+                failure = failure == null ? e.getCause() : failure;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while reading key streams at once");
+            }
+        }
+        if (failure instanceof IOException) {
+            throw (IOException) failure;
+        }
+        if (failure instanceof RuntimeException) {
+            throw (RuntimeException) failure;
+        }
+        if (failure != null) {
+            throw new IOException("a key stream read failed", failure);
+        }
     }
 
     /** The keys of {@code kept} that are not in {@code removed}. */
@@ -258,10 +318,13 @@ final class KeyStreams {
 
     private static final class Union extends Derived {
         private final List<KeyStream> inputs;
+        /** Reads the inputs at once; null: one after another. */
+        private final Executor readers;
 
-        Union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+        Union(Comparator<byte[]> order, List<? extends KeyStream> inputs, Executor readers) {
             super(order);
             this.inputs = new ArrayList<>(inputs);
+            this.readers = readers;
         }
 
         @Override
@@ -276,6 +339,9 @@ final class KeyStreams {
 
         @Override
         byte[] settle() throws IOException {
+            if (readers != null) {
+                readAtOnce(readers, inputs);
+            }
             byte[] smallest = null;
             for (KeyStream input : inputs) {
                 byte[] key = input.key();

@@ -32,12 +32,15 @@ public final class RowKeyIndex {
     private final List<String> fields;
     private final int saltBuckets;
     private final List<Column> include;
+    private final List<ByteString> includeFamilies;
 
-    private RowKeyIndex(String name, List<String> fields, int saltBuckets, List<Column> include) {
+    private RowKeyIndex(String name, List<String> fields, int saltBuckets, List<Column> include,
+            List<ByteString> includeFamilies) {
         this.name = name;
         this.fields = fields;
         this.saltBuckets = saltBuckets;
         this.include = include;
+        this.includeFamilies = includeFamilies;
     }
 
     /**
@@ -51,7 +54,7 @@ public final class RowKeyIndex {
             Objects.requireNonNull(f, "index field name");
         }
         return new RowKeyIndex(name, Collections.unmodifiableList(new ArrayList<>(Arrays.asList(fields))), 0,
-                Collections.<Column>emptyList());
+                Collections.<Column>emptyList(), Collections.<ByteString>emptyList());
     }
 
     /**
@@ -62,10 +65,15 @@ public final class RowKeyIndex {
         if (buckets < 1 || buckets > 256) {
             throw new IllegalArgumentException("index '" + name + "': salt buckets must be in 1..256, got " + buckets);
         }
-        return new RowKeyIndex(name, fields, buckets, include);
+        return new RowKeyIndex(name, fields, buckets, include, includeFamilies);
     }
 
-    /** Covers these columns: copied into each index row, so a query needing only them never reads the data table. */
+    /**
+     * Covers these columns, or with no qualifier every cell of {@code family} (Phoenix's covered
+     * column family): copied into each index row, so a query needing only covered columns never
+     * reads the data table, nor does one selecting every column when the index covers every family
+     * of the table.
+     */
     public RowKeyIndex include(String family, String... qualifiers) {
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(qualifiers, "qualifiers");
@@ -80,12 +88,17 @@ public final class RowKeyIndex {
     public RowKeyIndex include(byte[] family, byte[]... qualifiers) {
         Objects.requireNonNull(family, "family");
         Objects.requireNonNull(qualifiers, "qualifiers");
+        if (qualifiers.length == 0) {
+            List<ByteString> families = new ArrayList<>(includeFamilies);
+            families.add(ByteString.copyFrom(family));
+            return new RowKeyIndex(name, fields, saltBuckets, include, Collections.unmodifiableList(families));
+        }
         List<Column> more = new ArrayList<>(include);
         for (byte[] q : qualifiers) {
             more.add(Column.newBuilder().setFamily(ByteString.copyFrom(family))
                     .setQualifier(ByteString.copyFrom(Objects.requireNonNull(q, "qualifier"))).build());
         }
-        return new RowKeyIndex(name, fields, saltBuckets, Collections.unmodifiableList(more));
+        return new RowKeyIndex(name, fields, saltBuckets, Collections.unmodifiableList(more), includeFamilies);
     }
 
     public String name() {
@@ -105,13 +118,15 @@ public final class RowKeyIndex {
     /** The definition as the catalog stores it, in {@code state}. */
     IndexSpec toSpec(IndexState state) {
         return IndexSpec.newBuilder().setName(name).addAllFields(fields).setSaltBuckets(saltBuckets)
-                .addAllInclude(include).setState(state).build();
+                .addAllInclude(include).addAllIncludeFamilies(includeFamilies).setState(state).build();
     }
 
     @Override
     public String toString() {
         return "RowKeyIndex[" + name + " on (" + String.join(", ", fields) + ")"
                 + (saltBuckets > 0 ? ", salt " + saltBuckets : "")
-                + (include.isEmpty() ? "" : ", " + include.size() + " covered column(s)") + "]";
+                + (include.isEmpty() ? "" : ", " + include.size() + " covered column(s)")
+                + (includeFamilies.isEmpty() ? "" : ", " + includeFamilies.size() + " covered famil" + (includeFamilies.size() == 1 ? "y" : "ies"))
+                + "]";
     }
 }

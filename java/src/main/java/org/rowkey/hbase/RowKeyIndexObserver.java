@@ -45,7 +45,6 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
@@ -94,10 +93,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     private TableName[] indexTables;
     /** Per index: a DROPPING index whose table failed a write (it is being deleted), no longer written. */
     private volatile boolean[] droppedTables;
-    /** Per index, the columns it covers. */
-    private List<List<CoveredColumn>> covered;
-    /** Every covered column of every index: what the post step reads of a row. */
-    private List<CoveredColumn> anyCovered;
+    /** Per index, the cells it covers. */
+    private List<IndexCoverage> covered;
     private Connection connection;
     private int writeTimeoutMillis;
     private final IndexClock clock = new IndexClock();
@@ -120,16 +117,10 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             indexTables = new TableName[indexes.size()];
             droppedTables = new boolean[indexes.size()];
             covered = new ArrayList<>();
-            Map<ByteBuffer, CoveredColumn> union = new java.util.LinkedHashMap<>();
             for (int i = 0; i < indexTables.length; i++) {
                 indexTables[i] = IndexRowFormat.indexTableName(dataTable, indexes.get(i).getName());
-                List<CoveredColumn> columns = CoveredColumn.of(indexes.get(i).getIncludeList());
-                covered.add(columns);
-                for (CoveredColumn c : columns) {
-                    union.putIfAbsent(ByteBuffer.wrap(c.inIndex), c);
-                }
+                covered.add(catalog.coverage(i));
             }
-            anyCovered = new ArrayList<>(union.values());
             writeTimeoutMillis = region.getConfiguration().getInt(WRITE_TIMEOUT_KEY, WRITE_TIMEOUT_DEFAULT);
             // A table with no index (the observer binds RowKeyWhere filters there) writes none.
             connection = indexTables.length == 0 ? null
@@ -336,12 +327,9 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     private Map<ByteBuffer, Result> readRows(RegionCoprocessorEnvironment env, List<byte[]> rows) throws IOException {
         Map<ByteBuffer, Result> found = new java.util.HashMap<>();
         List<byte[]> uncovered = rows;
-        if (!anyCovered.isEmpty()) {
-            Scan scan = rowsScan(rows);
-            for (CoveredColumn column : anyCovered) {
-                scan.addColumn(column.family, column.qualifier);
-            }
-            scanInto(env, scan, found);
+        Scan coveredScan = rowsScan(rows);
+        if (IndexCoverage.addTo(coveredScan, covered)) {
+            scanInto(env, coveredScan, found);
             uncovered = new ArrayList<>();
             for (byte[] row : rows) {
                 if (!found.containsKey(ByteBuffer.wrap(row))) {

@@ -53,6 +53,10 @@ public final class RowKeyQuery {
     private boolean leapfrog;
     /** {@link RowKeyTable#scan}: rows in descending data-key order. */
     private boolean reversed;
+    /** {@link RowKeyTable#scan}: one scan after another, no parallel reads. */
+    private boolean serial;
+    /** {@link RowKeyTable#scan}: rows in the order parallel reads deliver them. */
+    private boolean unordered;
 
     private RowKeyQuery(RowKeySchema schema) {
         this.schema = schema;
@@ -293,6 +297,33 @@ public final class RowKeyQuery {
     public RowKeyQuery keysOnly() {
         this.keysOnly = true;
         return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} reads the chunks of its plan (its ranges, cut at region boundaries) one
+     * after another, as one HBase scan, rather than at once (see {@code rowkey.scan.threads}).
+     */
+    public RowKeyQuery serial() {
+        this.serial = true;
+        return this;
+    }
+
+    /**
+     * {@link RowKeyTable#scan} may return the rows in any order: each chunk's rows (a region's part of
+     * the plan) as soon as they are read, so no chunk waits for the one before it. Queries answered by
+     * joins of key streams (limits, reversed, {@code anyOf}) keep their order.
+     */
+    public RowKeyQuery unordered() {
+        this.unordered = true;
+        return this;
+    }
+
+    boolean isSerial() {
+        return serial;
+    }
+
+    boolean isUnordered() {
+        return unordered;
     }
 
     /** The limit; 0 for none. */

@@ -7,8 +7,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.DoubleConsumer;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.apache.hadoop.hbase.HConstants;
@@ -24,18 +26,19 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
@@ -71,12 +74,16 @@ public final class RowKeyTable {
      * has a TTL, since an index row may outlive the cells it stands for.
      */
     private final boolean indexAloneAnswers;
+    /** The data table's families: an index covering them all answers a query of every column. */
+    private final List<ByteString> families;
 
-    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers) {
+    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers,
+            List<ByteString> families) {
         this.connection = connection;
         this.name = name;
         this.catalog = catalog;
         this.indexAloneAnswers = indexAloneAnswers;
+        this.families = families;
     }
 
     /** The table of index {@code index} of data table {@code table}. */
@@ -199,11 +206,13 @@ public final class RowKeyTable {
                     + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
         }
         boolean noTtl = true;
+        List<ByteString> families = new ArrayList<>();
         for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
             noTtl &= family.getTimeToLive() == HConstants.FOREVER;
+            families.add(ByteString.copyFrom(family.getName()));
         }
         try {
-            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl);
+            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl, families);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
                     + e.getMessage(), e);
@@ -316,10 +325,10 @@ public final class RowKeyTable {
     }
 
     private static void checkCoveredFamilies(IndexSpec index, TableName name, Set<String> families) {
-        for (Column c : index.getIncludeList()) {
-            if (!families.contains(Bytes.toStringBinary(c.getFamily().toByteArray()))) {
-                throw new IllegalArgumentException("index '" + index.getName() + "' covers a column of family '"
-                        + Bytes.toStringBinary(c.getFamily().toByteArray()) + "', which table " + name
+        for (byte[] family : IndexCoverage.of(index).familiesNamed()) {
+            if (!families.contains(Bytes.toStringBinary(family))) {
+                throw new IllegalArgumentException("index '" + index.getName() + "' covers family '"
+                        + Bytes.toStringBinary(family) + "' (or a column of it), which table " + name
                         + " does not have (families: " + families + ")");
             }
         }
@@ -357,7 +366,11 @@ public final class RowKeyTable {
      * their OR natively); the UNVERIFIED index rows their streams read are repaired or marked STALE
      * the same way. A query that several indexes (or the data table's leading fields) each fix some
      * conditions of, and that no index covers, is answered the same way too: its streams relayed,
-     * each filtered with the whole query on the server, in data-key order.
+     * each filtered with the whole query on the server, in data-key order. The plan's ranges in
+     * different regions (salt buckets, IN values, a long range) are read at once by the
+     * connection's pool ({@link ParallelScanner}: {@code rowkey.scan.threads}, default 16), rows
+     * still in order unless {@link RowKeyQuery#unordered}; {@link RowKeyQuery#serial} reads one
+     * range after another.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         return new Replanning(query, catalog);
@@ -429,39 +442,76 @@ public final class RowKeyTable {
 
     private ResultScanner scan(RowKeyQuery query, Catalog current) throws IOException {
         if (isJoin(query)) {
-            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly());
+            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly(),
+                    readers(query));
         }
         TablePlan plan = plan(query, current);
         JoinPlan relay = relay(query, plan, current);
         if (relay != null) {
-            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly());
+            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly(), readers(query));
         }
+        PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
+        List<RowRange> ranges = ScanPlanner.ranges(plan.getPlan());
+        int parallelism = query.isSerial() ? 1 : ParallelScanner.threads(connection);
+        ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         if (plan.getIndex().isEmpty()) {
-            Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()).setScanMetricsEnabled(true);
-            for (Column c : query.columns()) {
-                scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
-            }
-            if (query.isKeysOnly()) {
-                scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
-                        new KeyOnlyFilter()));
-            }
-            Table data = connection.getTable(name);
-            return new IndexResultScanner.Closing(data.getScanner(scan), data);
+            return ParallelScanner.open(connection, name, ranges, r -> dataScan(ScanPlanner.scan(plan.getPlan(), predicate, r), query),
+                    parallelism, order);
         }
         int index = current.indexNumber(plan.getIndex());
-        return new IndexResultScanner(connection, name, indexTableName(name, plan.getIndex()), current, index, plan,
-                ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec()), query.columns(), query.isKeysOnly());
+        TableName indexTable = indexTableName(name, plan.getIndex());
+        ResultScanner indexRows = ParallelScanner.open(connection, indexTable, ranges,
+                r -> ScanPlanner.scan(plan.getPlan(), predicate, r).setScanMetricsEnabled(true), parallelism, order);
+        try {
+            return new IndexResultScanner(connection, name, indexTable, current, index, plan, indexRows, query.columns(),
+                    query.isKeysOnly());
+        } catch (IOException | RuntimeException e) {
+            indexRows.close();
+            throw e;
+        }
+    }
+
+    /** How a join reads its streams' ranges, for explain. */
+    private String joinReads(RowKeyQuery query) {
+        int threads = ParallelScanner.threads(connection);
+        return "\nreads: " + (query.isSerial() || threads == 1 ? "serial: one range after another"
+                : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
+    }
+
+    /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
+    private Executor readers(RowKeyQuery query) {
+        return query.isSerial() || ParallelScanner.threads(connection) == 1 ? null : ParallelScanner.pool(connection);
+    }
+
+    /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */
+    private static Scan dataScan(Scan scan, RowKeyQuery query) {
+        scan.setScanMetricsEnabled(true);
+        for (Column c : query.columns()) {
+            scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
+        }
+        if (query.isKeysOnly()) {
+            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
+                    new KeyOnlyFilter()));
+        }
+        return scan;
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
         Catalog current = catalog;
         if (isJoin(query)) {
-            return query + "\n" + joinPlan(query, current).explain(current.schema());
+            return query + "\n" + joinPlan(query, current).explain(current.schema()) + joinReads(query);
         }
         TablePlan plan = plan(query, current);
         JoinPlan relay = relay(query, plan, current);
-        return query + "\n" + (relay != null ? relay.explain(current.schema()) : plan.getExplain());
+        if (relay != null) {
+            return query + "\n" + relay.explain(current.schema()) + joinReads(query);
+        }
+        TableName source = plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex());
+        String reads = ParallelScanner.describe(connection, source, ScanPlanner.ranges(plan.getPlan()),
+                query.isSerial() ? 1 : ParallelScanner.threads(connection));
+        return query + "\n" + plan.getExplain() + "\nreads: " + reads
+                + (query.isUnordered() && !reads.startsWith("serial") ? ", rows in the order chunks deliver them" : "");
     }
 
     /**
@@ -523,7 +573,7 @@ public final class RowKeyTable {
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges());
         if (indexAloneAnswers) {
-            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly());
+            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly()).addAllFamilies(families);
         }
         if (query.indexHint() != null) {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)

@@ -63,15 +63,22 @@ final class ScanPlanner {
      * table's ranges that enforce every condition).
      */
     static Scan scan(ScanPlan plan, PredicateComparatorSpec predicate) {
+        return scan(plan, predicate, ranges(plan));
+    }
+
+    /**
+     * {@link #scan(ScanPlan, PredicateComparatorSpec)} of some of the plan's ranges ({@code ranges},
+     * sorted, disjoint, within the plan's): one chunk of a {@link ParallelScanner}.
+     */
+    static Scan scan(ScanPlan plan, PredicateComparatorSpec predicate, List<RowRange> ranges) {
         Scan scan = new Scan();
-        List<KeyRange> ranges = plan.getRangesList();
         if (ranges.isEmpty()) {
             // Nothing can match: read (at most) one row, which the residual filter drops.
             return scan.withStartRow(NOTHING_START, true).withStopRow(NOTHING_STOP, false)
                     .setFilter(new RowFilter(CompareOperator.EQUAL, residual(plan)));
         }
-        scan.withStartRow(ranges.get(0).getStart().toByteArray(), true);
-        byte[] stop = ranges.get(ranges.size() - 1).getStop().toByteArray();
+        scan.withStartRow(ranges.get(0).getStartRow(), true);
+        byte[] stop = ranges.get(ranges.size() - 1).getStopRow();
         if (stop.length > 0) {
             scan.withStopRow(stop, false);
         }
@@ -80,7 +87,7 @@ final class ScanPlanner {
         Filter rows = plan.getNoResidual() ? null
                 : plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate)
                 : new RowFilter(CompareOperator.EQUAL, residual(plan));
-        Filter between = ranges.size() == 1 ? null : new MultiRowRangeFilter(ranges(plan));
+        Filter between = ranges.size() == 1 ? null : new MultiRowRangeFilter(new ArrayList<>(ranges));
         return scan.setFilter(between == null ? rows
                 : rows == null ? between : new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows));
     }

@@ -139,6 +139,20 @@ public abstract class HBaseMiniClusterBase {
         return cluster.getConf();
     }
 
+    /**
+     * The cluster's client configuration made patient enough to ride out a RegionServer abort (its
+     * regions reassigned after the master notices): many retries, long operation and scanner timeouts.
+     */
+    protected Configuration patientConf() {
+        Configuration patient = new Configuration(conf());
+        patient.setInt("hbase.client.retries.number", 40);
+        patient.setLong("hbase.client.pause", 200);
+        patient.setInt("hbase.client.operation.timeout", 300_000);
+        patient.setInt("hbase.client.scanner.timeout.period", 300_000);
+        patient.setInt("hbase.rpc.timeout", 20_000);
+        return patient;
+    }
+
     /** Creates table {@code name} with family {@link #FAMILY}, pre-split at {@code splits} (may be none). */
     protected TableName createTable(String name, byte[]... splits) throws IOException {
         TableName table = TableName.valueOf(name);

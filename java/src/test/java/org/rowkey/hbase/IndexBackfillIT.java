@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +19,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -84,7 +88,7 @@ class IndexBackfillIT extends HBaseMiniClusterBase {
         });
         List<Double> progress = Collections.synchronizedList(new ArrayList<Double>());
         long t0 = System.nanoTime();
-        table.addIndex(RowKeyIndex.of("by_group_day", "group", "day").salt(3), progress::add);
+        table.addIndex(RowKeyIndex.of("by_group_day", "group", "day").salt(3).include("f"), progress::add);
         long ms = (System.nanoTime() - t0) / 1_000_000;
         stop.set(true);
         int writes = writer.get(60, TimeUnit.SECONDS);
@@ -104,6 +108,14 @@ class IndexBackfillIT extends HBaseMiniClusterBase {
             assertTrue(reopened.explain(RowKeyQuery.on(schema).eq("group", group)).contains("INDEX by_group_day"));
         }
         assertEquals(count(name), count(RowKeyTable.indexTableName(name, "by_group_day")), "index rows = data rows");
+        // It covers family f, the table's only one: every column from the index alone, as the data table has it.
+        RowKeyQuery every = RowKeyQuery.on(schema).eq("group", 5).between("day", 3, 20);
+        assertTrue(reopened.explain(every).contains("covered"), reopened.explain(every));
+        try (ResultScanner viaIndex = reopened.scan(every)) {
+            assertEquals(cells(reopened.scan(RowKeyQuery.on(schema).eq("group", 5).between("day", 3, 20).noIndex())),
+                    cells(viaIndex));
+            assertEquals(0, viaIndex.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get());
+        }
 
         table.dropIndex("by_group_day");
         try (Admin admin = connection().getAdmin()) {
@@ -125,6 +137,21 @@ class IndexBackfillIT extends HBaseMiniClusterBase {
                 keys(reopened.scan(byGroup)));
         assertFalse(reopened.explain(byGroup).contains("by_group_day"), "it has read the catalog again");
         assertThrows(IllegalArgumentException.class, () -> table.dropIndex("by_group_day"));
+    }
+
+    /** Row key -> its cells (qualifier, value, timestamp), of every row a scanner returns. */
+    private static Map<String, String> cells(ResultScanner scanner) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        for (Result r : scanner) {
+            StringBuilder cells = new StringBuilder();
+            for (Cell c : r.rawCells()) {
+                cells.append(Bytes.toString(CellUtil.cloneQualifier(c))).append('=')
+                        .append(Bytes.toHex(CellUtil.cloneValue(c))).append('@').append(c.getTimestamp()).append(' ');
+            }
+            out.put(Bytes.toHex(r.getRow()), cells.toString());
+        }
+        assertFalse(out.isEmpty());
+        return out;
     }
 
     private long count(TableName table) throws IOException {

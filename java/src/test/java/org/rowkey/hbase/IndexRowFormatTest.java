@@ -66,18 +66,21 @@ class IndexRowFormatTest {
     @Test
     void aWholeRowHoldsEachCoveredDataCellOrItsAbsenceAtTheIndexsStamp() {
         byte[] f = Bytes.toBytes("f");
-        java.util.List<IndexRowFormat.CoveredColumn> covered = IndexRowFormat.CoveredColumn.of(java.util.Arrays.asList(
+        java.util.List<org.rowkey.hbase.proto.RowKeyProtos.Column> columns = java.util.Arrays.asList(
                 org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
                         .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("q")).build(),
                 org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
                         .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("empty")).build(),
                 org.rowkey.hbase.proto.RowKeyProtos.Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(f))
-                        .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("missing")).build()));
+                        .setQualifier(com.google.protobuf.ByteString.copyFromUtf8("missing")).build());
+        java.util.List<IndexRowFormat.CoveredColumn> covered = IndexRowFormat.CoveredColumn.of(columns);
         Result data = Result.create(new Cell[] {
             cell(f, Bytes.toBytes("empty"), 3, ""),
             cell(f, Bytes.toBytes("q"), 42, "value"),
         });
-        org.apache.hadoop.hbase.client.Put put = IndexRowFormat.wholeRow(Bytes.toBytes("ix"), 1000, IndexRowFormat.VERIFIED, covered, data);
+        org.apache.hadoop.hbase.client.Put put = IndexRowFormat.wholeRow(Bytes.toBytes("ix"), 1000, IndexRowFormat.VERIFIED,
+                IndexCoverage.of(org.rowkey.hbase.proto.RowKeyProtos.IndexSpec.newBuilder().setName("ix").addFields("a")
+                        .addAllInclude(columns).build()), data);
         java.util.List<Cell> cells = new java.util.ArrayList<>();
         put.getFamilyCellMap().values().forEach(cells::addAll);
         Cell[] sorted = cells.toArray(new Cell[0]);

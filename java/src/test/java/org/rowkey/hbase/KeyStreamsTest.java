@@ -496,6 +496,67 @@ class KeyStreamsTest {
     }
 
     @Test
+    void aUnionOfRangeStreamsReadAtOnceGivesTheKeysAndReadsOfOneReadAfterAnother() throws Exception {
+        Random random = new Random(15);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try {
+            for (int c = 0; c < CASES; c++) {
+                boolean descending = random.nextBoolean();
+                List<List<byte[]>> inputs = inputs(random, 2 + random.nextInt(6), 20 + random.nextInt(300));
+                int[] firstBatches = new int[inputs.size()];
+                for (int i = 0; i < firstBatches.length; i++) {
+                    firstBatches[i] = 1 + random.nextInt(8);
+                }
+                List<List<byte[]>> keys = new ArrayList<>();
+                long[] reads = new long[2];
+                for (int way = 0; way < 2; way++) {
+                    List<MemoryReader> readers = new ArrayList<>();
+                    List<KeyStream> leaves = new ArrayList<>();
+                    for (int i = 0; i < inputs.size(); i++) {
+                        MemoryReader reader = new MemoryReader(inputs.get(i), descending);
+                        readers.add(reader);
+                        leaves.add(RangeKeyStream.ofDataKeys(reader, firstBatches[i]));
+                    }
+                    Comparator<byte[]> order = descending ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+                    keys.add(drain(KeyStreams.union(order, leaves, way == 0 ? null : pool)));
+                    for (MemoryReader r : readers) {
+                        reads[way] += r.reads;
+                    }
+                }
+                assertEquals(hexes(keys.get(0)), hexes(keys.get(1)), "case " + c);
+                assertEquals(reads[0], reads[1], "case " + c + ": reads");
+            }
+            // A failing read fails the union with its exception, once every other read has ended.
+            KeyStream failing = new KeyStream() {
+                @Override
+                public byte[] key() throws IOException {
+                    throw new IOException("region gone");
+                }
+
+                @Override
+                public void advance() {
+                }
+
+                @Override
+                public void seek(byte[] target) {
+                }
+            };
+            KeyStream union = KeyStreams.union(KeyStreams.ASCENDING, Arrays.asList(
+                    RangeKeyStream.ofDataKeys(new MemoryReader(Arrays.asList(new byte[] {2}), false), 4), failing), pool);
+            IOException e = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, union::key);
+            assertEquals("region gone", e.getMessage());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static List<String> hexes(List<byte[]> keys) {
+        List<String> out = new ArrayList<>();
+        keys.forEach(k -> out.add(hex(k)));
+        return out;
+    }
+
+    @Test
     void differenceIsSetDifference() throws IOException {
         Random random = new Random(14);
         for (int c = 0; c < CASES; c++) {

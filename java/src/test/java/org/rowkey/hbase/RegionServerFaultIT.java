@@ -321,12 +321,7 @@ class RegionServerFaultIT extends HBaseMiniClusterBase {
         Set<ServerName> before = serversHosting();
         assertEquals(2, before.size(), "regions on both servers before the kill");
 
-        Configuration patient = new Configuration(conf());
-        patient.setInt("hbase.client.retries.number", 40);
-        patient.setLong("hbase.client.pause", 200);
-        patient.setInt("hbase.client.operation.timeout", 300_000);
-        patient.setInt("hbase.client.scanner.timeout.period", 300_000);
-        patient.setInt("hbase.rpc.timeout", 20_000);
+        Configuration patient = patientConf();
 
         List<String> got = new ArrayList<>();
         ServerName killed = null;

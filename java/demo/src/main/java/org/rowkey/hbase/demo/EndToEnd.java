@@ -111,6 +111,7 @@ public final class EndToEnd {
                 + " through an index: speedup >= " + (int) TARGET_SPEEDUP + ", index read <= rows + ranges + regions,"
                 + " data read <= rows (0 when covered).");
         System.out.println("All runs: every way returned exactly the seed's rows.");
+        measureParallelReads(queries);
         measureBackfill(data, queries);
         Path json = Paths.get(options.json);
         if (json.toAbsolutePath().getParent() != null) {
@@ -206,6 +207,45 @@ public final class EndToEnd {
         }
         m.rowsReturned = first.size();
         return m;
+    }
+
+    /**
+     * What parallel region reads change: each query through {@link RowKeyTable#scan} with its
+     * chunks (the plan's ranges cut at region boundaries) read at once and one after another
+     * ({@link RowKeyQuery#serial()}), side by side: a warm-up of both, then {@code --runs} runs
+     * alternating, medians; every run's rows the same.
+     */
+    private void measureParallelReads(List<DemoQuery> queries) throws IOException {
+        System.out.println();
+        System.out.println("Parallel region reads (RowKeyTable.scan, every column; median ms of " + options.runs
+                + " runs after a warm-up, alternating):");
+        String format = "  %-58s %9s | %9s %9s %8s | %s";
+        System.out.println(String.format(Locale.ROOT, format, "query", "rows", "serial ms", "parallel", "speedup", "how"));
+        for (DemoQuery q : queries) {
+            double[] serial = new double[options.runs];
+            double[] parallel = new double[options.runs];
+            TreeSet<String> rows = null;
+            for (int run = -1; run < options.runs; run++) {
+                Demo.Outcome one = demo.runTable(q, false, true);
+                Demo.Outcome many = demo.runTable(q, false, false);
+                if (!one.rows.equals(many.rows) || (rows != null && !rows.equals(one.rows))) {
+                    throw new IllegalStateException("MISMATCH, " + q.name + ": parallel and serial reads differ");
+                }
+                rows = one.rows;
+                if (run >= 0) {
+                    serial[run] = one.millis;
+                    parallel[run] = many.millis;
+                }
+            }
+            String explain = demo.explain(q);
+            Matcher how = Pattern.compile("reads: ([^\n]*)").matcher(explain);
+            double s = median(serial);
+            double p = median(parallel);
+            System.out.println(String.format(Locale.ROOT, format, q.name, Report.count(rows.size()),
+                    String.format(Locale.ROOT, "%.1f", s), String.format(Locale.ROOT, "%.1f", p),
+                    String.format(Locale.ROOT, "%.1fx", s / Math.max(p, 0.01)),
+                    how.find() ? how.group(1) : "joins of key streams (serial)"));
+        }
     }
 
     /** The ways, in the order of {@link Measured#ways} and of the JSON. */

@@ -1,0 +1,404 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The rows of a planned read (sorted, disjoint key ranges) with the ranges of different regions read
+ * at once, as Phoenix's parallel iterators do: a plain {@code ResultScanner} visits the regions one
+ * after another, so 16 salt buckets cost 16 round trips in a row. The ranges are cut at region
+ * boundaries into chunks (one scan each: the ranges of one region), and up to {@link #THREADS_KEY}
+ * chunks are read at once by a pool shared by every scan of the connection. Rows come back in key
+ * order, chunk after chunk (chunks are disjoint and ordered), or in the order chunks deliver them
+ * when the query says order does not matter.
+ *
+ * <p>Read-ahead is bounded: a chunk being read holds at most one batch (up to {@value #BATCH} rows) read
+ * and one being read. A task never waits for the consumer, so scans sharing the pool never starve
+ * each other. The first failure of any chunk fails the scan with that exception and closes every
+ * chunk; {@link #close} frees every chunk's scanner at once (one whose batch is in flight closes when
+ * its batch ends). A region split or move under a chunk is the chunk's own HBase scanner's business
+ * (it scans keys, not regions).
+ */
+final class ParallelScanner implements ResultScanner {
+    /**
+     * The connection setting that bounds the threads reading chunks for all scans of one connection,
+     * and the chunks one scan reads at once; 1 reads every query serially.
+     */
+    static final String THREADS_KEY = "rowkey.scan.threads";
+    /** Enough for a 16-bucket salted index's ranges at once; the threads do I/O, not CPU work. */
+    static final int THREADS_DEFAULT = 16;
+    /**
+     * Rows one task reads from a chunk before handing them over, at most: fewer when the
+     * connection's {@code hbase.client.scanner.caching} is lower (a task then reads what one round
+     * trip returns).
+     */
+    static final int BATCH = 512;
+    static final String THREAD_NAME = "rowkey-parallel-read";
+
+    /** One pool per connection, dropped with it (its idle threads end on their own). */
+    private static final Map<Connection, ThreadPoolExecutor> POOLS = new WeakHashMap<>();
+
+    /** How a planned read's rows may come back. */
+    enum Order {
+        /** In key order: the order of one serial scan. */
+        KEY,
+        /** As chunks deliver them (each chunk's rows in its order). */
+        ANY
+    }
+
+    private final ExecutorService pool;
+    private final int batchRows;
+    private final int parallelism;
+    private final Order order;
+    private final List<Chunk> chunks;
+    /** The chunks started and not yet finished, in key order. */
+    private final ArrayDeque<Chunk> active = new ArrayDeque<>();
+    private int started;
+    private final ArrayDeque<Result> ready = new ArrayDeque<>();
+    /** Guards the chunks' hand-over state; tasks notify it when a batch is read. */
+    private final Object lock = new Object();
+    private Throwable failure;
+    private boolean closed;
+    /** Metrics of every chunk's scanner, summed on demand. */
+    private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
+
+    private ParallelScanner(ExecutorService pool, int batch, int parallelism, Order order, List<Chunk> chunks) {
+        this.pool = pool;
+        this.batchRows = batch;
+        this.parallelism = parallelism;
+        this.order = order;
+        this.chunks = chunks;
+    }
+
+    /** The pool of {@code connection}'s parallel reads. */
+    static ExecutorService pool(Connection connection) {
+        synchronized (POOLS) {
+            return POOLS.computeIfAbsent(connection, c -> {
+                int threads = threads(c);
+                ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
+                        new LinkedBlockingQueue<>(), runnable -> {
+                            Thread t = new Thread(runnable, THREAD_NAME);
+                            t.setDaemon(true);
+                            return t;
+                        });
+                pool.allowCoreThreadTimeOut(true);
+                return pool;
+            });
+        }
+    }
+
+    /** The connection's {@link #THREADS_KEY}, at least 1. */
+    static int threads(Connection connection) {
+        return Math.max(1, connection.getConfiguration().getInt(THREADS_KEY, THREADS_DEFAULT));
+    }
+
+    /**
+     * The rows of {@code ranges} (sorted and disjoint; empty: the one scan {@code scanOf} makes of
+     * none) of table {@code name}, each chunk read by the scan {@code scanOf} makes of its ranges.
+     * A read of one chunk, or with a parallelism of 1, is the plain HBase scanner of that scan.
+     */
+    static ResultScanner open(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf,
+            int parallelism, Order order) throws IOException {
+        List<List<RowRange>> pieces = Collections.singletonList(ranges);
+        if (!ranges.isEmpty() && parallelism > 1) {
+            try {
+                pieces = regionPieces(connection, name, ranges);
+            } catch (IOException e) {
+                // Regions unknown (the table may be gone): one scan, whose first next() says why.
+            }
+        }
+        if (pieces.size() == 1) {
+            Table table = connection.getTable(name);
+            try {
+                return new IndexResultScanner.Closing(table.getScanner(scanOf.apply(pieces.get(0))), table);
+            } catch (IOException | RuntimeException e) {
+                table.close();
+                throw e;
+            }
+        }
+        List<Chunk> chunks = new ArrayList<>(pieces.size());
+        int batch = Math.max(1, Math.min(BATCH, connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING,
+                Integer.MAX_VALUE)));
+        ParallelScanner scanner = new ParallelScanner(pool(connection), batch, Math.min(parallelism, pieces.size()), order,
+                chunks);
+        for (List<RowRange> piece : pieces) {
+            chunks.add(scanner.new Chunk(connection, name, scanOf.apply(piece)));
+        }
+        return scanner;
+    }
+
+    /**
+     * The ranges cut at region boundaries and grouped by region, in key order: one group per region
+     * the ranges touch (located through the connection's region cache).
+     */
+    static List<List<RowRange>> regionPieces(Connection connection, TableName name, List<RowRange> ranges) throws IOException {
+        List<List<RowRange>> pieces = new ArrayList<>();
+        byte[] pieceRegionEnd = null;
+        try (RegionLocator locator = connection.getRegionLocator(name)) {
+            for (RowRange range : ranges) {
+                byte[] start = range.getStartRow();
+                byte[] stop = range.getStopRow();
+                while (true) {
+                    HRegionLocation location = locator.getRegionLocation(start, false);
+                    byte[] regionEnd = location.getRegion().getEndKey();
+                    // A region ending at or before the start (never from the cache, which checks) ends the cutting.
+                    boolean endsInRegion = regionEnd.length == 0 || Bytes.compareTo(regionEnd, start) <= 0
+                            || (stop.length > 0 && Bytes.compareTo(stop, regionEnd) <= 0);
+                    RowRange piece = new RowRange(start, true, endsInRegion ? stop : regionEnd, false);
+                    if (pieceRegionEnd == null || !Bytes.equals(pieceRegionEnd, regionEnd)) {
+                        pieces.add(new ArrayList<>());
+                        pieceRegionEnd = regionEnd;
+                    }
+                    pieces.get(pieces.size() - 1).add(piece);
+                    if (endsInRegion) {
+                        break;
+                    }
+                    start = regionEnd;
+                }
+            }
+        }
+        return pieces;
+    }
+
+    /** Describes how {@link #open} reads {@code ranges}: chunks, regions, and how many at once. */
+    static String describe(Connection connection, TableName name, List<RowRange> ranges, int parallelism) {
+        if (ranges.isEmpty()) {
+            return "serial: nothing to read";
+        }
+        try {
+            int chunks = regionPieces(connection, name, ranges).size();
+            int at = Math.min(parallelism, chunks);
+            return at <= 1 ? "serial: " + chunks + " chunk(s), one scan"
+                    : "parallel " + at + "-way: " + chunks + " chunk(s), one per region the ranges touch";
+        } catch (IOException e) {
+            return "regions unknown (" + e.getMessage() + "): up to " + parallelism + "-way parallel";
+        }
+    }
+
+    @Override
+    public Result next() throws IOException {
+        while (ready.isEmpty()) {
+            if (!fill()) {
+                return null;
+            }
+        }
+        return ready.poll();
+    }
+
+    /** Hands over the next batch; false when no row is left. */
+    private boolean fill() throws IOException {
+        Chunk delivered = null;
+        synchronized (lock) {
+            if (closed) {
+                return false;
+            }
+            while (started < chunks.size() && active.size() < parallelism) {
+                Chunk c = chunks.get(started++);
+                active.add(c);
+                c.fetch();
+            }
+            if (active.isEmpty()) {
+                return false;
+            }
+            try {
+                while (failure == null && (delivered = deliverable()) == null) {
+                    lock.wait();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                closeAll();
+                throw new InterruptedIOException("interrupted while waiting for a parallel read");
+            }
+            if (failure != null) {
+                Throwable cause = failure;
+                closeAll();
+                throw cause instanceof IOException ? (IOException) cause
+                        : new IOException("a parallel read failed", cause);
+            }
+            ready.addAll(delivered.batch);
+            delivered.batch = null;
+            if (delivered.exhausted) {
+                active.remove(delivered);
+                delivered.closeScanner();
+            } else {
+                delivered.fetch(); // the next batch, read while this one is handed out
+            }
+        }
+        return true;
+    }
+
+    /** A chunk whose batch may be handed out now: the first in key order, or any in {@link Order#ANY}. */
+    private Chunk deliverable() {
+        if (order == Order.KEY) {
+            Chunk head = active.peek();
+            return head.batch != null ? head : null;
+        }
+        for (Chunk c : active) {
+            if (c.batch != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            closeAll();
+        }
+    }
+
+    /** Closes every chunk (under {@link #lock}); a chunk whose batch is being read closes when it ends. */
+    private void closeAll() {
+        closed = true;
+        for (Chunk c : active) {
+            c.closeScanner();
+        }
+        active.clear();
+        ready.clear();
+    }
+
+    @Override
+    public boolean renewLease() {
+        boolean renewed = true;
+        synchronized (lock) {
+            for (Chunk c : active) {
+                if (!c.reading && c.scanner != null) {
+                    renewed &= c.scanner.renewLease();
+                }
+            }
+        }
+        return renewed;
+    }
+
+    /** The sum of the chunks' scan metrics. */
+    @Override
+    public ScanMetrics getScanMetrics() {
+        ScanMetrics sum = new ScanMetrics();
+        synchronized (chunkMetrics) {
+            for (ScanMetrics m : chunkMetrics) {
+                m.getMetricsMap().forEach((counter, value) -> sum.addToCounter(counter, value));
+            }
+        }
+        return sum;
+    }
+
+    /** The scan of one region's ranges: its scanner opened by its first task, read a batch per task. */
+    private final class Chunk {
+        final Connection connection;
+        final TableName name;
+        final Scan scan;
+        Table table;
+        ResultScanner scanner;
+        /** A batch read and not handed out (under {@link #lock}). */
+        List<Result> batch;
+        boolean exhausted;
+        /** A task is reading (it owns {@link #scanner} meanwhile). */
+        boolean reading;
+        /** Closed while its task was reading: the task closes the scanner when it ends. */
+        volatile boolean released;
+
+        Chunk(Connection connection, TableName name, Scan scan) {
+            this.connection = connection;
+            this.name = name;
+            this.scan = scan.setScanMetricsEnabled(true);
+        }
+
+        /** Starts reading the next batch (under {@link #lock}). */
+        void fetch() {
+            reading = true;
+            try {
+                pool.execute(this::readBatch);
+            } catch (RejectedExecutionException e) {
+                reading = false;
+                failure = e;
+            }
+        }
+
+        private void readBatch() {
+            List<Result> rows = new ArrayList<>(Math.min(batchRows, 64));
+            Throwable error = null;
+            boolean end = false;
+            try {
+                if (released) {
+                    end = true; // closed before its turn came: nothing to open
+                } else if (scanner == null) {
+                    table = connection.getTable(name);
+                    scanner = table.getScanner(scan);
+                    ScanMetrics metrics = scanner.getScanMetrics();
+                    if (metrics != null) {
+                        chunkMetrics.add(metrics);
+                    }
+                }
+                if (!released) {
+                    Result r = null;
+                    while (rows.size() < batchRows && !released && (r = scanner.next()) != null) {
+                        rows.add(r);
+                    }
+                    end = r == null;
+                }
+            } catch (Throwable t) {
+                error = t;
+            }
+            synchronized (lock) {
+                reading = false;
+                if (released) {
+                    closeScanner();
+                } else if (error != null) {
+                    if (failure == null) {
+                        failure = error;
+                    }
+                } else {
+                    batch = rows;
+                    exhausted = end;
+                }
+                lock.notifyAll();
+            }
+        }
+
+        /** Closes the scanner now, or when its task ends (under {@link #lock}). */
+        void closeScanner() {
+            released = true;
+            if (reading) {
+                return;
+            }
+            if (scanner != null) {
+                scanner.close();
+                scanner = null;
+            }
+            if (table != null) {
+                try {
+                    table.close();
+                } catch (IOException ignored) {
+                    // nothing is buffered: a table of a shared connection
+                }
+                table = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,437 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Abortable;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+import org.rowkey.hbase.SeedTableIT.Condition;
+
+/**
+ * Parallel region reads ({@link ParallelScanner}) and whole-family covered indexes on a minicluster
+ * whose data tables have 16 regions: an unsalted table split on its md5 prefix and a salted one split
+ * at its buckets, each with a 16-bucket salted index covering family f whole and an unsalted index.
+ * Random queries (through the planner's choice, each index and the data table; every column, one
+ * column, keys only; with limits and reversed) give the same rows in the same order with parallel
+ * reads on and off, and the oracle's rows; a region split under a parallel scan loses and repeats
+ * nothing; hundreds of scans (thousands of chunks) abandoned after one row leave no thread and no server scanner behind.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ParallelReadIT extends HBaseMiniClusterBase {
+    private static final int ROWS = 6_000;
+    private static final byte[] F = Bytes.toBytes("f");
+    private static final byte[] Q = Bytes.toBytes("q");
+    private static final byte[] R = Bytes.toBytes("r");
+
+    private final RowKeySchema plain = TestData.seedSchema();
+    private final RowKeySchema salted = RowKeySchema.builder().md5("md5url", 8).javaHash("sitecode").int32("status")
+            .int32("code").int32("sdate").int32("type").bool("free").bool("close").int32("queue").int32("scantype")
+            .salt(16, "md5url").build();
+    /** Per table: hex key -> the row's values, and hex key -> its cells as "f:q=value" strings. */
+    private final Map<String, Map<String, Map<String, Object>>> live = new LinkedHashMap<>();
+    private final List<Map<String, Object>> sample = new ArrayList<>();
+    private final Map<String, RowKeyTable> tables = new LinkedHashMap<>();
+
+    @Override
+    protected int numRegionServers() {
+        return 2;
+    }
+
+    private static List<RowKeyIndex> indexes() {
+        return Arrays.asList(RowKeyIndex.of("by_date_code", "sdate", "code").salt(16).include("f"),
+                RowKeyIndex.of("by_type_queue", "type", "queue"));
+    }
+
+    @BeforeAll
+    void createAndWrite() throws IOException {
+        Random random = new Random(23);
+        for (int i = 0; i < ROWS; i++) {
+            sample.add(SeedTableIT.randomRow(random, i));
+        }
+        byte[][] splits = new byte[15][];
+        for (int b = 1; b < 16; b++) {
+            splits[b - 1] = new byte[] {(byte) b};
+        }
+        byte[][] md5Splits = new byte[15][];
+        for (int b = 1; b < 16; b++) {
+            md5Splits[b - 1] = new byte[] {(byte) (b * 16)};
+        }
+        write("par_plain", plain, md5Splits);
+        write("par_salted", salted, splits);
+    }
+
+    private void write(String tableName, RowKeySchema schema, byte[][] splits) throws IOException {
+        TableName name = TableName.valueOf(tableName);
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, schema, indexes(), splits, F);
+        }
+        Map<String, Map<String, Object>> rows = new TreeMap<>();
+        List<byte[]> keys = new ArrayList<>();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (int i = 0; i < ROWS; i++) {
+                byte[] key = schema.encode(sample.get(i));
+                keys.add(key);
+                rows.put(Bytes.toHex(key), sample.get(i));
+                Put put = new Put(key).addColumn(F, Q, Bytes.toBytes(i));
+                if (i % 3 == 0) {
+                    put.addColumn(F, R, Bytes.toBytes("r" + i));
+                }
+                batch.add(put);
+            }
+            t.put(batch);
+            // Updates of covered cells (a new value, a new column), whole-row deletes, column deletes.
+            for (int i = 0; i < ROWS; i += 7) {
+                t.put(new Put(keys.get(i)).addColumn(F, Q, Bytes.toBytes(-i)).addColumn(F, Bytes.toBytes("z" + i % 5),
+                        Bytes.toBytes("new")));
+            }
+            for (int i = 2; i < ROWS; i += 11) {
+                t.delete(new Delete(keys.get(i)));
+                rows.remove(Bytes.toHex(keys.get(i)));
+            }
+            // Column deletes of covered cells: the index's copies of them must go too.
+            for (int i = 0; i < ROWS; i += 9) {
+                t.delete(new Delete(keys.get(i)).addColumns(F, R).addColumns(F, Bytes.toBytes("z" + i % 5)));
+            }
+        }
+        live.put(tableName, rows);
+        tables.put(tableName, RowKeyTable.open(connection(), name));
+    }
+
+    private RowKeyQuery query(RowKeySchema schema, Condition[] where) {
+        RowKeyQuery q = RowKeyQuery.on(schema);
+        for (Condition c : where) {
+            c.addTo(q);
+        }
+        return q;
+    }
+
+    /** Each row as key and cells ("f:q=hex@ts"), in the order the scan returns them. */
+    private static List<String> read(RowKeyTable table, RowKeyQuery query) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (ResultScanner scanner = table.scan(query)) {
+            for (Result r : scanner) {
+                StringBuilder row = new StringBuilder(Bytes.toHex(r.getRow()));
+                for (Cell c : r.rawCells()) {
+                    row.append(' ').append(Bytes.toString(CellUtil.cloneFamily(c))).append(':')
+                            .append(Bytes.toString(CellUtil.cloneQualifier(c))).append('=')
+                            .append(Bytes.toHex(CellUtil.cloneValue(c))).append('@').append(c.getTimestamp());
+                }
+                out.add(row.toString());
+            }
+        }
+        return out;
+    }
+
+    private static TreeSet<String> keys(List<String> rows) {
+        TreeSet<String> out = new TreeSet<>();
+        for (String r : rows) {
+            out.add(r.split(" ", 2)[0]);
+        }
+        return out;
+    }
+
+    private TreeSet<String> oracle(String table, Condition[] where, int limit, boolean reversed) {
+        TreeSet<String> all = new TreeSet<>();
+        for (Map.Entry<String, Map<String, Object>> e : live.get(table).entrySet()) {
+            boolean holds = true;
+            for (Condition c : where) {
+                holds &= c.holds(e.getValue());
+            }
+            if (holds) {
+                all.add(e.getKey());
+            }
+        }
+        if (limit == 0) {
+            return all;
+        }
+        TreeSet<String> first = new TreeSet<>();
+        for (String k : reversed ? all.descendingSet() : all) {
+            if (first.size() == limit) {
+                break;
+            }
+            first.add(k);
+        }
+        return first;
+    }
+
+    /** One random way to ask: a source, columns, a limit, an order. */
+    private RowKeyQuery variant(RowKeySchema schema, Condition[] where, int way, int limit, boolean reversed) {
+        RowKeyQuery q = query(schema, where);
+        switch (way % 4) {
+            case 1: q.noIndex(); break;
+            case 2: q.useIndex("by_date_code"); break;
+            case 3: q.useIndex("by_type_queue"); break;
+            default: break;
+        }
+        switch (way / 4) {
+            case 1: q.select(F, Q); break;
+            case 2: q.keysOnly(); break;
+            default: break;
+        }
+        if (limit > 0) {
+            q.limit(limit);
+        }
+        if (reversed) {
+            q.reversed();
+        }
+        return q;
+    }
+
+    @Test
+    void randomQueriesGiveTheSameRowsInTheSameOrderWithParallelReadsOnAndOff() throws IOException {
+        Random random = new Random(2311);
+        int parallelPlans = 0;
+        for (Map.Entry<String, RowKeyTable> e : tables.entrySet()) {
+            RowKeyTable table = e.getValue();
+            for (int q = 0; q < 36; q++) {
+                Condition[] where = q == 0 ? new Condition[] {new Condition("sdate", "=", 20161209), new Condition("code", "=", 404)}
+                        : SeedTableIT.randomQuery(random, sample);
+                int way = random.nextInt(12);
+                int limit = random.nextInt(3) == 0 ? 1 + random.nextInt(40) : 0;
+                boolean reversed = random.nextInt(4) == 0;
+                String label = e.getKey() + " query " + q + " " + Arrays.toString(where) + " way " + way + " limit " + limit
+                        + (reversed ? " reversed" : "");
+                RowKeyQuery parallel = variant(table.schema(), where, way, limit, reversed);
+                String explain = table.explain(parallel);
+                parallelPlans += explain.contains("parallel") ? 1 : 0;
+                List<String> got = read(table, parallel);
+                List<String> serial = read(table, variant(table.schema(), where, way, limit, reversed).serial());
+                assertEquals(serial, got, label + "\n" + explain);
+                assertEquals(oracle(e.getKey(), where, limit, reversed), keys(got), label + "\n" + explain);
+                if (limit == 0 && !reversed) {
+                    List<String> unordered = read(table, variant(table.schema(), where, way, 0, false).unordered());
+                    assertEquals(new TreeSet<>(got), new TreeSet<>(unordered), label + ", unordered");
+                    assertEquals(got.size(), unordered.size(), label + ", unordered");
+                }
+            }
+        }
+        assertTrue(parallelPlans > 10, parallelPlans + " plans read in parallel");
+    }
+
+    @Test
+    void aWholeFamilyCoveredIndexAnswersEveryColumnFromTheIndexAlone() throws IOException {
+        for (Map.Entry<String, RowKeyTable> e : tables.entrySet()) {
+            RowKeyTable table = e.getValue();
+            Condition[] seed2 = {new Condition("sdate", "=", 20161209), new Condition("code", "=", 404)};
+            RowKeyQuery all = query(table.schema(), seed2);
+            String explain = table.explain(all);
+            assertTrue(explain.contains("INDEX by_date_code") && explain.contains("covered"), explain);
+            assertTrue(explain.contains("parallel 16-way"), explain);
+            List<String> fromIndex;
+            long dataRowsRead;
+            try (ResultScanner scanner = table.scan(query(table.schema(), seed2))) {
+                fromIndex = new ArrayList<>();
+                for (Result r : scanner) {
+                    fromIndex.add(describe(r));
+                    // A Result's lookups work on it: its cells are in a data row's order.
+                    assertNotNull(r.getColumnLatestCell(F, Q), describe(r));
+                }
+                dataRowsRead = scanner.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get();
+            }
+            assertEquals(0, dataRowsRead, "no data row read");
+            assertTrue(fromIndex.size() > 20, fromIndex.size() + " rows");
+            // Every cell (updated, added) as the data table has it, in the same order of rows.
+            List<String> fromData = new ArrayList<>();
+            try (Table t = connection().getTable(TableName.valueOf(e.getKey()))) {
+                for (String row : fromIndex) {
+                    fromData.add(describe(t.get(new Get(Bytes.fromHex(row.split(" ", 2)[0])))));
+                }
+            }
+            assertEquals(fromData, fromIndex, e.getKey());
+            assertEquals(oracle(e.getKey(), seed2, 0, false), keys(fromIndex));
+            assertEquals(read(table, query(table.schema(), seed2).noIndex()).size(), fromIndex.size());
+            // Any column of the family is covered too; keys only as before.
+            RowKeyQuery one = query(table.schema(), seed2).select(F, Bytes.toBytes("z3"));
+            assertTrue(table.explain(one).contains("covered"), table.explain(one));
+        }
+    }
+
+    private static String describe(Result r) {
+        StringBuilder row = new StringBuilder(Bytes.toHex(r.getRow()));
+        for (Cell c : r.rawCells()) {
+            row.append(' ').append(Bytes.toString(CellUtil.cloneQualifier(c))).append('=')
+                    .append(Bytes.toHex(CellUtil.cloneValue(c))).append('@').append(c.getTimestamp());
+        }
+        return row.toString();
+    }
+
+    @Test
+    void aRegionSplitUnderAParallelScanLosesAndRepeatsNoRow() throws Exception {
+        String tableName = "par_plain";
+        RowKeyTable table = tables.get(tableName);
+        Condition[] where = {new Condition("code", "in", 200, 404, 503)};
+        TreeSet<String> expected = oracle(tableName, where, 0, false);
+        List<String> got = new ArrayList<>();
+        TableName name = TableName.valueOf(tableName);
+        try (ResultScanner scanner = table.scan(query(plain, where).noIndex())) {
+            for (Result r; (r = scanner.next()) != null;) {
+                got.add(Bytes.toHex(r.getRow()));
+                if (got.size() == 10) {
+                    // Split the region the scan reads and the one after it (read ahead).
+                    try (Admin admin = connection().getAdmin()) {
+                        admin.split(name, r.getRow());
+                        admin.split(name, new byte[] {(byte) 0x55, 0x55});
+                    }
+                    long deadline = System.nanoTime() + 60_000_000_000L;
+                    while (connection().getRegionLocator(name).getAllRegionLocations().size() < 18
+                            && System.nanoTime() < deadline) {
+                        Thread.sleep(100);
+                    }
+                }
+            }
+        }
+        assertEquals(18, connection().getRegionLocator(name).getAllRegionLocations().size(), "regions after the splits");
+        assertEquals(new ArrayList<>(expected), got, "every row once, in key order");
+    }
+
+    @Test
+    void hundredsOfAbandonedScansOfThousandsOfChunksLeaveNoThreadAndNoServerScanner() throws Exception {
+        RowKeyTable table = tables.get("par_salted");
+        int threads = ParallelScanner.threads(connection());
+        for (int i = 0; i < 120; i++) {
+            RowKeyQuery q = i % 2 == 0 ? query(salted, new Condition[] {new Condition("sdate", ">=", 20161201)}).noIndex()
+                    : query(salted, new Condition[] {new Condition("code", "=", 404)}).useIndex("by_date_code");
+            try (ResultScanner scanner = table.scan(q)) {
+                assertNotNull(scanner.next());
+            }
+            assertTrue(readerThreads() <= threads, readerThreads() + " reader threads");
+        }
+        // The last batches in flight end and close their scanners.
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (serverScanners() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, serverScanners(), "scanners left open on the RegionServer");
+        assertTrue(readerThreads() <= threads, readerThreads() + " reader threads");
+    }
+
+    @Test
+    void aFailingChunkFailsTheScanWithItsExceptionAndClosesTheOthers() throws Exception {
+        TableName name = TableName.valueOf("par_plain");
+        List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange> all = Arrays.asList(
+                new org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange(new byte[0], true, new byte[0], false));
+        assertTrue(ParallelScanner.regionPieces(connection(), name, all).size() >= 16, "one chunk per region");
+        int[] made = {0};
+        // The 9th chunk asks for a family the table does not have: its region refuses the scan.
+        try (ResultScanner scanner = ParallelScanner.open(connection(), name, all, ranges -> {
+            org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan()
+                    .withStartRow(ranges.get(0).getStartRow()).withStopRow(ranges.get(0).getStopRow());
+            return ++made[0] == 9 ? scan.addFamily(Bytes.toBytes("no_such_family")) : scan;
+        }, 4, ParallelScanner.Order.KEY)) {
+            IOException failed = org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> {
+                while (scanner.next() != null) {
+                    // read on until the failure
+                }
+            });
+            assertTrue(String.valueOf(failed).contains("no_such_family"), String.valueOf(failed));
+            assertEquals(null, scanner.next(), "a failed scan is closed");
+        }
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (serverScanners() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, serverScanners(), "scanners left open on the RegionServer");
+    }
+
+    @Test
+    @Order(Integer.MAX_VALUE)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aRegionServerAbortedUnderAParallelScanLosesAndRepeatsNoRow() throws Exception {
+        String tableName = "par_salted";
+        TableName name = TableName.valueOf(tableName);
+        Condition[] where = {new Condition("sdate", ">=", 20161203)};
+        TreeSet<String> expected = oracle(tableName, where, 0, false);
+        Set<ServerName> hosts = new HashSet<>();
+        for (HRegionLocation l : connection().getRegionLocator(name).getAllRegionLocations()) {
+            hosts.add(l.getServerName());
+        }
+        assertEquals(2, hosts.size(), "the table's regions on both servers");
+        Configuration patient = patientConf();
+        // 10 rows a round trip, so a chunk reads 10 rows ahead: the regions are still being read.
+        patient.setInt("hbase.client.scanner.caching", 10);
+        List<String> got = new ArrayList<>();
+        ServerName killed = null;
+        long t0 = System.nanoTime();
+        try (Connection conn = ConnectionFactory.createConnection(patient);
+             RegionLocator locator = conn.getRegionLocator(name)) {
+            RowKeyTable table = RowKeyTable.open(conn, name);
+            RowKeyQuery query = query(salted, where).noIndex();
+            assertTrue(table.explain(query).contains("parallel 16-way"), table.explain(query));
+            try (ResultScanner scanner = table.scan(query)) {
+                for (Result r; (r = scanner.next()) != null;) {
+                    got.add(Bytes.toHex(r.getRow()));
+                    if (got.size() == 100) {
+                        // The server of a region read later (rows of the first are read): its chunk
+                        // may have read ahead, or not yet started.
+                        killed = locator.getRegionLocation(new byte[] {(byte) 12}, true).getServerName();
+                        ((Abortable) cluster().getOnlineRegionsInterface(killed)
+                                .orElseThrow(() -> new AssertionError("no RegionServer object")))
+                                .abort("ParallelReadIT: killed under a parallel scan", null);
+                    }
+                }
+            }
+        }
+        assertNotNull(killed, "the scan reached row 100");
+        assertEquals(new ArrayList<>(expected), got, "every row once, in key order, after " + killed + " was aborted");
+        System.out.printf("ParallelReadIT: %s aborted after 100 of %d rows; the parallel scan ended in %d ms with every row once%n",
+                killed, expected.size(), (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    private static int readerThreads() {
+        int n = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            n += t.getName().equals(ParallelScanner.THREAD_NAME) ? 1 : 0;
+        }
+        return n;
+    }
+
+    private int serverScanners() {
+        int open = 0;
+        for (ServerName server : cluster().getRegionServerAddresses()) {
+            HRegionServer rs = (HRegionServer) cluster().getOnlineRegionsInterface(server)
+                    .orElseThrow(() -> new AssertionError("no RegionServer object for " + server));
+            open += rs.getRSRpcServices().getScannersCount();
+        }
+        return open;
+    }
+}
