@@ -311,5 +311,75 @@ fn call_overhead(c: &mut Criterion) {
     unsafe { hbase_rowkey::handle::free::<Comparator>(handle) };
 }
 
-criterion_group!(benches, evaluation, compilation, planning, call_overhead);
+/// The native fold of aggregates per row (src/aggregate.rs), beside the per-row compare of one
+/// query over the same keys: count + sum of one key field, the same grouped by two key fields.
+/// The whole table's keys are one batch, as the RegionServer passes them (a batch of rows per call).
+fn aggregate_fold(c: &mut Criterion) {
+    use hbase_rowkey::aggregate::{Aggregation, Aggregator};
+    use hbase_rowkey::proto::rowkey::{AggregateFunction, AggregateSpec, AggregationSpec, GroupKey};
+    let (keys, values) = generate(ROWS);
+    let spec = |groups: &[&str]| {
+        let mut spec = AggregationSpec::new();
+        spec.schema = protobuf::MessageField::some(seed_schema(0));
+        for g in groups {
+            let mut key = GroupKey::new();
+            key.field = g.to_string();
+            spec.group_by.push(key);
+        }
+        let mut count = AggregateSpec::new();
+        count.function = AggregateFunction::COUNT.into();
+        let mut sum = AggregateSpec::new();
+        sum.function = AggregateFunction::SUM.into();
+        sum.field = "queue".into();
+        spec.aggregates = vec![count, sum];
+        Aggregation::from_bytes(&spec.write_to_bytes().expect("spec")).expect("aggregation")
+    };
+    let expected_sum: i64 = values.iter().map(|v| v.queue).sum();
+    let comparator =
+        Comparator::from_spec(&predicate_spec(seed_schema(0), queries().swap_remove(0).conditions)).expect("query");
+    let mut group = c.benchmark_group("aggregate_per_row");
+    group.throughput(Throughput::Elements(ROWS as u64));
+    for (label, groups) in [
+        ("count_sum", &[][..]),
+        ("count_sum_by_sdate_code", &["sdate", "code"][..]),
+    ] {
+        let aggregation = spec(groups);
+        // The answer is checked before it is timed.
+        let mut check = Aggregator::new(aggregation.clone());
+        check.fold_batch(&keys, ROWS).expect("fold");
+        let rows = check.finish().expect("finish").rows;
+        let sum: i64 = rows
+            .iter()
+            .map(|r| match r.values[1].kind {
+                Some(hbase_rowkey::proto::rowkey::aggregate_value::Kind::IntValue(v)) => v,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(sum, expected_sum, "{label}");
+        group.bench_function(format!("{label}/fold"), |b| {
+            let mut aggregator = Aggregator::new(aggregation.clone());
+            b.iter(|| {
+                aggregator.fold_batch(black_box(&keys), ROWS).expect("fold");
+                aggregator.take_partial().len()
+            })
+        });
+    }
+    group.bench_function("eq2/compare", |b| {
+        b.iter(|| {
+            keys.chunks_exact(KEY)
+                .filter(|k| comparator.compare(black_box(k)) == 0)
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    evaluation,
+    compilation,
+    planning,
+    call_overhead,
+    aggregate_fold
+);
 criterion_main!(benches);

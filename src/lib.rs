@@ -5,6 +5,7 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/proto/mod.rs"));
 }
 
+pub mod aggregate;
 pub mod codec;
 pub mod comparator;
 pub mod disjunction;

@@ -31,6 +31,14 @@ pub const MAX_INCLUDED_COLUMNS: usize = 1024;
 /// Bytes of a covered column's family or qualifier.
 pub const MAX_COLUMN_NAME_BYTES: usize = 1024;
 
+/// Groups one aggregation may hold (in a region's partial state and in the client's merge) when
+/// its spec does not ask for fewer; a query with more groups fails naming the cap.
+pub const DEFAULT_MAX_GROUPS: usize = 100_000;
+/// Most groups a spec may ask for.
+pub const MAX_GROUPS: usize = 1_000_000;
+/// Aggregates of one aggregation.
+pub const MAX_AGGREGATES: usize = 64;
+
 /// Default cap on the ranges a scan plan expands into (Phoenix caps its IN-list products at
 /// 50,000 too); a request may ask for another.
 pub const DEFAULT_MAX_RANGES: usize = 50_000;
@@ -54,6 +62,7 @@ pub fn repeated_field_cap(full_name: &str) -> usize {
         "rowkey.TableCatalog.indexes" => MAX_INDEXES,
         "rowkey.IndexSpec.include" => MAX_INCLUDED_COLUMNS,
         "rowkey.PredicateComparatorSpec.any_of" => MAX_OR_BRANCHES,
+        "rowkey.AggregationSpec.aggregates" => MAX_AGGREGATES,
         _ => MAX_FIELDS,
     }
 }
@@ -73,6 +82,8 @@ pub fn repeated_field_what(full_name: &str) -> &'static str {
         "rowkey.IndexSpec.include_families" => "number of covered families",
         "rowkey.TablePlanRequest.families" => "number of table families",
         "rowkey.PredicateComparatorSpec.any_of" => "number of OR branches",
+        "rowkey.AggregationSpec.group_by" => "number of group-by fields",
+        "rowkey.AggregationSpec.aggregates" => "number of aggregates",
         _ => "number of repeated elements",
     }
 }

@@ -36,6 +36,7 @@ macro_rules! jni_export {
     };
 }
 
+mod aggregate;
 mod errors;
 mod load;
 mod row_key_native;

@@ -158,7 +158,7 @@ public final class RowKeyTable {
         }
         // With no index too: it gives filter-language queries (RowKeyWhere) the catalog's schema.
         data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
-        return data.build();
+        return data.setCoprocessor(aggregateObserver()).build();
     }
 
     private static void createTable(Admin admin, TableDescriptor table, byte[][] splitKeys) throws IOException {
@@ -180,11 +180,17 @@ public final class RowKeyTable {
         return descriptor.getTableName();
     }
 
-    private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) {
+    private static TableDescriptor indexTableDescriptor(TableName data, IndexSpec index) throws IOException {
         return TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
                 .setValue(IndexRowFormat.INDEX_OF_KEY, data.getNameAsString())
                 .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY))
+                .setCoprocessor(aggregateObserver())
                 .build();
+    }
+
+    /** The coprocessor that aggregates inside the regions ({@link #aggregate}), on the data table and every index table. */
+    private static org.apache.hadoop.hbase.client.CoprocessorDescriptor aggregateObserver() {
+        return CoprocessorDescriptorBuilder.newBuilder(RowKeyAggregateObserver.class.getName()).build();
     }
 
     /**
@@ -312,6 +318,9 @@ public final class RowKeyTable {
                 .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
         if (!data.hasCoprocessor(RowKeyIndexObserver.class.getName())) {
             builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        }
+        if (!data.hasCoprocessor(RowKeyAggregateObserver.class.getName())) {
+            builder.setCoprocessor(aggregateObserver());
         }
         admin.modifyTable(builder.build());
     }
@@ -515,6 +524,77 @@ public final class RowKeyTable {
     }
 
     /**
+     * The aggregates of {@code query}'s rows (docs/aggregates.md), computed inside the regions: the
+     * plan that reads the fewest rows (the data table's key ranges, or an index's: an index row holds
+     * every key field, and the covered cells) is read with its skip scan or native filter as
+     * {@link #scan} reads it, every row read is folded natively into the aggregation's groups, and
+     * only partial states cross the network, merged here. Through an index, a row that is not VERIFIED
+     * is checked against its data row and counted once if it exists; through an index that does not
+     * cover the cells aggregated, every index row is. Exact under region splits, moves and server
+     * failures (each partial covers the rows up to its row key; HBase's scanner resumes after it).
+     *
+     * @throws IllegalArgumentException for a query or aggregation on another schema, an aggregation
+     *     without aggregates, or a query that {@link #scan} answers by joins ({@code anyOf}, a limit,
+     *     reversed, leapfrog: not aggregated yet)
+     * @throws IOException from HBase, among them a {@code DoNotRetryIOException} naming what a
+     *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, a cell that is not a number)
+     */
+    public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
+        Catalog current = catalog;
+        return new AggregateReader(connection, name, current, aggregatePlan(query, aggregation, current), query, aggregation)
+                .run();
+    }
+
+    /** Where each part of {@link #aggregate} runs: the ranges or index read and its filter, what the regions fold, what the client does. */
+    public String explain(RowKeyQuery query, Aggregation aggregation) {
+        Catalog current = catalog;
+        TablePlan plan = aggregatePlan(query, aggregation, current);
+        StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
+                .append(plan.getExplain()).append('\n');
+        s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
+                .append(": RowKeyAggregateObserver folds every row read natively (a batch of rows per native call), ");
+        if (AggregateReader.checksEveryRow(plan)) {
+            s.append("none: the index does not hold the cells aggregated, so every index row's key is returned");
+        } else {
+            s.append(aggregation.cells().isEmpty() ? "decoding the key fields from each row key"
+                    : "decoding the key fields from each row key and the cells " + aggregation.cells());
+            if (!plan.getIndex().isEmpty()) {
+                s.append("; VERIFIED index rows only, the keys of the others are returned");
+            }
+        }
+        s.append("; one partial state per call, every ")
+                .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : RowKeyAggregateObserver.DEFAULT_ROW_BUDGET)
+                .append(" rows or ").append(aggregation.timeBudgetMs() > 0 ? aggregation.timeBudgetMs()
+                        : RowKeyAggregateObserver.DEFAULT_TIME_BUDGET_MS).append(" ms\n");
+        s.append("on the client: partial states merged");
+        if (!plan.getIndex().isEmpty()) {
+            s.append("; the data rows of returned index keys read and folded (a row that does not exist is not counted)");
+        }
+        if (aggregation.orderBy() >= 0) {
+            s.append("; ordered").append(aggregation.limit() > 0 ? " and limited" : "");
+        }
+        for (String hashed : aggregation.hashedGroups()) {
+            s.append("\ngroup field ").append(hashed).append(" is hashed: grouped by its stored digest, returned as bytes");
+        }
+        return s.toString();
+    }
+
+    private TablePlan aggregatePlan(RowKeyQuery query, Aggregation aggregation, Catalog catalog) {
+        Objects.requireNonNull(aggregation, "aggregation");
+        if (isJoin(query)) {
+            throw new IllegalArgumentException("aggregate: " + query + " is answered by joins of key streams (anyOf, a limit,"
+                    + " reversed or leapfrog), which are not aggregated in the regions; limit and order the aggregation instead");
+        }
+        aggregation.toSpecFor(catalog.schema());
+        List<Column> columns = new ArrayList<>();
+        for (Aggregation.Cell c : aggregation.cells()) {
+            columns.add(Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(c.family))
+                    .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
+        }
+        return plan(query, catalog, columns, columns.isEmpty());
+    }
+
+    /**
      * The relay of a plain query's streams (docs/joins.md) when the single plan reads an index that
      * is one of several streams (indexes, or the data table's leading fields, each fixing some of
      * the query's conditions) and does not cover the query (it reads each data row anyway): without
@@ -567,13 +647,18 @@ public final class RowKeyTable {
     }
 
     private TablePlan plan(RowKeyQuery query, Catalog catalog) {
+        return plan(query, catalog, query.columns(), query.isKeysOnly());
+    }
+
+    /** The plan of {@code query} for a read of {@code columns} (or of keys only). */
+    private TablePlan plan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly) {
         checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setCatalog(catalog.spec())
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges());
         if (indexAloneAnswers) {
-            request.addAllColumns(query.columns()).setKeyOnly(query.isKeysOnly()).addAllFamilies(families);
+            request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(families);
         }
         if (query.indexHint() != null) {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)

@@ -1,0 +1,167 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import com.google.protobuf.ByteString;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+
+import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.AggregationSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.NumericCell;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
+
+/**
+ * The client's side of {@link RowKeyTable#aggregate} (docs/aggregates.md): one scan of the planned
+ * source (the data table's ranges, or an index's) carrying the aggregation, whose every result is a
+ * partial state covering the rows up to its row key; the partials merged natively. Through an
+ * index, the keys of index rows the regions did not trust come back with the partials, and their
+ * data rows are read here (in batches) and folded by the same native code, each exactly once.
+ */
+final class AggregateReader {
+    /** Index rows whose data rows are read with one multi-get. */
+    private static final int CHECK_BATCH = 1024;
+
+    private final Connection connection;
+    private final TableName dataTable;
+    private final Catalog catalog;
+    private final TablePlan plan;
+    private final RowKeyQuery query;
+    private final Aggregation aggregation;
+
+    AggregateReader(Connection connection, TableName dataTable, Catalog catalog, TablePlan plan, RowKeyQuery query,
+            Aggregation aggregation) {
+        this.connection = connection;
+        this.dataTable = dataTable;
+        this.catalog = catalog;
+        this.plan = plan;
+        this.query = query;
+        this.aggregation = aggregation;
+    }
+
+    /** Whether the plan reads an index that does not hold what the aggregates read: every row is checked. */
+    static boolean checksEveryRow(TablePlan plan) {
+        return !plan.getIndex().isEmpty() && !plan.getCovered();
+    }
+
+    AggregationResult run() throws IOException {
+        AggregationSpec dataSpec = aggregation.toSpecFor(catalog.schema());
+        boolean throughIndex = !plan.getIndex().isEmpty();
+        int index = throughIndex ? catalog.indexNumber(plan.getIndex()) : -1;
+        AggregationSpec regionSpec = throughIndex
+                ? aggregation.toSpec(catalog.indexSchema(index), AggregateReader::asCovered) : dataSpec;
+        AggregateRequest.Builder request = AggregateRequest.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                .setAggregation(regionSpec).setIndexRows(throughIndex).setCheckEveryRow(checksEveryRow(plan))
+                .setRowBudget(aggregation.rowBudget()).setTimeBudgetMs(aggregation.timeBudgetMs());
+        Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec());
+        if (!throughIndex && aggregation.cells().isEmpty()) {
+            // The keys answer alone: one cell of each row, without its value, is all the region reads out.
+            Filter keys = new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter());
+            scan.setFilter(scan.getFilter() == null ? keys
+                    : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), keys));
+        }
+        // One partial per call: each RPC folds one budget's worth of rows.
+        scan.setAttribute(RowKeyAggregateObserver.REQUEST_ATTRIBUTE, request.build().toByteArray())
+                .setCaching(1).setScanMetricsEnabled(true);
+        TableName source = throughIndex ? RowKeyTable.indexTableName(dataTable, plan.getIndex()) : dataTable;
+        try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray());
+                Table table = connection.getTable(source);
+                ResultScanner partials = table.getScanner(scan)) {
+            FoldBatch checkedRows = new FoldBatch(merged);
+            List<byte[]> toCheck = new ArrayList<>();
+            long checked = 0;
+            int indexKeyLength = throughIndex ? catalog.indexSchema(index).keyLength() : 0;
+            for (Result r = partials.next(); r != null; r = partials.next()) { // next(): its IOException as it is
+                Cell partial = cell(r, RowKeyAggregateObserver.PARTIAL_QUALIFIER);
+                if (partial == null) {
+                    throw new IllegalStateException("table " + source + " does not aggregate in its regions: it has no "
+                            + RowKeyAggregateObserver.class.getName() + " coprocessor (RowKeyTable.create installs it; add it"
+                            + " to the descriptor of a table made otherwise, docs/aggregates.md)");
+                }
+                merged.merge(CellUtil.cloneValue(partial));
+                Cell check = cell(r, RowKeyAggregateObserver.CHECK_QUALIFIER);
+                if (check != null) {
+                    byte[] keys = CellUtil.cloneValue(check);
+                    for (int at = 0; at + indexKeyLength <= keys.length; at += indexKeyLength) {
+                        toCheck.add(Arrays.copyOfRange(keys, at, at + indexKeyLength));
+                    }
+                    if (toCheck.size() >= CHECK_BATCH) {
+                        checked += checkDataRows(index, toCheck, checkedRows);
+                    }
+                }
+            }
+            checked += checkDataRows(index, toCheck, checkedRows);
+            ScanMetrics metrics = partials.getScanMetrics();
+            long rowsRead = metrics == null ? -1 : metrics.countOfRowsScanned.get();
+            long bytes = metrics == null ? -1 : metrics.countOfBytesInResults.get();
+            return new AggregationResult(AggregationResult.rowsOf(aggregation, merged.finish().getRowsList()), rowsRead,
+                    bytes, checked);
+        }
+    }
+
+    /**
+     * Folds the data rows of index keys the regions did not trust (each read once; an index row whose
+     * data row does not exist is not a row), then forgets the keys. Returns how many were checked.
+     */
+    private int checkDataRows(int index, List<byte[]> indexKeys, FoldBatch into) throws IOException {
+        if (indexKeys.isEmpty()) {
+            return 0;
+        }
+        byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
+        List<Get> gets = new ArrayList<>(dataKeys.length);
+        for (byte[] key : dataKeys) {
+            Get get = new Get(key);
+            if (aggregation.cells().isEmpty()) {
+                get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
+            }
+            gets.add(get); // the whole row when cells are read: a row lacking them still counts
+        }
+        try (Table data = connection.getTable(dataTable)) {
+            for (Result row : data.get(gets)) {
+                if (!row.isEmpty()) {
+                    into.add(row.listCells());
+                }
+            }
+        }
+        into.flush();
+        int n = indexKeys.size();
+        indexKeys.clear();
+        return n;
+    }
+
+    /** Where an index row holds a data cell: its covered copy. */
+    private static NumericCell asCovered(NumericCell cell) {
+        return cell.toBuilder().setFamily(ByteString.copyFrom(IndexRowFormat.FAMILY))
+                .setQualifier(ByteString.copyFrom(IndexRowFormat.coveredQualifier(cell.getFamily().toByteArray(),
+                        cell.getQualifier().toByteArray())))
+                .build();
+    }
+
+    private static Cell cell(Result r, byte[] qualifier) {
+        Cell[] cells = r.rawCells();
+        if (cells != null) {
+            for (Cell c : cells) {
+                if (CellUtil.matchingQualifier(c, qualifier)) {
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
+}

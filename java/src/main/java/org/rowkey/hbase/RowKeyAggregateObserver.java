@@ -1,0 +1,344 @@
+package org.rowkey.hbase;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.metrics.ServerSideScanMetrics;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.ScannerContext;
+import org.apache.hadoop.hbase.regionserver.Shipper;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
+
+/**
+ * Aggregates inside the regions (docs/aggregates.md). A scan that carries an {@code AggregateRequest}
+ * in its {@value #REQUEST_ATTRIBUTE} attribute gets its region scanner wrapped: each call of the
+ * client's scanner folds the rows the scan reads (its ranges, skip scan and native filter apply as
+ * for any scan) natively, a batch of rows per native call, until a row or time budget is spent, and
+ * returns one row: the key of the last row it read, holding the partial state of what it folded
+ * (and, on an index table, the keys of the index rows the client must check, end to end). The client merges the
+ * partials; since each one covers exactly the rows up to its row key, HBase's own scanner resumes
+ * after it when a region splits, moves or its server dies, and no row is counted twice or missed.
+ *
+ * <p>Installed by {@link RowKeyTable#create} on the data table and every index table; to add it to
+ * a table made otherwise, add the coprocessor {@code org.rowkey.hbase.RowKeyAggregateObserver} to its
+ * descriptor (with the jar in HBase's {@code lib/}). Scans without the attribute pass untouched.
+ *
+ * <p>Inside a RegionServer it throws only {@link IOException}s: a request it cannot read or
+ * compile, or a fold that fails (a group cap, a cell that is not a number), is a
+ * {@link DoNotRetryIOException} naming the problem, and the server goes on serving.
+ */
+public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionObserver {
+    private static final Logger LOG = LoggerFactory.getLogger(RowKeyAggregateObserver.class);
+
+    /** The Scan attribute holding a serialized {@code AggregateRequest}. */
+    public static final String REQUEST_ATTRIBUTE = "rowkey.aggregate";
+    /** The qualifier of the partial state cell: a NUL first, which no column of this library's tables uses. */
+    static final byte[] PARTIAL_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.partial");
+    /** The qualifier of the cell listing index row keys the client checks (sorts before the partial). */
+    static final byte[] CHECK_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.check");
+
+    /** Rows and time one call may fold when the request does not say, and the most it may ask. */
+    static final int DEFAULT_ROW_BUDGET = 5_000_000;
+    static final int MAX_ROW_BUDGET = 100_000_000;
+    static final int DEFAULT_TIME_BUDGET_MS = 1_000;
+    /** At most this part of the RPC timeout: a call always answers well within it. */
+    private static final int RPC_TIMEOUT_SHARE = 4;
+    /** Bytes of index row keys one call returns for checking before it ends early. */
+    static final int CHECK_BYTES_BUDGET = 1 << 20;
+    /** The request's serialized size limit (as every native message). */
+    private static final int MAX_REQUEST_BYTES = 1 << 20;
+
+    private int maxTimeBudgetMs = DEFAULT_TIME_BUDGET_MS * 10;
+
+    @Override
+    public Optional<RegionObserver> getRegionObserver() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public void start(org.apache.hadoop.hbase.CoprocessorEnvironment env) {
+        int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
+        maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
+    }
+
+    @Override
+    public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s)
+            throws IOException {
+        byte[] request = scan.getAttribute(REQUEST_ATTRIBUTE);
+        if (request == null) {
+            return s;
+        }
+        try {
+            return new AggregatingScanner(s, parse(request, scan), c.getEnvironment().getRegion().getTableDescriptor()
+                    .getColumnFamilies()[0].getName());
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                s.close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            if (e instanceof DoNotRetryIOException) {
+                throw (DoNotRetryIOException) e;
+            }
+            // Nothing else leaves a hook: any other throwable would abort the RegionServer.
+            throw new DoNotRetryIOException("hbase-rowkey: the aggregation of " + s.getRegionInfo().getRegionNameAsString()
+                    + " cannot start: " + e.getMessage(), e);
+        }
+    }
+
+    /** A checked request, with its budgets capped by this server's. */
+    private Request parse(byte[] bytes, Scan scan) throws DoNotRetryIOException {
+        if (bytes.length > MAX_REQUEST_BYTES) {
+            throw new DoNotRetryIOException("hbase-rowkey: aggregate request of " + bytes.length + " bytes, at most "
+                    + MAX_REQUEST_BYTES + " allowed");
+        }
+        if (scan.isReversed()) {
+            throw new DoNotRetryIOException("hbase-rowkey: an aggregate request on a reversed scan");
+        }
+        AggregateRequest request;
+        try {
+            request = AggregateRequest.parseFrom(bytes);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new DoNotRetryIOException("hbase-rowkey: corrupt aggregate request: " + e.getMessage());
+        }
+        if (request.getFormatVersion() > RowKeySchema.FORMAT_VERSION) {
+            throw new DoNotRetryIOException("hbase-rowkey: unsupported format version " + request.getFormatVersion()
+                    + " of aggregate request (this server reads up to " + RowKeySchema.FORMAT_VERSION + ")");
+        }
+        NativeAggregator aggregator;
+        try {
+            // The spec's own bytes go through the native checks (size, pre-scan, version, limits).
+            aggregator = new NativeAggregator(request.getAggregation().toByteArray());
+        } catch (IllegalArgumentException e) {
+            throw new DoNotRetryIOException("hbase-rowkey: aggregate request refused: " + e.getMessage());
+        }
+        int rows = request.getRowBudget() == 0 ? DEFAULT_ROW_BUDGET : Math.min(request.getRowBudget(), MAX_ROW_BUDGET);
+        int millis = Math.min(request.getTimeBudgetMs() == 0 ? DEFAULT_TIME_BUDGET_MS : request.getTimeBudgetMs(),
+                maxTimeBudgetMs);
+        return new Request(aggregator, rows, millis, request.getIndexRows(), request.getCheckEveryRow());
+    }
+
+    private static final class Request {
+        final NativeAggregator aggregator;
+        final int rowBudget;
+        final long timeBudgetNanos;
+        final boolean indexRows;
+        final boolean checkEveryRow;
+
+        Request(NativeAggregator aggregator, int rowBudget, int timeBudgetMs, boolean indexRows, boolean checkEveryRow) {
+            this.aggregator = aggregator;
+            this.rowBudget = Math.max(1, rowBudget);
+            this.timeBudgetNanos = timeBudgetMs * 1_000_000L;
+            this.indexRows = indexRows || checkEveryRow;
+            this.checkEveryRow = checkEveryRow;
+        }
+    }
+
+    /**
+     * Whether an index row with this status cell (null: none) is counted on the server without
+     * reading its data row: the one place that decides it (docs/aggregates.md). Only VERIFIED rows;
+     * UNVERIFIED ones and rows without a status go to the client, which checks their data rows.
+     */
+    static boolean trustedIndexRow(Cell status) {
+        return IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED);
+    }
+
+    /** Whether an index row with this status is skipped altogether (its write never reached the data table). */
+    static boolean staleIndexRow(Cell status) {
+        return IndexRowFormat.isStatus(status, IndexRowFormat.STALE);
+    }
+
+    /** The status cell among an index row's cells, or null. */
+    private static Cell status(List<Cell> cells) {
+        for (Cell cell : cells) {
+            if (CellUtil.matchingQualifier(cell, IndexRowFormat.STATUS)
+                    && CellUtil.matchingFamily(cell, IndexRowFormat.FAMILY)) {
+                return cell;
+            }
+        }
+        return null;
+    }
+
+    /** The region scanner of an aggregate request: one partial state per call. */
+    static final class AggregatingScanner implements RegionScanner, Shipper {
+        private final RegionScanner scanner;
+        private final Request request;
+        private final FoldBatch batch;
+        private final byte[] family;
+        private final List<Cell> row = new ArrayList<>();
+        /** Counts the rows the region scanner reads (and filters), added to the RPC's scan metrics. */
+        private final ScannerContext counting = ScannerContext.newBuilder().setTrackMetrics(true).build();
+        private boolean exhausted;
+
+        AggregatingScanner(RegionScanner scanner, Request request, byte[] family) {
+            this.scanner = scanner;
+            this.request = request;
+            this.batch = new FoldBatch(request.aggregator);
+            this.family = family;
+        }
+
+        @Override
+        public boolean nextRaw(List<Cell> result) throws IOException {
+            try {
+                return foldSome(result);
+            } catch (IOException e) {
+                throw e;
+            } catch (IllegalArgumentException e) {
+                throw new DoNotRetryIOException("hbase-rowkey: the aggregation of "
+                        + scanner.getRegionInfo().getRegionNameAsString() + " failed: " + e.getMessage());
+            } catch (RuntimeException | Error e) {
+                LOG.warn("hbase-rowkey: the aggregation of " + scanner.getRegionInfo().getRegionNameAsString() + " failed", e);
+                throw new DoNotRetryIOException("hbase-rowkey: the aggregation of "
+                        + scanner.getRegionInfo().getRegionNameAsString() + " failed: " + e, e);
+            }
+        }
+
+        /**
+         * Folds rows until the region has no more, the row or time budget is spent, or enough index
+         * keys wait for checking; then adds the partial state of those rows to {@code result} as one
+         * row keyed by the last row read. Returns whether the region may have more rows.
+         */
+        private boolean foldSome(List<Cell> result) throws IOException {
+            if (exhausted) {
+                return false;
+            }
+            long deadline = System.nanoTime() + request.timeBudgetNanos;
+            int keyLength = batch.keyLength();
+            // The last row read: its cells stay valid until the call returns (blocks are released
+            // by shipped(), after the response is sent), so it is copied once, at the end.
+            Cell lastRow = null;
+            ByteArrayOutputStream checks = new ByteArrayOutputStream();
+            int read = 0;
+            boolean more;
+            do {
+                row.clear();
+                more = scanner.nextRaw(row, counting);
+                if (row.isEmpty()) {
+                    continue;
+                }
+                read++;
+                Cell first = row.get(0);
+                lastRow = first;
+                if (first.getRowLength() != keyLength) {
+                    continue; // not a row of the schema (the scan's filter drops these too)
+                }
+                if (request.indexRows) {
+                    Cell status = status(row);
+                    if (staleIndexRow(status)) {
+                        continue;
+                    }
+                    if (request.checkEveryRow || !trustedIndexRow(status)) {
+                        checks.write(CellUtil.cloneRow(first), 0, keyLength);
+                        continue;
+                    }
+                    // A VERIFIED row is its data row's copy as of its status's stamp (IndexRowFormat).
+                    batch.addIndexRow(row, status.getTimestamp());
+                    continue;
+                }
+                batch.add(row);
+            } while (more && read < request.rowBudget && checks.size() < CHECK_BYTES_BUDGET
+                    && ((read & 255) != 0 || System.nanoTime() < deadline));
+            batch.flush();
+            exhausted = !more;
+            if (lastRow == null) {
+                return more;
+            }
+            byte[] key = CellUtil.cloneRow(lastRow);
+            if (checks.size() > 0) {
+                result.add(cell(key, CHECK_QUALIFIER, checks.toByteArray()));
+            }
+            result.add(cell(key, PARTIAL_QUALIFIER, request.aggregator.takePartial()));
+            return more;
+        }
+
+        private Cell cell(byte[] row, byte[] qualifier, byte[] value) {
+            return new KeyValue(row, family, qualifier, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, value);
+        }
+
+        /** One partial state; the rows read for it counted in the caller's scan metrics (ROWS_SCANNED, ROWS_FILTERED). */
+        @Override
+        public boolean nextRaw(List<Cell> result, ScannerContext context) throws IOException {
+            ServerSideScanMetrics mine = counting.getMetrics();
+            long scanned = mine.countOfRowsScanned.get();
+            long filtered = mine.countOfRowsFiltered.get();
+            try {
+                return nextRaw(result);
+            } finally {
+                if (context != null && context.isTrackingMetrics()) {
+                    context.getMetrics().countOfRowsScanned.addAndGet(mine.countOfRowsScanned.get() - scanned);
+                    context.getMetrics().countOfRowsFiltered.addAndGet(mine.countOfRowsFiltered.get() - filtered);
+                }
+            }
+        }
+
+        @Override
+        public boolean next(List<Cell> result, ScannerContext context) throws IOException {
+            return nextRaw(result, context);
+        }
+
+        @Override
+        public RegionInfo getRegionInfo() {
+            return scanner.getRegionInfo();
+        }
+
+        @Override
+        public boolean isFilterDone() throws IOException {
+            return exhausted || scanner.isFilterDone();
+        }
+
+        @Override
+        public boolean reseek(byte[] row) throws IOException {
+            throw new DoNotRetryIOException("hbase-rowkey: an aggregating scanner does not reseek");
+        }
+
+        @Override
+        public long getMaxResultSize() {
+            return scanner.getMaxResultSize();
+        }
+
+        @Override
+        public long getMvccReadPoint() {
+            return scanner.getMvccReadPoint();
+        }
+
+        @Override
+        public int getBatch() {
+            return scanner.getBatch();
+        }
+
+        @Override
+        public void shipped() throws IOException {
+            // Every cell handed back is a copy: the blocks the rows came from may be released.
+            if (scanner instanceof Shipper) {
+                ((Shipper) scanner).shipped();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                scanner.close();
+            } finally {
+                request.aggregator.close();
+            }
+        }
+    }
+}
