@@ -499,6 +499,61 @@ fn limit_max_column_name_bytes() {
     }
 }
 
+/// An aggregation of `aggregates` counts of rows, grouped by the int32 field `g`.
+fn aggregation_spec(aggregates: usize, max_groups: u32) -> Vec<u8> {
+    use hbase_rowkey::proto::rowkey::{AggregateFunction, AggregateSpec, AggregationSpec, GroupKey};
+    let mut spec = AggregationSpec::new();
+    spec.schema = MessageField::some(schema_of(vec![field("g", FieldType::INT32, 0)]));
+    let mut group = GroupKey::new();
+    group.field = "g".into();
+    spec.group_by.push(group);
+    for _ in 0..aggregates {
+        let mut count = AggregateSpec::new();
+        count.function = AggregateFunction::COUNT.into();
+        spec.aggregates.push(count);
+    }
+    spec.max_groups = max_groups;
+    spec.write_to_bytes().unwrap()
+}
+
+#[test]
+fn limit_max_aggregates() {
+    use hbase_rowkey::aggregate::Aggregation;
+    let max = limits::MAX_AGGREGATES;
+    Aggregation::from_bytes(&aggregation_spec(max, 0)).expect("exactly the limit");
+    assert_limit(
+        Aggregation::from_bytes(&aggregation_spec(max + 1, 0)),
+        max,
+        "aggregates",
+    );
+}
+
+#[test]
+fn limit_max_groups() {
+    use hbase_rowkey::aggregate::Aggregation;
+    let max = limits::MAX_GROUPS;
+    Aggregation::from_bytes(&aggregation_spec(1, max as u32)).expect("exactly the limit");
+    assert_limit(
+        Aggregation::from_bytes(&aggregation_spec(1, max as u32 + 1)),
+        max,
+        "max_groups",
+    );
+}
+
+#[test]
+fn limit_default_max_groups() {
+    use hbase_rowkey::aggregate::{Aggregation, Aggregator};
+    let schema = Schema::from_spec(&schema_of(vec![field("g", FieldType::INT32, 0)])).unwrap();
+    let key = |g: i64| schema.encode(&[common::messages::named_value("g", int(g))]).unwrap();
+    // A spec that asks for no cap gets the default: that many groups fold, one more is refused.
+    let mut aggregator = Aggregator::new(Aggregation::from_bytes(&aggregation_spec(1, 0)).unwrap());
+    let max = limits::DEFAULT_MAX_GROUPS;
+    for g in 0..max as i64 {
+        aggregator.fold_row(&key(g), &[]).unwrap();
+    }
+    assert_limit(aggregator.fold_row(&key(max as i64), &[]), max, "number of groups");
+}
+
 /// `from_spec` of a spec goes through its bytes, so a spec over the message size is refused by
 /// that limit first.
 fn assert_limit_of_spec<T>(result: hbase_rowkey::Result<T>, spec_bytes: usize, limit: usize, words: &str) {
@@ -520,7 +575,7 @@ fn every_limit_has_a_test() {
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
         .collect();
-    assert_eq!(names.len(), 17, "{names:?}");
+    assert_eq!(names.len(), 20, "{names:?}");
     for name in names {
         let test = format!("fn limit_{}()", name.to_lowercase());
         assert!(this.contains(&test), "no test `{test}` for limits::{name}");
