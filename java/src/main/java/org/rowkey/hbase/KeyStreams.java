@@ -14,12 +14,13 @@ import java.util.function.Predicate;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the union
- * (OR), the difference (AND-NOT) and a per-key filter. Each result is a stream itself, so they
+ * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the relay,
+ * the union (OR) and a per-key filter. Each result is a stream itself, so they
  * compose (a union of intersections is an {@code anyOf} query). Every stream of a join is in the
  * same {@code order}: {@link #ASCENDING} unsigned byte order, or {@link #DESCENDING} (a reversed
  * query), where "greater" and "after" mean later in that order.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class KeyStreams {
     /** Keys of the lead a follower of an intersection is given to seek among (one read resolves them). */
     static final int MAX_CANDIDATES = 1024;
@@ -123,11 +124,6 @@ final class KeyStreams {
         if (failure != null) {
             throw new IOException("a key stream read failed", failure);
         }
-    }
-
-    /** The keys of {@code kept} that are not in {@code removed}. */
-    static KeyStream difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
-        return new Difference(order, kept, removed);
     }
 
     /** The keys of {@code input} that pass {@code test}. */
@@ -417,40 +413,6 @@ final class KeyStreams {
                 }
             }
             return merged;
-        }
-    }
-
-    private static final class Difference extends Derived {
-        private final KeyStream kept;
-        private final KeyStream removed;
-
-        Difference(Comparator<byte[]> order, KeyStream kept, KeyStream removed) {
-            super(order);
-            this.kept = kept;
-            this.removed = removed;
-        }
-
-        @Override
-        byte[] settle() throws IOException {
-            for (byte[] key = kept.key(); key != null; key = kept.key()) {
-                removed.seek(key);
-                byte[] at = removed.key();
-                if (at == null || order.compare(at, key) != 0) {
-                    return key;
-                }
-                kept.advance();
-            }
-            return null;
-        }
-
-        @Override
-        void moveInputsPast(byte[] key) throws IOException {
-            kept.advance();
-        }
-
-        @Override
-        void seekInputs(byte[] target) throws IOException {
-            kept.seek(target);
         }
     }
 

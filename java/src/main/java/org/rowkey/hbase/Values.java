@@ -37,6 +37,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.Value;
  * and width limits the wire type cannot express (string longer than its width, ...) are checked
  * by the native core.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class Values {
     private Values() {}
 
@@ -109,22 +110,6 @@ final class Values {
                 return requireKind(field, value, Value.KindCase.BYTES_VALUE).getBytesValue().toByteArray();
             default:
                 throw new IllegalStateException("field '" + field.getName() + "': unsupported field type " + field.getType());
-        }
-    }
-
-    /** A short literal for messages: 42, true, 'text', 0x0a0b. */
-    static String format(Value value) {
-        switch (value.getKindCase()) {
-            case INT_VALUE:
-                return Long.toString(value.getIntValue());
-            case BOOL_VALUE:
-                return Boolean.toString(value.getBoolValue());
-            case STRING_VALUE:
-                return "'" + value.getStringValue().replace("'", "''") + "'";
-            case BYTES_VALUE:
-                return hex(value.getBytesValue());
-            default:
-                return "NULL";
         }
     }
 
@@ -276,14 +261,6 @@ final class Values {
                     + "): native core returned a " + value.getKindCase() + " value");
         }
         return value;
-    }
-
-    private static String hex(ByteString b) {
-        StringBuilder sb = new StringBuilder(2 + 2 * b.size()).append("0x");
-        for (int i = 0; i < b.size(); i++) {
-            sb.append(Character.forDigit((b.byteAt(i) >> 4) & 0xf, 16)).append(Character.forDigit(b.byteAt(i) & 0xf, 16));
-        }
-        return sb.toString();
     }
 
     // ---- errors ----
