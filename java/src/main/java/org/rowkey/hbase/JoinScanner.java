@@ -46,6 +46,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
  * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
  * rows the streams read and the scans they opened.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
     private static final int BATCH = 128;
@@ -61,7 +62,7 @@ final class JoinScanner implements ResultScanner {
     static final String RELAY_BUDGET_KEY = "rowkey.join.relay.budget.rows";
 
     private final List<Table> tables = new ArrayList<>();
-    private final List<SkipScanFilter> seekers = new ArrayList<>();
+    private final List<KeySeeker> seekers = new ArrayList<>();
     private final List<RangeKeyStream> leaves = new ArrayList<>();
     /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
     private final TreeMap<byte[], List<Unverified>> unverified;
@@ -195,7 +196,7 @@ final class JoinScanner implements ResultScanner {
                     RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
             List<KeyStream> ranges = new ArrayList<>();
             for (JoinPlan.Point p : s.points) {
-                SkipScanFilter point = s.index < 0 ? null : new SkipScanFilter(RowKeyQuery.of(catalog.schema(), p.equalities));
+                KeySeeker point = s.index < 0 ? null : KeySeeker.of(RowKeyQuery.of(catalog.schema(), p.equalities));
                 if (point != null) {
                     seekers.add(point);
                 }
@@ -284,7 +285,7 @@ final class JoinScanner implements ResultScanner {
      * included only when it is the target (every key of the range below {@code K} is below the
      * target), or from the range's end when there is no {@code K}.
      */
-    private static RangeKeyStream.Start indexStart(Catalog catalog, int index, SkipScanFilter point, byte[] prefix,
+    private static RangeKeyStream.Start indexStart(Catalog catalog, int index, KeySeeker point, byte[] prefix,
             byte[] target, boolean after, boolean descending) {
         byte[] dataKey = point.ceiling(descending || !after ? target : Arrays.copyOf(target, target.length + 1));
         if (dataKey == null) {
@@ -397,7 +398,7 @@ final class JoinScanner implements ResultScanner {
 
     @Override
     public void close() {
-        for (SkipScanFilter f : seekers) {
+        for (KeySeeker f : seekers) {
             f.close();
         }
         for (Table t : tables) {

@@ -74,7 +74,7 @@ class SkipScanFilterTest {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             // (i, 6) fails towards (i + 1, 5), which the next row already passes: no seek pays.
             int a = 0;
-            for (; a < SkipScanFilter.USELESS_TARGETS + 1; a++) {
+            for (; a < SeekPolicy.USELESS_TARGETS + 1; a++) {
                 assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a);
             }
             // Backing off for one row: a run short of (100, 5) seeks only from its third row on.
@@ -85,7 +85,7 @@ class SkipScanFilterTest {
         }
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             int a = 0;
-            for (; a < SkipScanFilter.USELESS_TARGETS + 2; a++) {
+            for (; a < SeekPolicy.USELESS_TARGETS + 2; a++) {
                 assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a); // backs off for one row
             }
             // The probe after the back-off: one more useless next key starts a back-off of two rows.
@@ -119,7 +119,7 @@ class SkipScanFilterTest {
     void aRowDroppedByFilterRowKeyIsNotDecidedAgainForItsCells() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             int a = 0;
-            for (; a < SkipScanFilter.USELESS_TARGETS + 1; a++) {
+            for (; a < SeekPolicy.USELESS_TARGETS + 1; a++) {
                 assertEquals(null, asHBaseReads(f, key(a, 6)), "row " + a);
             }
             // Backing off for one row, as when only filterCell is asked (above): the second cell
@@ -137,13 +137,13 @@ class SkipScanFilterTest {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             int a = 0;
             // Runs of failing rows short of (a, 5): the second row of each seeks.
-            for (; a < SkipScanFilter.USEFUL_TARGETS; a++) {
+            for (; a < SeekPolicy.USEFUL_TARGETS; a++) {
                 assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 0))), "row " + a);
                 assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 1))), "row " + a);
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
             }
             // Runs proved long: the first failing row seeks.
-            for (int t = 1; t < SkipScanFilter.PROBE_EVERY; t++, a++) {
+            for (int t = 1; t < SeekPolicy.PROBE_EVERY; t++, a++) {
                 assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
                 assertEquals(Bytes.toHex(key(a, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
@@ -161,11 +161,11 @@ class SkipScanFilterTest {
     void probesGetRarerWhileTheyFindRunsLongAndFrequentAgainOnceOneFindsThemShort() {
         try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("b", 5))) {
             int a = 0;
-            for (int t = 0; t < SkipScanFilter.USEFUL_TARGETS; t++, a++) {
+            for (int t = 0; t < SeekPolicy.USEFUL_TARGETS; t++, a++) {
                 longRunSeekingFromTheSecondRow(f, a);
             }
             // Each probe that finds the run long doubles the interval, up to MAX_PROBE_EVERY.
-            int every = SkipScanFilter.PROBE_EVERY;
+            int every = SeekPolicy.PROBE_EVERY;
             for (int probe = 0; probe < 6; probe++) {
                 for (int t = 1; t < every; t++, a++) {
                     assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a + ", interval " + every);
@@ -175,9 +175,9 @@ class SkipScanFilterTest {
                 assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 1))));
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
                 a++;
-                every = Math.min(SkipScanFilter.MAX_PROBE_EVERY, 2 * every);
+                every = Math.min(SeekPolicy.MAX_PROBE_EVERY, 2 * every);
             }
-            assertEquals(SkipScanFilter.MAX_PROBE_EVERY, every);
+            assertEquals(SeekPolicy.MAX_PROBE_EVERY, every);
             for (int t = 1; t < every; t++, a++) {
                 assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
@@ -188,10 +188,10 @@ class SkipScanFilterTest {
             a++;
             assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
             a++;
-            for (int t = 0; t < SkipScanFilter.USEFUL_TARGETS; t++, a++) {
+            for (int t = 0; t < SeekPolicy.USEFUL_TARGETS; t++, a++) {
                 longRunSeekingFromTheSecondRow(f, a);
             }
-            for (int t = 1; t < SkipScanFilter.PROBE_EVERY; t++, a++) {
+            for (int t = 1; t < SeekPolicy.PROBE_EVERY; t++, a++) {
                 assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(key(a, 0))), "row " + a);
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a, 5))));
             }
@@ -242,7 +242,7 @@ class SkipScanFilterTest {
             // Alternating kept and failing rows, one per leading value: each failing row's next
             // key is the next row's. After USELESS_TARGETS of them the filter stops asking.
             int a = 0;
-            for (int t = 0; t < SkipScanFilter.USELESS_TARGETS; t++, a += 2) {
+            for (int t = 0; t < SeekPolicy.USELESS_TARGETS; t++, a += 2) {
                 assertEquals(ReturnCode.NEXT_ROW, f.filterCell(cell(key(a, 6))), "row " + a);
                 assertEquals(ReturnCode.INCLUDE, f.filterCell(cell(key(a + 1, 5))));
             }

@@ -1,0 +1,145 @@
+package org.rowkey.hbase;
+
+import java.util.Objects;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.exceptions.DeserializationException;
+
+import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
+
+/**
+ * A query's conditions compiled natively for seeking: whether a key matches, and the next key
+ * that can match beyond a key (src/skip.rs). The skip-scan filter seeks with it inside a region;
+ * a join's key streams seek with it on the client (docs/joins.md). Holds a native handle freed by
+ * {@link #close()} or, once unreachable, by a cleaner. The native calls are thread-safe; callers
+ * keep their own scan state.
+ */
+@RunsIn(RunsIn.Where.SHARED)
+final class KeySeeker implements AutoCloseable {
+    private final NativeHandle skip;
+    private final PredicateComparator predicate;
+    private final byte[] canonical;
+    private final byte[] saltSet;
+    private final int decidingPrefix;
+
+    private KeySeeker(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet, int decidingPrefix) {
+        this.skip = skip;
+        this.predicate = predicate;
+        this.canonical = canonical;
+        this.saltSet = saltSet;
+        this.decidingPrefix = decidingPrefix;
+    }
+
+    /** The seeker of {@code query} (of an {@code anyOf} query: over the OR of its branches). */
+    static KeySeeker of(RowKeyQuery query) {
+        Objects.requireNonNull(query, "query");
+        return of(query.schema().spec(), query.toPredicateComparatorSpec());
+    }
+
+    /** The seeker of {@code predicate}'s conditions (by field name) over the keys of {@code schema} (an index's, say). */
+    static KeySeeker of(SchemaSpec schema, PredicateComparatorSpec predicate) {
+        return compile(SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                .setPredicate(ComparatorSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
+                        .setSchema(schema)
+                        .setPredicate(predicate))
+                .build().toByteArray());
+    }
+
+    /**
+     * Parses and compiles serialized {@code SkipScanFilterSpec} bytes natively (never in Java:
+     * they may come from any client).
+     *
+     * @throws IllegalArgumentException when the native core refuses them
+     */
+    static KeySeeker compile(byte[] spec) {
+        NativeHandle skip = new NativeHandle("SkipScanFilter", SkipScanNative.parse(spec), SkipScanNative::free);
+        try {
+            long pointer = skip.get();
+            byte[] canonical = SkipScanNative.canonical(pointer);
+            byte[] saltSet = SkipScanNative.saltSet(pointer);
+            int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
+            PredicateComparator predicate = PredicateComparator.parseFrom(SkipScanNative.predicate(pointer));
+            return new KeySeeker(skip, predicate, canonical, saltSet, decidingPrefix);
+        } catch (DeserializationException e) {
+            skip.close();
+            throw new IllegalStateException("the native core returned an unreadable canonical predicate", e);
+        } catch (RuntimeException | Error e) {
+            skip.close();
+            throw e;
+        } finally {
+            NativeCleaner.keepAlive(skip);
+        }
+    }
+
+    /**
+     * The smallest key at or after {@code key} that can match, or null when none can: where a join
+     * stream over these conditions seeks to.
+     */
+    byte[] ceiling(byte[] key) {
+        if (matches(key, key.length)) {
+            return key;
+        }
+        return next(key, key.length, false);
+    }
+
+    /** The next (previous when {@code reversed}) key that can match beyond {@code key[0, length)}, or null. */
+    byte[] next(byte[] key, int length, boolean reversed) {
+        byte[] next = new byte[predicate.keyLength()];
+        try {
+            return SkipScanNative.seekInto(skip.get(), key, 0, length, reversed, next) < 0 ? null : next;
+        } finally {
+            NativeCleaner.keepAlive(skip);
+        }
+    }
+
+    /** Whether {@code key[0, length)} matches: the predicate, and a salt bucket the scan reads. */
+    boolean matches(byte[] key, int length) {
+        return predicate.compareTo(key, 0, length) == 0 && saltAllows(length == 0 ? 0 : key[0]);
+    }
+
+    /** {@link #matches} on the row of {@code cell} where it lies (heap array or buffer), without a copy. */
+    boolean matchesRow(Cell cell) {
+        return PrivateCellUtil.compareRow(cell, predicate) == 0
+                && saltAllows(cell.getRowLength() == 0 ? 0 : PrivateCellUtil.getRowByte(cell, 0));
+    }
+
+    /** Whether the salt bucket of a row whose first byte is {@code first} (0 for an empty row) is read. */
+    private boolean saltAllows(byte first) {
+        int bucket = first & 0xff;
+        return (saltSet[bucket >>> 3] & (1 << (bucket & 7))) != 0;
+    }
+
+    /**
+     * How many leading bytes decide a match: keys of the schema's length sharing them all match or
+     * all fail.
+     */
+    int decidingPrefix() {
+        return decidingPrefix;
+    }
+
+    /** Row key length of the schema. */
+    int keyLength() {
+        return predicate.keyLength();
+    }
+
+    /** The canonical serialized {@code SkipScanFilterSpec}: equal seekers give equal bytes. */
+    byte[] canonical() {
+        return canonical.clone();
+    }
+
+    /** Frees the native state now; later calls throw {@link IllegalStateException}. Idempotent. */
+    @Override
+    public void close() {
+        skip.close();
+        predicate.close();
+    }
+
+    @Override
+    public String toString() {
+        return predicate.toString();
+    }
+}
