@@ -7,6 +7,7 @@ package org.rowkey.hbase;
  * row. Handles are owned by {@link NativeHandle}; errors arrive as {@link IllegalArgumentException}
  * (bad input, a limit such as the group cap) or {@link IllegalStateException} (a bug).
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class AggregateNative {
     private AggregateNative() {}
 

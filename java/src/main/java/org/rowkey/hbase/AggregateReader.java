@@ -34,6 +34,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * index, the keys of index rows the regions did not trust come back with the partials, and their
  * data rows are read here (in batches) and folded by the same native code, each exactly once.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class AggregateReader {
     /** Index rows whose data rows are read with one multi-get. */
     private static final int CHECK_BATCH = 1024;

@@ -37,6 +37,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TimeUnit;
  * it is given against the schema (natively, as the RegionServer will) and throws
  * {@link IllegalArgumentException} naming the problem. Not thread-safe while it is being built.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 public final class Aggregation {
     /** The unit a timestamp group field is truncated to (UTC). */
     public enum Unit {

@@ -22,6 +22,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TimeUnit;
  * The answer of {@link RowKeyTable#aggregate}: one row per group (one row when nothing is grouped),
  * in group value order unless the aggregation orders them, and what it cost.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 public final class AggregationResult {
     /** One group: its key field values and its aggregates. */
     public static final class Row {

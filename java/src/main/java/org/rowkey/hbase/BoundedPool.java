@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
  * no queue: when every thread is busy the caller runs the task itself, so a task never waits
  * behind another's and nothing piles up.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class BoundedPool {
     private BoundedPool() {}
 

@@ -85,6 +85,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
  *   --quiet                  no progress bar
  * </pre>
  */
+@RunsIn(RunsIn.Where.MAPREDUCE)
 public final class BulkLoad extends Configured implements Tool {
     private static final String CATALOG = "rowkey.bulkload.catalog";
     private static final String MAPPING = "rowkey.bulkload.mapping";

@@ -18,6 +18,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TableCatalog;
  * table's descriptor under {@value #DESCRIPTOR_KEY}, read by the coprocessor and every client.
  * Thread-safe; the native object is freed by a cleaner once the catalog is unreachable.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class Catalog {
     /** The table descriptor value holding the serialized catalog. */
     static final String DESCRIPTOR_KEY = "rowkey.catalog";

@@ -23,6 +23,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.NamedValue;
  * is an ordinary value: 0, negative numbers and {@code false} are not wildcards. Fields not
  * given are not looked at; an empty map matches every row of the right length.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class EqualComparator extends NativeComparator {
 
     /**

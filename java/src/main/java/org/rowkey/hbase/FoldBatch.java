@@ -14,6 +14,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
  * 255 for 254 bytes or more; then the value's first 8 bytes). The native side checks each value's
  * length against its type. Flushes into the aggregator when full, so a call folds many rows.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class FoldBatch {
     /** Bytes of one cell slot (src/aggregate.rs: CELL_SLOT_BYTES). */
     static final int SLOT_BYTES = 9;

@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.filter.HintingFilter;
  * one, and only on an HBase that has the marker: this class cannot load on one that does not.
  * Serialized under its own class name, so not for client-side use (build a SkipScanFilter).
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 final class HintingSkipScanFilter extends SkipScanFilter implements HintingFilter {
     private HintingSkipScanFilter(SkipScanFilter parsed) {
         super(parsed);

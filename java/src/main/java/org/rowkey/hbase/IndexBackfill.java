@@ -23,6 +23,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
  * writes keep the index (BUILDING) in step meanwhile, at their own later timestamps, so a row written
  * or deleted after the job read it is the coprocessor's, never the job's older copy.
  */
+@RunsIn(RunsIn.Where.MAPREDUCE)
 final class IndexBackfill {
     private IndexBackfill() {}
 

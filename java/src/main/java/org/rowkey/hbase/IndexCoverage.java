@@ -28,6 +28,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
  * older write is older than the row's status, and readers take a family's cells at the status's
  * timestamp only.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class IndexCoverage {
     private final List<CoveredColumn> columns;
     private final List<byte[]> families;

@@ -35,6 +35,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * repaired when its data row exists, marked STALE after the grace period when it does not
  * ({@link IndexRowRepair}), and STALE rows are skipped without reading the data table.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class IndexResultScanner implements ResultScanner {
     /** Index rows whose data rows are read with one multi-get. */
     private static final int BATCH = 1024;

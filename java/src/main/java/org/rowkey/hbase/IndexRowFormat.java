@@ -24,6 +24,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
  * has no such column, so the newest version of the row is, alone, the data row's state it was
  * written from.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class IndexRowFormat {
     private IndexRowFormat() {}
 

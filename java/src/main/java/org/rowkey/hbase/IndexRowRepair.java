@@ -18,6 +18,7 @@ import org.apache.hadoop.hbase.client.Result;
  * never touched), so that later readers skip it without reading the data table. Both only while the
  * status is still the one read: a write of the row since then has replaced it with its own.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class IndexRowRepair {
     /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";

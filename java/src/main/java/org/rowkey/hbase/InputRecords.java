@@ -20,6 +20,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonPrimitive;
  * line. Values are String, BigDecimal (JSON numbers, exactly), Boolean or Long; JSON null and
  * absent fields are absent. Nested objects and arrays are kept as their JSON text.
  */
+@RunsIn(RunsIn.Where.MAPREDUCE)
 final class InputRecords {
     enum Format {
         JSON, CSV, TSV;

@@ -15,6 +15,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
  * each row matched against their OR; then the first {@link #limit}
  * keys, in data-key order or, {@link #reversed}, its reverse. Made by {@link JoinPlanner}; immutable.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class JoinPlan {
     /** One combination of the stream fields' values: its key ranges (one per salt bucket). */
     static final class Point {

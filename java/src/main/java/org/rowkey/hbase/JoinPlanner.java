@@ -27,6 +27,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
  * {@code =}/{@code IN} prefix, is a stream; the native table planner gives each value combination's
  * key ranges and each stream's estimated rows (key-only, so without lookups).
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class JoinPlanner {
     /** A data-row lookup costs as many rows as this ({@code LOOKUP_COST} of src/table_plan.rs). */
     static final double LOOKUP_COST = 4.0;

@@ -7,6 +7,7 @@ import java.util.List;
  * Reads the rows of one key range of a table in bounded batches, key-only: what a
  * {@link RangeKeyStream} asks of HBase ({@link TableKeyRangeReader}; tests read from memory).
  */
+@RunsIn(RunsIn.Where.CLIENT)
 interface KeyRangeReader {
     /** The range's first row (inclusive). */
     byte[] start();

@@ -10,6 +10,7 @@ import java.util.List;
  * {@link #key()} reads its first key, its first {@link #seek} goes straight to the target. It never
  * moves backwards.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 interface KeyStream {
     /** The current key, or null once the stream is exhausted. Do not modify it. */
     byte[] key() throws IOException;

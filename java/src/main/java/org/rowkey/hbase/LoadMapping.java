@@ -33,6 +33,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
  * hash it as {@link RowKeySchema#encode} does, hex for fixed bytes). What cannot be converted or
  * encoded is a {@link Rejected} naming the field and the reason.
  */
+@RunsIn(RunsIn.Where.MAPREDUCE)
 final class LoadMapping {
     /** A record that cannot be loaded, with the reason. */
     static final class Rejected extends Exception {

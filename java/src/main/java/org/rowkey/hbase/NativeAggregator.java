@@ -16,6 +16,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ColumnList;
  * answer. Not thread-safe: one scanner or one client call uses it. Closed once, or freed by the
  * cleaner.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class NativeAggregator implements AutoCloseable {
     private final NativeHandle handle;
     private final int keyLength;

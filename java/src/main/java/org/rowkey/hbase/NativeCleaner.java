@@ -15,6 +15,7 @@ import java.util.Set;
  *
  * <p>The action must not reference the owner, or the owner never becomes unreachable.
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class NativeCleaner {
     private NativeCleaner() {}
 

@@ -24,6 +24,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
  * be running) by a cleaner once the comparator is unreachable, as is one never closed (on a
  * RegionServer).
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 abstract class NativeComparator extends ByteArrayComparable implements AutoCloseable {
     /** The per-row call mechanism (JNI, or FFM on Java 22+), chosen once. */
     private static final RowCalls CALLS = RowCalls.get();

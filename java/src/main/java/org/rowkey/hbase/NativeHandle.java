@@ -18,6 +18,7 @@ import java.util.function.LongConsumer;
  * {@link NativeCleaner#keepAlive} fence. Freeing at once in that case was a use-after-free
  * (wrong answers, or a crash of the JVM). The check costs {@code get()} one volatile read.
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class NativeHandle implements AutoCloseable {
     /** {@link #user} once more than one thread has called {@link #get()}. */
     private static final Object SHARED = new Object();

@@ -31,6 +31,7 @@ import java.util.Set;
  * <p>System property {@value #NATIVE_LIB_PROPERTY} names a library file to load instead of the
  * resource (only one class loader per JVM can load a given file).
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class NativeLoader {
     private NativeLoader() {}
 

@@ -44,6 +44,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * its batch ends). A region split or move under a chunk is the chunk's own HBase scanner's business
  * (it scans keys, not regions).
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class ParallelScanner implements ResultScanner {
     /**
      * The connection setting that bounds the threads reading chunks for all scans of one connection,

@@ -17,6 +17,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
  * {@link #compareTo(byte[], int, int)} returns 0 for a match and 1 otherwise, so
  * {@code NOT_EQUAL} keeps the complement. A row of the wrong length never matches.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class PredicateComparator extends NativeComparator {
 
     /** The comparator of {@code query}; the same as {@link RowKeyQuery#toComparator()}. */

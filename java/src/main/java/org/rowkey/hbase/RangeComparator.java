@@ -28,6 +28,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.RangeComparatorSpec;
  * <p>Several range conditions: one RangeComparator per condition in a {@code FilterList}, or
  * one {@link RowKeyQuery} ({@link PredicateComparator}), evaluated in a single call per row.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class RangeComparator extends NativeComparator {
 
     /**

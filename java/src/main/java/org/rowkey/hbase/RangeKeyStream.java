@@ -20,6 +20,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * the last candidate it then knows its keys only at the candidates ("sparse"). In
  * {@link KeyStreams#DESCENDING} order it reads the range backwards (reversed scans).
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class RangeKeyStream implements KeyStream {
     static final int MAX_BATCH = 1024;
     /** Rows a budgeted read may look at, at most (the budget doubles after each read it cut short). */

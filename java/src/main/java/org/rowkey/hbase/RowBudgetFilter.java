@@ -29,6 +29,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * stops reading at the first marker. It runs in the RegionServer: it throws nothing of its own, and
  * {@link #parseFrom} reports any bad input as a {@link DeserializationException}.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class RowBudgetFilter extends FilterBase {
     /** The qualifier of the marker cell: a NUL first, which no column of this library's tables uses. */
     static final byte[] END_QUALIFIER = Bytes.toBytes("\u0000rowkey.budget.end");

@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
  * (its owner keeps it reachable across the call); every failure becomes the same Java exception
  * as the JNI path throws.
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 abstract class RowCalls {
     static final String PROPERTY = "rowkey.native.call";
     static final String JNI = "jni";

@@ -45,6 +45,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
  * compile, or a fold that fails (a group cap, a cell that is not a number), is a
  * {@link DoNotRetryIOException} naming the problem, and the server goes on serving.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionObserver {
     private static final Logger LOG = LoggerFactory.getLogger(RowKeyAggregateObserver.class);
 

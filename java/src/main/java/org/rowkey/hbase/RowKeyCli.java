@@ -34,6 +34,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * {@link RowKeyTable#create}, whose indexes the query may use) or {@code --schema} in text form.
  * Exit status 0, or 2 with the reason on stderr for bad arguments, a bad where clause or schema.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 public final class RowKeyCli {
     private static final String USAGE = "usage: RowKeyCli query|explain --zookeeper host:port --table T"
             + " [--schema '<schema text>'] [--json] [--limit N] [--reversed] \"<where clause>\"";

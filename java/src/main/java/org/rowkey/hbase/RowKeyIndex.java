@@ -27,6 +27,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
  * repeated field, no field, an invalid name, an index that would order rows as the data key does)
  * is an {@link IllegalArgumentException} naming the index and the problem.
  */
+@RunsIn(RunsIn.Where.SHARED)
 public final class RowKeyIndex {
     private final String name;
     private final List<String> fields;

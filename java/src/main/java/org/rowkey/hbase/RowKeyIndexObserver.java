@@ -66,6 +66,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
  * at high priority (served by the priority handlers, so they never wait for the handlers the data
  * writes occupy) through its own connection.
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObserver {
     private static final Logger LOG = LoggerFactory.getLogger(RowKeyIndexObserver.class);
 

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
  * {@link IllegalArgumentException} (bad input, corrupt bytes, a limit exceeded) or
  * {@link IllegalStateException} (a bug in the native core, e.g. a caught panic).
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class RowKeyNative {
     private RowKeyNative() {}
 

@@ -34,6 +34,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
  * left unchanged); whether a condition is allowed on a field (no order on hashed or bool
  * fields) is checked natively by {@link #toComparator()}.
  */
+@RunsIn(RunsIn.Where.SHARED)
 public final class RowKeyQuery {
     private final RowKeySchema schema;
     private final List<Condition> conditions = new ArrayList<>();

@@ -37,6 +37,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.SchemaSpec;
  * thread-safe; equal schemas have equal {@link #toByteArray() canonical bytes}. The native
  * object behind a schema is freed by a cleaner once the schema is unreachable.
  */
+@RunsIn(RunsIn.Where.SHARED)
 public final class RowKeySchema {
     /** The format version of every message this library writes (the one definition is in rowkey.proto). */
     static final int FORMAT_VERSION = RowKeyProtos.FormatVersion.FORMAT_VERSION_CURRENT_VALUE;

@@ -57,6 +57,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
  * The schema and the index definitions live in the data table's descriptor (its catalog), read by
  * the coprocessor and by {@link #open}. Thread-safe; the connection stays the caller's.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 public final class RowKeyTable {
     /**
      * The scan metric ({@link ResultScanner#getScanMetrics()} of {@link #scan}) that counts the data

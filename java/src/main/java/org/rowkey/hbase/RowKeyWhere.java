@@ -39,6 +39,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.WhereFilterSpec;
  * reaches every client, a Thrift client too, as the scan's error message (a
  * {@link DoNotRetryIOException} naming the character, the token and what was expected).
  */
+@RunsIn(RunsIn.Where.REGION_SERVER)
 public class RowKeyWhere extends FilterBase {
     /** The name the filter language knows it by. */
     public static final String NAME = "RowKeyWhere";

@@ -24,6 +24,7 @@ import java.nio.ByteBuffer;
  * {@code --release 8}, which hides {@code sun.misc}); a {@code static final} handle is inlined by
  * the JIT into its caller, down to Unsafe's intrinsic load.
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class RowMemory {
     /** Whether {@link #copy} and {@link #address} may be called. */
     static final boolean AVAILABLE;

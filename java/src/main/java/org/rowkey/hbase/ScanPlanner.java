@@ -26,6 +26,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
  * do not enforce either the residual {@link PredicateComparator} or, where the plan says so, a
  * {@link SkipScanFilter} of the whole query, so the answer is exact.
  */
+@RunsIn(RunsIn.Where.SHARED)
 final class ScanPlanner {
     private ScanPlanner() {}
 

@@ -5,6 +5,7 @@ package org.rowkey.hbase;
  * are owned by {@link NativeHandle}; errors arrive as {@link IllegalArgumentException} (bad input)
  * or {@link IllegalStateException} (a bug in the native core).
  */
+@RunsIn(RunsIn.Where.NATIVE_BRIDGE)
 final class SkipScanNative {
     private SkipScanNative() {}
 

@@ -36,6 +36,7 @@ import org.rowkey.hbase.InputRecords.Format;
  * reducers, one per region) get about as many rows each. A table that holds rows or has more than
  * one region is left as it is.
  */
+@RunsIn(RunsIn.Where.MAPREDUCE)
 final class SplitSampler {
     private SplitSampler() {}
 

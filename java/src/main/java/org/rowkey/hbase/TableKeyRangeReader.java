@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
  * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
  * the range from {@code from} on. A descending reader makes reversed scans.
  */
+@RunsIn(RunsIn.Where.CLIENT)
 final class TableKeyRangeReader implements KeyRangeReader {
     private final Table table;
     private final byte[] start;

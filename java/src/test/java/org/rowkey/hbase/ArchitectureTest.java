@@ -1,0 +1,183 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where each class runs ({@link RunsIn}), checked on the compiled classes: every class of the
+ * package says where it runs, and what a RegionServer loads (its filters, comparators and
+ * coprocessors, the shared classes and the native bridge) never refers to a client-only or
+ * MapReduce class, in any signature, field, call or constant: a RegionServer must not need them.
+ */
+class ArchitectureTest {
+    private static final String PACKAGE = "org/rowkey/hbase/";
+    /** A reference to a class of this package (not a subpackage) in a constant-pool string. */
+    private static final Pattern REFERENCE = Pattern.compile("org/rowkey/hbase/([A-Za-z0-9_]+)(?![A-Za-z0-9_/])");
+    private static final Set<RunsIn.Where> SERVER_SIDE =
+            EnumSet.of(RunsIn.Where.REGION_SERVER, RunsIn.Where.SHARED, RunsIn.Where.NATIVE_BRIDGE);
+
+    @Test
+    void everyClassSaysWhereItRuns() throws Exception {
+        List<String> unmarked = new ArrayList<>();
+        for (String name : topLevelClasses().keySet()) {
+            if (where(name) == null) {
+                unmarked.add(name);
+            }
+        }
+        assertEquals(Collections.emptyList(), unmarked, "top-level classes without @RunsIn");
+    }
+
+    @Test
+    void regionServerSideNeverNeedsClientClasses() throws Exception {
+        Map<String, Set<String>> references = topLevelClasses();
+        List<String> violations = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : references.entrySet()) {
+            RunsIn.Where from = where(e.getKey());
+            if (from == null || !SERVER_SIDE.contains(from)) {
+                continue;
+            }
+            for (String target : e.getValue()) {
+                RunsIn.Where to = where(target);
+                if (to != null && !SERVER_SIDE.contains(to)) {
+                    violations.add(e.getKey() + " (" + from + ") -> " + target + " (" + to + ")");
+                }
+            }
+        }
+        assertEquals(Collections.emptyList(), violations, "RegionServer-side classes referring to client or MapReduce classes");
+    }
+
+    /** The check sees a reference in a class file: a class that names a client class fails. */
+    @Test
+    void referencesAreReadFromTheClassFiles() throws Exception {
+        Set<String> table = topLevelClasses().get("RowKeyTable");
+        assertTrue(table.contains("IndexResultScanner") && table.contains("RowKeySchema"), table.toString());
+        assertTrue(topLevelClasses().get("SkipScanFilter").contains("KeySeeker"));
+    }
+
+    private static RunsIn.Where where(String simpleName) throws ClassNotFoundException {
+        Class<?> c = Class.forName("org.rowkey.hbase." + simpleName, false, ArchitectureTest.class.getClassLoader());
+        RunsIn runsIn = c.getAnnotation(RunsIn.class);
+        return runsIn == null ? null : runsIn.value();
+    }
+
+    /** Each top-level class of the main classes, with the top-level classes of the package its class files refer to. */
+    private static Map<String, Set<String>> topLevelClasses() throws IOException, URISyntaxException {
+        Path root = Paths.get(RowKeyTable.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Map<String, Set<String>> out = new TreeMap<>();
+        if (Files.isDirectory(root)) {
+            Path dir = root.resolve(PACKAGE);
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    String file = f.getFileName().toString();
+                    if (file.endsWith(".class")) {
+                        add(out, file, Files.readAllBytes(f));
+                    }
+                }
+            }
+        } else {
+            try (JarFile jar = new JarFile(root.toFile())) {
+                for (JarEntry entry : Collections.list(jar.entries())) {
+                    String name = entry.getName();
+                    if (name.startsWith(PACKAGE) && name.endsWith(".class") && name.indexOf('/', PACKAGE.length()) < 0) {
+                        try (InputStream in = jar.getInputStream(entry)) {
+                            add(out, name.substring(PACKAGE.length()), readAll(in));
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(out.size() > 30, "found only " + out.keySet() + " under " + root);
+        return out;
+    }
+
+    private static void add(Map<String, Set<String>> out, String file, byte[] classFile) throws IOException {
+        String top = topLevel(file.substring(0, file.length() - ".class".length()));
+        Set<String> refs = out.computeIfAbsent(top, k -> new TreeSet<>());
+        for (String s : constantPoolStrings(classFile)) {
+            Matcher m = REFERENCE.matcher(s);
+            while (m.find()) {
+                String target = topLevel(m.group(1));
+                if (!target.equals(top)) {
+                    refs.add(target);
+                }
+            }
+        }
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private static String topLevel(String binaryName) {
+        int dollar = binaryName.indexOf('$');
+        return dollar < 0 ? binaryName : binaryName.substring(0, dollar);
+    }
+
+    /** The UTF-8 entries of a class file's constant pool: class names, descriptors and signatures. */
+    private static List<String> constantPoolStrings(byte[] classFile) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(classFile));
+        if (in.readInt() != 0xCAFEBABE) {
+            throw new IOException("not a class file");
+        }
+        in.readUnsignedShort();
+        in.readUnsignedShort();
+        int count = in.readUnsignedShort();
+        List<String> strings = new ArrayList<>();
+        for (int i = 1; i < count; i++) {
+            int tag = in.readUnsignedByte();
+            switch (tag) {
+                case 1: // Utf8
+                    strings.add(in.readUTF());
+                    break;
+                case 3: case 4: // Integer, Float
+                case 9: case 10: case 11: case 12: // Fieldref, Methodref, InterfaceMethodref, NameAndType
+                case 17: case 18: // Dynamic, InvokeDynamic
+                    in.skipBytes(4);
+                    break;
+                case 5: case 6: // Long, Double: two slots
+                    in.skipBytes(8);
+                    i++;
+                    break;
+                case 7: case 8: case 16: case 19: case 20: // Class, String, MethodType, Module, Package
+                    in.skipBytes(2);
+                    break;
+                case 15: // MethodHandle
+                    in.skipBytes(3);
+                    break;
+                default:
+                    throw new IOException("constant pool tag " + tag + " at entry " + i);
+            }
+        }
+        return strings;
+    }
+}
