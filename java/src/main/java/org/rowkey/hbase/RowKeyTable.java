@@ -7,7 +7,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.function.DoubleConsumer;
 
 import com.google.protobuf.ByteString;
@@ -25,20 +24,14 @@ import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
@@ -451,77 +444,27 @@ public final class RowKeyTable {
     }
 
     private ResultScanner scan(RowKeyQuery query, Catalog current) throws IOException {
+        return plan(query, current).open();
+    }
+
+    /**
+     * The one plan of {@code query}: joins of key streams for the queries only they answer, the
+     * relay where several streams fix the query and the single plan would read an uncovered index,
+     * else the single plan that reads the fewest rows.
+     */
+    private QueryPlan plan(RowKeyQuery query, Catalog current) {
         if (isJoin(query)) {
-            return new JoinScanner(connection, name, current, joinPlan(query, current), query.columns(), query.isKeysOnly(),
-                    readers(query));
+            return QueryPlan.joins(connection, name, current, query, joinPlan(query, current));
         }
-        TablePlan plan = plan(query, current);
-        JoinPlan relay = relay(query, plan, current);
-        if (relay != null) {
-            return new JoinScanner(connection, name, current, relay, query.columns(), query.isKeysOnly(), readers(query));
-        }
-        PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
-        List<RowRange> ranges = ScanPlanner.ranges(plan.getPlan());
-        int parallelism = query.isSerial() ? 1 : ParallelScanner.threads(connection);
-        ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
-        if (plan.getIndex().isEmpty()) {
-            return ParallelScanner.open(connection, name, ranges, r -> dataScan(ScanPlanner.scan(plan.getPlan(), predicate, r), query),
-                    parallelism, order);
-        }
-        int index = current.indexNumber(plan.getIndex());
-        TableName indexTable = indexTableName(name, plan.getIndex());
-        ResultScanner indexRows = ParallelScanner.open(connection, indexTable, ranges,
-                r -> ScanPlanner.scan(plan.getPlan(), predicate, r).setScanMetricsEnabled(true), parallelism, order);
-        try {
-            return new IndexResultScanner(connection, name, indexTable, current, index, plan, indexRows, query.columns(),
-                    query.isKeysOnly());
-        } catch (IOException | RuntimeException e) {
-            indexRows.close();
-            throw e;
-        }
-    }
-
-    /** How a join reads its streams' ranges, for explain. */
-    private String joinReads(RowKeyQuery query) {
-        int threads = ParallelScanner.threads(connection);
-        return "\nreads: " + (query.isSerial() || threads == 1 ? "serial: one range after another"
-                : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
-    }
-
-    /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
-    private Executor readers(RowKeyQuery query) {
-        return query.isSerial() || ParallelScanner.threads(connection) == 1 ? null : ParallelScanner.pool(connection);
-    }
-
-    /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */
-    private static Scan dataScan(Scan scan, RowKeyQuery query) {
-        scan.setScanMetricsEnabled(true);
-        for (Column c : query.columns()) {
-            scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
-        }
-        if (query.isKeysOnly()) {
-            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
-                    new KeyOnlyFilter()));
-        }
-        return scan;
+        TablePlan single = tablePlan(query, current, query.columns(), query.isKeysOnly());
+        JoinPlan relay = relay(query, single, current);
+        return relay != null ? QueryPlan.joins(connection, name, current, query, relay)
+                : QueryPlan.single(connection, name, current, query, single);
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) {
-        Catalog current = catalog;
-        if (isJoin(query)) {
-            return query + "\n" + joinPlan(query, current).explain(current.schema()) + joinReads(query);
-        }
-        TablePlan plan = plan(query, current);
-        JoinPlan relay = relay(query, plan, current);
-        if (relay != null) {
-            return query + "\n" + relay.explain(current.schema()) + joinReads(query);
-        }
-        TableName source = plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex());
-        String reads = ParallelScanner.describe(connection, source, ScanPlanner.ranges(plan.getPlan()),
-                query.isSerial() ? 1 : ParallelScanner.threads(connection));
-        return query + "\n" + plan.getExplain() + "\nreads: " + reads
-                + (query.isUnordered() && !reads.startsWith("serial") ? ", rows in the order chunks deliver them" : "");
+        return plan(query, catalog).explain();
     }
 
     /**
@@ -592,7 +535,7 @@ public final class RowKeyTable {
             columns.add(Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(c.family))
                     .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
         }
-        return plan(query, catalog, columns, columns.isEmpty());
+        return tablePlan(query, catalog, columns, columns.isEmpty());
     }
 
     /**
@@ -647,12 +590,8 @@ public final class RowKeyTable {
         }
     }
 
-    private TablePlan plan(RowKeyQuery query, Catalog catalog) {
-        return plan(query, catalog, query.columns(), query.isKeysOnly());
-    }
-
-    /** The plan of {@code query} for a read of {@code columns} (or of keys only). */
-    private TablePlan plan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly) {
+    /** The single plan of {@code query} for a read of {@code columns} (or of keys only). */
+    private TablePlan tablePlan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly) {
         checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setCatalog(catalog.spec())
