@@ -32,11 +32,17 @@ const IDENTIFIER_EQUALITY_SELECTIVITY: f64 = 0.0001;
 const OPEN_RANGE_SELECTIVITY: f64 = 1.0 / 3.0;
 const BOUNDED_RANGE_SELECTIVITY: f64 = 0.1;
 
-/// Plans a serialized `TablePlanRequest` into a serialized `TablePlan` (what Java calls).
-pub fn plan_table_request(request: &[u8]) -> Result<Vec<u8>> {
+/// Plans a serialized `TablePlanRequest` without a catalog over an already parsed `catalog` (the
+/// client's catalog handle): no catalog shipped and validated again per plan.
+pub fn plan_table_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
     let request: TablePlanRequest = wire::parse(request, "table plan request")?;
-    let catalog = Catalog::from_parsed_spec(request.catalog.get_or_default())?;
-    let plan = plan_table(&catalog, &request)?;
+    if request.catalog.is_some() {
+        return Err(Error::Corrupt {
+            what: "table plan request",
+            detail: "a catalog in a request planned over a catalog handle".into(),
+        });
+    }
+    let plan = plan_table(catalog, &request)?;
     wire::serialize(&plan, "table plan")
 }
 

@@ -465,6 +465,28 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
 }
 
 /// An index plan carries the skip-scan choice too, made on the index's key, and explain says so.
+/// The client plans over its parsed catalog handle: the same plan as a request carrying the catalog,
+/// and a request that carries one too is refused rather than one of the two silently ignored.
+#[test]
+fn a_plan_over_a_catalog_handle_equals_the_request_plan_and_refuses_a_second_catalog() {
+    use hbase_rowkey::proto::rowkey::Op;
+    use hbase_rowkey::table_plan::plan_table_request_on;
+    use protobuf::Message;
+    let catalog_spec = seed_catalog();
+    let catalog = Catalog::from_spec(&catalog_spec).unwrap();
+    let with = request(
+        &catalog_spec,
+        vec![int_condition("sdate", Op::EQ, &[20161209]), int_condition("code", Op::EQ, &[404])],
+    );
+    let mut without = with.clone();
+    without.catalog = protobuf::MessageField::none();
+    let bytes = plan_table_request_on(&catalog, &without.write_to_bytes().unwrap()).unwrap();
+    assert_eq!(TablePlan::parse_from_bytes(&bytes).unwrap(), plan_table(&catalog, &with).unwrap());
+    let err = plan_table_request_on(&catalog, &with.write_to_bytes().unwrap()).unwrap_err().to_string();
+    assert!(err.contains("a catalog in a request"), "{err}");
+    assert!(plan_table_request_on(&catalog, b"\xff\xff").is_err());
+}
+
 #[test]
 fn index_scans_skip_where_the_index_ranges_leave_conditions() {
     use hbase_rowkey::proto::rowkey::Op;

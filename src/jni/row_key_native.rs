@@ -513,10 +513,26 @@ jni_export! {
 }
 
 jni_export! {
-    /// Plans a serialized `TablePlanRequest`; returns a serialized `TablePlan`.
-    fn Java_org_rowkey_hbase_RowKeyNative_planTable<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
-        let plan = crate::table_plan::plan_table_request(&read_message(env, &request, "request")?)?;
+    /// Plans a serialized `TablePlanRequest` (without a catalog) over a catalog handle; returns a
+    /// serialized `TablePlan`.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanTable<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
+        let catalog = catalog_ref(catalog)?;
+        let plan = crate::table_plan::plan_table_request_on(catalog, &read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
+    }
+}
+
+jni_export! {
+    /// `table_plan::LOOKUP_COST`: what a data-row lookup costs in rows read, for the join planner.
+    fn Java_org_rowkey_hbase_RowKeyNative_lookupCost<'local>(_env) -> f64 {
+        Ok(crate::table_plan::LOOKUP_COST)
+    }
+}
+
+jni_export! {
+    /// `table_plan::DEFAULT_TABLE_ROWS`: the table size the planner assumes, for the join planner.
+    fn Java_org_rowkey_hbase_RowKeyNative_defaultTableRows<'local>(_env) -> jlong {
+        Ok(crate::table_plan::DEFAULT_TABLE_ROWS as jlong)
     }
 }
 

@@ -9,6 +9,8 @@ import java.util.Objects;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 import org.rowkey.hbase.proto.RowKeyProtos.TableCatalog;
 
@@ -132,6 +134,20 @@ final class Catalog {
      * could not have written it (a wrong length or salt byte: a row put into the index table by
      * hand, or a corrupt one): readers skip such a row, so that it cannot fail every query over it.
      */
+    /**
+     * The native table planner's plan of {@code request} (without a catalog) over this catalog:
+     * the data table or the index that reads the fewest rows, and every alternative's estimate.
+     */
+    TablePlan plan(TablePlanRequest request) {
+        try {
+            return TablePlan.parseFrom(RowKeyNative.catalogPlanTable(handle.get(), request.toByteArray()));
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("the native planner returned an unreadable table plan", e);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+    }
+
     byte[] dataKeyOrNull(int index, byte[] indexKey) {
         try {
             return dataKey(index, indexKey);

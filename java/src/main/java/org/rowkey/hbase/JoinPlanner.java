@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 import com.google.protobuf.ByteString;
 
@@ -29,10 +28,10 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class JoinPlanner {
-    /** A data-row lookup costs as many rows as this ({@code LOOKUP_COST} of src/table_plan.rs). */
-    static final double LOOKUP_COST = 4.0;
-    /** The table size the native planner assumes ({@code DEFAULT_TABLE_ROWS} of src/table_plan.rs). */
-    static final double TABLE_ROWS = 1_000_000;
+    /** A data-row lookup costs as many rows as this: the native planner's figure. */
+    static final double LOOKUP_COST = RowKeyNative.lookupCost();
+    /** The table size the native planner assumes. */
+    static final double TABLE_ROWS = RowKeyNative.defaultTableRows();
     /** Value combinations (IN-lists multiplied) above which a source is not used as a stream: each is a seek per lead key. */
     static final int MAX_POINTS = 64;
     /** Streams intersected at most (the smallest ones). */
@@ -45,12 +44,9 @@ final class JoinPlanner {
     static final double MAX_FOLLOWER_FRACTION = 0.25;
 
     private final Catalog catalog;
-    private final Function<TablePlanRequest, TablePlan> planner;
 
-    /** {@code planner}: the native table planner ({@link RowKeyTable}'s, which parses its answer). */
-    JoinPlanner(Catalog catalog, Function<TablePlanRequest, TablePlan> planner) {
+    JoinPlanner(Catalog catalog) {
         this.catalog = catalog;
-        this.planner = planner;
     }
 
     /**
@@ -167,7 +163,7 @@ final class JoinPlanner {
             }
         }
         if (streams.isEmpty()) {
-            TablePlan data = planner.apply(request(conditions, IndexHint.NO_INDEX, "", maxRanges));
+            TablePlan data = catalog.plan(request(conditions, IndexHint.NO_INDEX, "", maxRanges));
             return new JoinPlan.Branch(conditions, streams, leftOut, data.getPlan(), leapfrog, estimate(data, ""));
         }
         double lead = streams.get(0).estimatedRows;
@@ -196,7 +192,7 @@ final class JoinPlanner {
         IndexHint hint = index < 0 ? IndexHint.NO_INDEX : IndexHint.USE_INDEX;
         List<JoinPlan.Point> points = new ArrayList<>();
         for (List<Condition> point : points(conditions)) {
-            TablePlan plan = planner.apply(request(point, hint, name, maxRanges));
+            TablePlan plan = catalog.plan(request(point, hint, name, maxRanges));
             if (plan.getPlan().getCapped()) {
                 return;
             }
@@ -207,7 +203,7 @@ final class JoinPlanner {
             }
             points.add(new JoinPlan.Point(point, plan.getPlan().getRangesList()));
         }
-        double rows = estimate(planner.apply(request(conditions, hint, name, maxRanges)), name);
+        double rows = estimate(catalog.plan(request(conditions, hint, name, maxRanges)), name);
         streams.add(new JoinPlan.Stream(index, source, conditions, points, rows));
     }
 
@@ -248,7 +244,7 @@ final class JoinPlanner {
     }
 
     private TablePlanRequest request(List<Condition> conditions, IndexHint hint, String index, int maxRanges) {
-        return TablePlanRequest.newBuilder().setCatalog(catalog.spec())
+        return TablePlanRequest.newBuilder()
                 .setPredicate(PredicateSpec.newBuilder().addAllConditions(conditions)).setMaxRanges(maxRanges)
                 .setKeyOnly(true).setHint(hint).setHintIndex(index).build();
     }

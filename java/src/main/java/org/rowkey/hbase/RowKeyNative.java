@@ -84,8 +84,12 @@ final class RowKeyNative {
     /** The data keys of {@code count} index keys laid end to end, end to end. */
     static native byte[] catalogDataKeys(long catalog, int index, byte[] indexKeys, int count);
     static native void catalogFree(long catalog);
-    /** Plans a serialized {@code TablePlanRequest}; returns a serialized {@code TablePlan}. */
-    static native byte[] planTable(byte[] request);
+    /** Plans a serialized {@code TablePlanRequest} without a catalog over a catalog handle; returns a serialized {@code TablePlan}. */
+    static native byte[] catalogPlanTable(long catalog, byte[] request);
+    /** What a data-row lookup costs, in rows read ({@code table_plan::LOOKUP_COST}). */
+    static native double lookupCost();
+    /** The table size the planner assumes ({@code table_plan::DEFAULT_TABLE_ROWS}). */
+    static native long defaultTableRows();
 
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.function.DoubleConsumer;
 
 import com.google.protobuf.ByteString;
-import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
@@ -551,7 +550,7 @@ public final class RowKeyTable {
         if (plan.getCovered() || plan.getIndex().isEmpty() || query.indexHint() != null) {
             return null;
         }
-        JoinPlanner planner = new JoinPlanner(catalog, RowKeyTable::planTable);
+        JoinPlanner planner = new JoinPlanner(catalog);
         if (!planner.mayRelay(query)) {
             return null; // fewer than two sources: no planning of streams for the common query
         }
@@ -579,7 +578,7 @@ public final class RowKeyTable {
 
     private JoinPlan joinPlan(RowKeyQuery query, Catalog catalog) {
         checkSchema(query, catalog);
-        return new JoinPlanner(catalog, RowKeyTable::planTable).plan(query);
+        return new JoinPlanner(catalog).plan(query);
     }
 
     private void checkSchema(RowKeyQuery query, Catalog catalog) {
@@ -594,7 +593,6 @@ public final class RowKeyTable {
     private TablePlan tablePlan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly) {
         checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
-                .setCatalog(catalog.spec())
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges());
         if (indexAloneAnswers) {
@@ -604,16 +602,7 @@ public final class RowKeyTable {
             request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
                     .setHintIndex(query.indexHint());
         }
-        return planTable(request.build());
-    }
-
-    /** The native table planner's answer to {@code request}. */
-    static TablePlan planTable(TablePlanRequest request) {
-        try {
-            return TablePlan.parseFrom(RowKeyNative.planTable(request.toByteArray()));
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("the native planner returned an unreadable table plan", e);
-        }
+        return catalog.plan(request.build());
     }
 
     @Override

@@ -20,7 +20,7 @@ class JoinPlannerTest {
             .int32("age").bool("vip").build();
     private final Catalog catalog = Catalog.of(schema, Arrays.asList(RowKeyIndex.of("by_birthplace", "birthplace").salt(4),
             RowKeyIndex.of("by_age", "age"), RowKeyIndex.of("by_vip", "vip")), IndexState.ACTIVE);
-    private final JoinPlanner planner = new JoinPlanner(catalog, RowKeyTable::planTable);
+    private final JoinPlanner planner = new JoinPlanner(catalog);
 
     private static List<String> sources(List<JoinPlan.Stream> streams) {
         List<String> out = new ArrayList<>();
