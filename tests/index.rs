@@ -476,13 +476,21 @@ fn a_plan_over_a_catalog_handle_equals_the_request_plan_and_refuses_a_second_cat
     let catalog = Catalog::from_spec(&catalog_spec).unwrap();
     let with = request(
         &catalog_spec,
-        vec![int_condition("sdate", Op::EQ, &[20161209]), int_condition("code", Op::EQ, &[404])],
+        vec![
+            int_condition("sdate", Op::EQ, &[20161209]),
+            int_condition("code", Op::EQ, &[404]),
+        ],
     );
     let mut without = with.clone();
     without.catalog = protobuf::MessageField::none();
     let bytes = plan_table_request_on(&catalog, &without.write_to_bytes().unwrap()).unwrap();
-    assert_eq!(TablePlan::parse_from_bytes(&bytes).unwrap(), plan_table(&catalog, &with).unwrap());
-    let err = plan_table_request_on(&catalog, &with.write_to_bytes().unwrap()).unwrap_err().to_string();
+    assert_eq!(
+        TablePlan::parse_from_bytes(&bytes).unwrap(),
+        plan_table(&catalog, &with).unwrap()
+    );
+    let err = plan_table_request_on(&catalog, &with.write_to_bytes().unwrap())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("a catalog in a request"), "{err}");
     assert!(plan_table_request_on(&catalog, b"\xff\xff").is_err());
 }
