@@ -474,9 +474,12 @@ class BulkLoadIT extends HBaseMiniClusterBase {
      * shows its newest write, bulk-loaded or live, in the data table and through every index.
      */
     @Test
-    @Disabled("fails intermittently: a live write during the load can lose to the loaded row in an index "
-            + "(seen on the Java 25 pass: one key of 6,000 showed the loaded URL through the index, the live one in "
-            + "the data table); the load-beside-live-writes gap of docs/bulk-load.md, open in the bulk-load issue")
+    @Disabled("fails intermittently (the Java 25 pass: one key of 6,000 showed the loaded URL through the index, "
+            + "the live one in the data table): a live write orders against the load by two clocks, its data timestamp "
+            + "(here the writer's max(now, last + 1), ahead of the wall clock when writes come faster than one a "
+            + "millisecond) and its index stamp (the RegionServer's clock when its post step runs); a write whose two "
+            + "fall on different sides of the load's T leaves the index and the data table disagreeing. "
+            + "docs/bulk-load.md, 'Bulk-loaded rows and live writes'; open in the bulk-load issue")
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void aLoadBesideLiveWritesKeepsTheNewerWriteOfEachKeyInEveryTable() throws Exception {
         TableName name = create("bulk_live");
