@@ -109,11 +109,13 @@ final class ScanPlanner {
                 : plan.getSkipScan() ? serverSkipScan(plan, predicate)
                 : new RowFilter(CompareOperator.EQUAL, residual(plan));
         boolean whole = ranges.size() == 1 && ranges.get(0).getStart().isEmpty() && ranges.get(0).getStop().isEmpty();
-        Filter between = whole ? null : new MultiRowRangeFilter(ranges(plan));
+        MultiRowRangeFilter between = whole ? null : new MultiRowRangeFilter(ranges(plan));
         if (between == null || rows == null) {
             return between != null ? between : rows != null ? rows : new FilterList(FilterList.Operator.MUST_PASS_ALL);
         }
-        return new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows);
+        // Not a FilterList: before HBASE-28622 (HBase 2.5.8) its AND drops the ranges' seek hint
+        // when the rows' filter rejects a row outside the ranges (RangesThenRows).
+        return new RangesThenRows(between, rows);
     }
 
     private static Filter serverSkipScan(ScanPlan plan, PredicateComparatorSpec predicate) {
