@@ -134,6 +134,11 @@ public final class FloorBench {
      * rows ({@link Demo}: the key in hex in a sorted set), so that only the reading differs.
      */
     private int rawScan(TableName index, List<RowRange> ranges) throws IOException {
+        return rawScanRows(connection, index, ranges).size();
+    }
+
+    /** The index rows of {@code ranges} by a plain scan: the floor of any index reader. */
+    static TreeSet<String> rawScanRows(Connection connection, TableName index, List<RowRange> ranges) throws IOException {
         Scan scan = new Scan().withStartRow(ranges.get(0).getStartRow()).withStopRow(ranges.get(ranges.size() - 1).getStopRow());
         if (ranges.size() > 1) {
             scan.setFilter(new MultiRowRangeFilter(ranges));
@@ -144,7 +149,7 @@ public final class FloorBench {
                 rows.add(Bytes.toHex(r.getRow()));
             }
         }
-        return rows.size();
+        return rows;
     }
 
     /** The Gets as {@link #PARALLEL_GETS} multi-gets at once; the rows found, kept as {@link #rawScan} keeps them. */

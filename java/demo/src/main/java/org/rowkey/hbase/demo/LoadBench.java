@@ -21,9 +21,12 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.util.ToolRunner;
 
+import org.rowkey.hbase.Aggregation;
+import org.rowkey.hbase.AggregationResult;
 import org.rowkey.hbase.BulkLoad;
 import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeySchema;
@@ -145,6 +148,12 @@ public final class LoadBench {
                     Demo.Outcome seedWay = demo.runSeedWay(q);
                     same &= seedWay.rows.equals(best.rows);
                     outcomes.put("seed 2 the seed's way (filtered full scan)", seedWay);
+                    Demo.Outcome floor = floor(demo, q);
+                    same &= floor.rows.size() == best.rows.size();
+                    outcomes.put("seed 2 floor: a plain scan of the plan's index rows", floor);
+                    Demo.Outcome counted = count(demo, q);
+                    same &= counted.rows.first().equals("count " + best.rows.size());
+                    outcomes.put("seed 2 count(*) in the regions (1 row returned)", counted);
                 }
             }
             results.add(outcomes);
@@ -174,6 +183,43 @@ public final class LoadBench {
         }
         System.out.println(same ? "seed 2: our rows equal the seed's full scan's" : "MISMATCH: seed 2 differs from the full scan");
         return same ? 0 : 1;
+    }
+
+    /**
+     * The floor of any index reader for {@code q}: a plain HBase scan of exactly the index rows its
+     * plan reads, nothing else (best of 3 after a warm-up).
+     */
+    private Demo.Outcome floor(Demo demo, DemoQuery q) throws IOException {
+        String explain = demo.explain(q);
+        TableName index = FloorBench.indexTable(explain);
+        List<RowRange> ranges = FloorBench.chosenRanges(explain);
+        Demo.Outcome best = null;
+        for (int run = -1; run < 3; run++) {
+            long start = System.nanoTime();
+            TreeSet<String> rows = FloorBench.rawScanRows(connection, index, ranges);
+            Demo.Outcome o = new Demo.Outcome(rows, rows.size(), -1, -1, Demo.millisSince(start));
+            best = run < 0 ? null : best == null || o.millis < best.millis ? o : best;
+        }
+        return best;
+    }
+
+    /**
+     * {@code count(*)} of {@code q}'s rows computed inside the regions ({@link RowKeyTable#aggregate}):
+     * one row returned (the count, checked against the query's rows), and the rows the regions read.
+     */
+    private Demo.Outcome count(Demo demo, DemoQuery q) throws IOException {
+        RowKeyTable table = RowKeyTable.open(connection, Demo.PLAIN_TABLE);
+        Aggregation count = Aggregation.on(schema).count();
+        Demo.Outcome best = null;
+        for (int run = -1; run < 3; run++) {
+            long start = System.nanoTime();
+            AggregationResult result = table.aggregate(q.build(RowKeyQuery.on(schema)), count);
+            long n = result.rows().isEmpty() ? 0 : result.rows().get(0).longValue(0);
+            TreeSet<String> one = new TreeSet<>(Arrays.asList("count " + n));
+            Demo.Outcome o = new Demo.Outcome(one, result.rowsReadOnServers(), -1, -1, Demo.millisSince(start));
+            best = run < 0 ? null : best == null || o.millis < best.millis ? o : best;
+        }
+        return best;
     }
 
     /** Creates {@code table} as the demo does and bulk-loads the inputs; returns the seconds the load took. */
