@@ -33,6 +33,8 @@ import org.apache.hadoop.hbase.filter.RowFilter;
 import org.apache.hadoop.hbase.testing.TestingHBaseCluster;
 import org.apache.hadoop.hbase.testing.TestingHBaseClusterOption;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.rowkey.hbase.Aggregation;
+import org.rowkey.hbase.AggregationResult;
 import org.rowkey.hbase.EqualComparator;
 import org.rowkey.hbase.RangeComparator;
 import org.rowkey.hbase.RowKeyIndex;
@@ -211,8 +213,110 @@ public final class Demo {
         System.out.println();
         System.out.println(allMatch ? "All queries: the planned scan and RowKeyTable.scan returned exactly the seed's rows."
                 : "MISMATCH: some planned scan returned other rows than the seed's full scan.");
+        boolean statisticsMatch = statistics();
         dropTablesUnlessKept();
-        return allMatch ? 0 : 1;
+        return allMatch && statisticsMatch ? 0 : 1;
+    }
+
+    /**
+     * Seed 000's data as statistics, each computed inside the regions ({@link RowKeyTable#aggregate})
+     * beside the rows-to-the-client way (the same planned read, keys only, every key decoded and
+     * counted on the client), checked equal. Returns whether every one matched.
+     */
+    private boolean statistics() throws IOException {
+        RowKeyTable table = table(PLAIN_TABLE);
+        RowKeyQuery december = RowKeyQuery.on(plain).eq("status", -1).between("sdate", 20161201, 20161231);
+        RowKeyQuery seed2 = RowKeyQuery.on(plain).eq("sdate", 20161209).eq("code", 404);
+        RowKeyQuery notFound = RowKeyQuery.on(plain).eq("code", 404);
+        System.out.println();
+        System.out.println("Statistics inside the regions (RowKeyTable.aggregate) beside the rows-to-the-client way"
+                + " (the same plan, keys only, counted on the client); one run each after a warm-up:");
+        boolean same = statistic(table, "failed scans per day in December 2016, by code", december,
+                Aggregation.on(plain).groupBy("sdate").groupBy("code").count(), new String[] {"sdate", "code"}, -1);
+        same &= statistic(table, "count of sdate = 20161209 AND code = 404", seed2, Aggregation.on(plain).count(),
+                new String[0], -1);
+        same &= statistic(table, "the top 10 sites (sitecode: its stored hash) by 404s", notFound,
+                Aggregation.on(plain).groupBy("sitecode").count().orderByDescending(0).limit(10), new String[] {"sitecode"}, 10);
+        System.out.println(same ? "All statistics: the regions' answers equal the client's counts."
+                : "MISMATCH: some statistic differs from the client's count.");
+        return same;
+    }
+
+    /**
+     * One statistic both ways: {@code aggregation} (a count, grouped by {@code groups}, the top
+     * {@code top} groups when positive) inside the regions, and the keys of {@code query} counted
+     * on the client.
+     */
+    private boolean statistic(RowKeyTable table, String name, RowKeyQuery query, Aggregation aggregation, String[] groups,
+            int top) throws IOException {
+        table.aggregate(query, aggregation);
+        long start = System.nanoTime();
+        AggregationResult inRegions = table.aggregate(query, aggregation);
+        double regionsMs = millisSince(start);
+        countOnClient(table, query, groups);
+        start = System.nanoTime();
+        long[] shipped = new long[1];
+        Map<String, Long> onClient = countOnClient(table, query, groups, shipped);
+        double clientMs = millisSince(start);
+        Map<String, Long> fromRegions = new java.util.LinkedHashMap<>();
+        for (AggregationResult.Row r : inRegions.rows()) {
+            fromRegions.put(groupKey(r.groups(), groups), r.longValue(0));
+        }
+        boolean same;
+        if (top > 0) {
+            // Ties may pick other groups of the same count: the counts must be the client's top
+            // counts, and each group's count the client's.
+            List<Long> counts = new ArrayList<>(onClient.values());
+            counts.sort(java.util.Comparator.reverseOrder());
+            List<Long> got = new ArrayList<>(fromRegions.values());
+            same = got.equals(counts.subList(0, Math.min(top, counts.size())));
+            for (Map.Entry<String, Long> e : fromRegions.entrySet()) {
+                same &= e.getValue().equals(onClient.get(e.getKey()));
+            }
+        } else {
+            same = fromRegions.equals(onClient);
+        }
+        System.out.printf(Locale.ROOT, "  %s: %,d group(s); in the regions %.1f ms (%,d rows read there, %,d bytes to the"
+                + " client); rows to the client %.1f ms (%,d keys shipped); %.1fx; %s%n", name, fromRegions.size(),
+                regionsMs, inRegions.rowsReadOnServers(), inRegions.bytesToClient(), clientMs, shipped[0],
+                clientMs / Math.max(regionsMs, 0.01), same ? "same counts" : "MISMATCH");
+        int shown = 0;
+        for (Map.Entry<String, Long> e : fromRegions.entrySet()) {
+            if (shown++ == 5) {
+                System.out.printf(Locale.ROOT, "      ... %,d more%n", fromRegions.size() - 5);
+                break;
+            }
+            System.out.printf(Locale.ROOT, "      %s%s%n", e.getKey().isEmpty() ? "" : e.getKey() + ": ", Report.count(e.getValue()));
+        }
+        return same;
+    }
+
+    private Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups) throws IOException {
+        return countOnClient(table, query, groups, new long[1]);
+    }
+
+    /** The keys of {@code query} read to the client and counted there by their {@code groups} fields. */
+    private Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups, long[] shipped)
+            throws IOException {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        try (ResultScanner scanner = table.scan(query.keysOnly())) {
+            for (Result r : scanner) {
+                shipped[0]++;
+                counts.merge(groupKey(plain.decode(r.getRow()), groups), 1L, Long::sum);
+            }
+        }
+        return counts;
+    }
+
+    /** A group's fields as text ({@code sdate=20161209 code=404}; bytes in hex), the same from either way. */
+    private static String groupKey(Map<String, Object> values, String[] groups) {
+        StringBuilder key = new StringBuilder();
+        for (String g : groups) {
+            Object v = values.get(g);
+            key.append(key.length() == 0 ? "" : " ").append(g).append('=')
+                    .append(v instanceof byte[] ? Bytes.toHex((byte[]) v) : String.valueOf(v));
+        }
+        return key.toString();
     }
 
     /** Generates the rows of {@code --rows} and {@code --seed} and loads them into both tables. */
