@@ -16,14 +16,20 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Abortable;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
@@ -32,7 +38,11 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
 
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateFunction;
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
@@ -44,8 +54,11 @@ import org.rowkey.hbase.proto.RowKeyProtos.AggregationSpec;
  * differential against an oracle computed from the rows on the client, on a table split into four
  * regions, through the data table and through each index (covered and not), with groupings,
  * truncated timestamps, orderings and limits; index rows that are not VERIFIED counted exactly once;
- * a split and moves while aggregations run; hostile requests refused while the server keeps serving.
+ * a split and moves while aggregations run; writers beside aggregations through an index, each
+ * acknowledged row counted once; a RegionServer aborted under aggregations; hostile requests refused
+ * while the server keeps serving.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AggregateIT extends HBaseMiniClusterBase {
     private static final int ROWS = 6_000;
     private static final byte[] F = Bytes.toBytes("f");
@@ -395,6 +408,145 @@ class AggregateIT extends HBaseMiniClusterBase {
             Thread.sleep(200);
             stop.set(true);
             assertTrue(runs.get() > 2, "aggregations ran across the split and the moves: " + runs.get());
+        } finally {
+            stop.set(true);
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Writers beside aggregations through an index: one inserts new rows (code 700, n = 1), one
+     * puts the cell again on rows already written (each index row UNVERIFIED while in flight). Every
+     * aggregation of code 700, grouped by url, counts each row once (a group of 2 would be a row
+     * counted twice), at least the rows acknowledged before it started and at most those begun
+     * before it ended; once the writers stop, exactly the acknowledged rows.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void writersBesideAggregationsThroughAnIndexCountEachRowOnce() throws Exception {
+        TableName live = TableName.valueOf("aggregated_live");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, live, schema, Arrays.asList(RowKeyIndex.of("by_code_ts", "code", "ts").include("f", "n")),
+                    new byte[][] {{0x40}, {(byte) 0x80}, {(byte) 0xc0}}, F);
+        }
+        RowKeyTable liveTable = RowKeyTable.open(connection(), live);
+        List<byte[]> acknowledgedKeys = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicLong begun = new AtomicLong();
+        AtomicLong acknowledged = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        Future<?> inserts = writers.submit(() -> {
+            try (Table t = connection().getTable(live)) {
+                for (int i = 0; !stop.get(); i++) {
+                    byte[] key = schema.encode(TestData.map("url", "w" + i, "code", 700, "ts", T0 + i * 1000L, "queue", i % 9 - 4,
+                            "free", i % 2 == 0, "seen", T0));
+                    begun.incrementAndGet();
+                    t.put(new Put(key).addColumn(F, Bytes.toBytes("n"), Bytes.toBytes(1L)));
+                    acknowledgedKeys.add(key);
+                    acknowledged.incrementAndGet();
+                }
+            }
+            return null;
+        });
+        Future<?> rewrites = writers.submit(() -> {
+            Random random = new Random(5);
+            try (Table t = connection().getTable(live)) {
+                while (!stop.get()) {
+                    if (acknowledgedKeys.isEmpty()) {
+                        Thread.sleep(1);
+                        continue;
+                    }
+                    byte[] key = acknowledgedKeys.get(random.nextInt(acknowledgedKeys.size()));
+                    t.put(new Put(key).addColumn(F, Bytes.toBytes("n"), Bytes.toBytes(1L)));
+                }
+            }
+            return null;
+        });
+        Aggregation perUrl = Aggregation.on(schema).groupBy("url").count().sum(N).budget(64, 1000);
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 700).useIndex("by_code_ts");
+        int runs = 0;
+        try {
+            long until = System.nanoTime() + 8_000_000_000L;
+            while (System.nanoTime() < until) {
+                long before = acknowledged.get();
+                AggregationResult got = liveTable.aggregate(query, perUrl);
+                long after = begun.get();
+                for (AggregationResult.Row r : got.rows()) {
+                    assertEquals(1, r.longValue(0), "run " + runs + ": a row counted more than once: " + r);
+                    assertEquals(1, r.longValue(1), "run " + runs + ": its covered cell: " + r);
+                }
+                int rowsCounted = got.rows().size();
+                assertTrue(before <= rowsCounted && rowsCounted <= after,
+                        "run " + runs + ": " + rowsCounted + " rows, " + before + " acknowledged before, " + after + " begun after");
+                runs++;
+            }
+        } finally {
+            stop.set(true);
+            writers.shutdown();
+        }
+        inserts.get(60, TimeUnit.SECONDS);
+        rewrites.get(60, TimeUnit.SECONDS);
+        assertTrue(runs >= 3 && acknowledged.get() > 100, runs + " aggregations beside " + acknowledged.get() + " inserts");
+        AggregationResult settled = liveTable.aggregate(query, Aggregation.on(schema).count().sum(N));
+        assertEquals(acknowledged.get(), settled.rows().get(0).longValue(0), "every acknowledged row, once");
+        assertEquals(acknowledged.get(), settled.rows().get(0).longValue(1));
+        System.out.printf("AggregateIT: %d aggregations through the index beside %d inserts and their rewrites%n", runs,
+                acknowledged.get());
+    }
+
+    /**
+     * A RegionServer aborted while aggregations run through the data table and through an index
+     * (many partial states per region: a small row budget): every aggregation, before, across and
+     * after the abort, equals the oracle once its regions are reassigned. Runs last: the cluster
+     * keeps one RegionServer.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aRegionServerAbortedUnderAggregationsLosesAndRepeatsNothing() throws Exception {
+        Aggregation a = Aggregation.on(schema).groupBy("code").count().sum("queue").sum(N).budget(40, 1000);
+        List<AggregationResult.Row> expected = oracle(Arrays.asList(), Arrays.asList("code"), new LinkedHashMap<>(),
+                Arrays.asList(new Agg(AggregateFunction.COUNT, null, false), new Agg(AggregateFunction.SUM, "queue", false),
+                        new Agg(AggregateFunction.SUM, "n", true)), -1, false, 0);
+        Configuration patient = patientConf();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong abortedAt = new AtomicLong(Long.MAX_VALUE);
+        try (Connection conn = ConnectionFactory.createConnection(patient)) {
+            RowKeyTable patientTable = RowKeyTable.open(conn, name);
+            Future<int[]> runs = pool.submit(() -> {
+                int n = 0;
+                int across = 0;
+                while (!stop.get()) {
+                    long started = System.nanoTime();
+                    RowKeyQuery q = n % 2 == 0 ? RowKeyQuery.on(schema).noIndex() : RowKeyQuery.on(schema).useIndex("by_code_ts");
+                    assertEquals(expected, patientTable.aggregate(q, a).rows(), "run " + n + " (" + q + ")");
+                    across += started < abortedAt.get() && System.nanoTime() > abortedAt.get() ? 1 : 0;
+                    n++;
+                }
+                return new int[] {n, across};
+            });
+            Thread.sleep(300);
+            ServerName victim;
+            try (RegionLocator locator = conn.getRegionLocator(name)) {
+                victim = locator.getRegionLocation(new byte[] {(byte) 0x90}, true).getServerName();
+            }
+            abortedAt.set(System.nanoTime());
+            ((Abortable) cluster().getOnlineRegionsInterface(victim)
+                    .orElseThrow(() -> new AssertionError("no RegionServer object for " + victim)))
+                    .abort("AggregateIT: killed under aggregations", null);
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < until && !runs.isDone()) {
+                Thread.sleep(500);
+                if (System.nanoTime() - abortedAt.get() > 5_000_000_000L) {
+                    stop.set(true);
+                }
+            }
+            stop.set(true);
+            int[] counts = runs.get(240, TimeUnit.SECONDS);
+            assertTrue(counts[1] >= 1, "an aggregation ran across the abort: " + counts[0] + " runs, " + counts[1] + " across");
+            System.out.printf("AggregateIT: %s aborted; %d aggregations equal the oracle, %d of them across the abort%n",
+                    victim, counts[0], counts[1]);
         } finally {
             stop.set(true);
             pool.shutdownNow();
