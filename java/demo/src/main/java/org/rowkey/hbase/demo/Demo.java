@@ -291,12 +291,12 @@ public final class Demo {
         return same;
     }
 
-    private Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups) throws IOException {
+    Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups) throws IOException {
         return countOnClient(table, query, groups, new long[1]);
     }
 
     /** The keys of {@code query} read to the client and counted there by their {@code groups} fields. */
-    private Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups, long[] shipped)
+    Map<String, Long> countOnClient(RowKeyTable table, RowKeyQuery query, String[] groups, long[] shipped)
             throws IOException {
         Map<String, Long> counts = new java.util.TreeMap<>();
         try (ResultScanner scanner = table.scan(query.keysOnly())) {
@@ -309,7 +309,7 @@ public final class Demo {
     }
 
     /** A group's fields as text ({@code sdate=20161209 code=404}; bytes in hex), the same from either way. */
-    private static String groupKey(Map<String, Object> values, String[] groups) {
+    static String groupKey(Map<String, Object> values, String[] groups) {
         StringBuilder key = new StringBuilder();
         for (String g : groups) {
             Object v = values.get(g);
