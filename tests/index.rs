@@ -279,9 +279,9 @@ fn bad_index_definitions_are_refused_by_name() {
 
 // ------------------------------------------------------------------ planning over indexes
 
+use hbase_rowkey::plan_wire::plan_table;
 use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{IndexHint, PredicateSpec, TablePlan, TablePlanRequest};
-use hbase_rowkey::table_plan::plan_table;
 use hbase_rowkey::Comparator;
 
 fn request(catalog: &TableCatalog, conditions: Vec<hbase_rowkey::proto::rowkey::Condition>) -> TablePlanRequest {

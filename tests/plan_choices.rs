@@ -121,7 +121,7 @@ fn scan_case(out: &mut String, name: &str, schema: &SchemaSpec, conditions: Vec<
     let _ = writeln!(out, "  query {}", conditions_text(&conditions));
     let _ = writeln!(out, "  max_ranges {max_ranges}");
     let request = plan_bytes(predicate_spec(schema.clone(), conditions.clone()), max_ranges);
-    match hbase_rowkey::planner::plan_request(&request) {
+    match hbase_rowkey::plan_wire::plan_request(&request) {
         Ok(bytes) => scan_plan_text(out, Some(&conditions), &ScanPlan::parse_from_bytes(&bytes).unwrap()),
         Err(e) => {
             let _ = writeln!(out, "  error {:?}", e.class());
@@ -137,7 +137,7 @@ fn union_case(out: &mut String, name: &str, schema: &SchemaSpec, branches: Vec<V
     }
     let _ = writeln!(out, "  max_ranges {max_ranges}");
     let request = plan_bytes(any_of_spec(schema.clone(), branches), max_ranges);
-    match hbase_rowkey::planner::plan_request(&request) {
+    match hbase_rowkey::plan_wire::plan_request(&request) {
         Ok(bytes) => scan_plan_text(out, None, &ScanPlan::parse_from_bytes(&bytes).unwrap()),
         Err(e) => {
             let _ = writeln!(out, "  error {:?}", e.class());
@@ -155,7 +155,7 @@ fn table_case(out: &mut String, name: &str, catalog: &TableCatalog, conditions: 
     p.conditions = conditions.clone();
     request.predicate = protobuf::MessageField::some(p);
     request.families = families.iter().map(|f| f.to_vec()).collect();
-    match hbase_rowkey::table_plan::plan_table_request(&request.write_to_bytes().unwrap()) {
+    match hbase_rowkey::plan_wire::plan_table_request(&request.write_to_bytes().unwrap()) {
         Ok(bytes) => {
             let plan = TablePlan::parse_from_bytes(&bytes).unwrap();
             let source = if plan.index.is_empty() {

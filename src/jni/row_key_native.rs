@@ -162,7 +162,7 @@ jni_export! {
 jni_export! {
     /// The conditions of a serialized `ComparatorSpec` as text, for `toString()` and `explain()`.
     fn Java_org_rowkey_hbase_RowKeyNative_describeComparator<'local>(env, spec: JByteArray<'local>) -> JString<'local> {
-        let text = crate::explain::describe_comparator_bytes(&read_message(env, &spec, "spec")?)?;
+        let text = crate::text::describe_comparator_bytes(&read_message(env, &spec, "spec")?)?;
         Ok(JString::from_str(env, text)?)
     }
 }
@@ -443,7 +443,7 @@ jni_export! {
 
 jni_export! {
     fn Java_org_rowkey_hbase_RowKeyNative_planScan<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
-        let plan = crate::planner::plan_request(&read_message(env, &request, "request")?)?;
+        let plan = crate::plan_wire::plan_request(&read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
     }
 }
@@ -515,7 +515,7 @@ jni_export! {
 jni_export! {
     /// Plans a serialized `TablePlanRequest`; returns a serialized `TablePlan`.
     fn Java_org_rowkey_hbase_RowKeyNative_planTable<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
-        let plan = crate::table_plan::plan_table_request(&read_message(env, &request, "request")?)?;
+        let plan = crate::plan_wire::plan_table_request(&read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
     }
 }

@@ -28,9 +28,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
  * key ranges and each stream's estimated rows (key-only, so without lookups).
  */
 final class JoinPlanner {
-    /** A data-row lookup costs as many rows as this ({@code LOOKUP_COST} of src/table_plan.rs). */
+    /** A data-row lookup costs as many rows as this ({@code LOOKUP_COST} of src/source_choice.rs). */
     static final double LOOKUP_COST = 4.0;
-    /** The table size the native planner assumes ({@code DEFAULT_TABLE_ROWS} of src/table_plan.rs). */
+    /** The table size the native planner assumes ({@code DEFAULT_TABLE_ROWS} of src/source_choice.rs). */
     static final double TABLE_ROWS = 1_000_000;
     /** Value combinations (IN-lists multiplied) above which a source is not used as a stream: each is a seek per lead key. */
     static final int MAX_POINTS = 64;
