@@ -15,7 +15,7 @@ use std::hint::black_box;
 use common::messages::{boolean, condition as cond, field, int, named_value, predicate_spec, schema_of, string};
 use common::Rng;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use hbase_rowkey::planner::plan_request;
+use hbase_rowkey::plan_wire::plan_request;
 use hbase_rowkey::proto::rowkey::{Condition, FieldType, Op, SaltSpec, ScanPlan, ScanPlanRequest, SchemaSpec};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;

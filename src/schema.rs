@@ -78,6 +78,25 @@ impl Location {
             Location::Bytes { offset, .. } | Location::Bit { offset, .. } => offset,
         }
     }
+
+    /// The offset just past the field's bytes (a bool's whole shared byte).
+    pub fn end(self) -> usize {
+        match self {
+            Location::Bytes { offset, width } => offset + width,
+            Location::Bit { offset, .. } => offset + 1,
+        }
+    }
+}
+
+/// One slot of the key as the range planner and the skip scan walk it, in key order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySlot {
+    /// The salt byte, at offset 0 (first, on a salted schema only).
+    Salt,
+    /// The field `field`: `width` bytes at `offset`.
+    Field { field: usize, offset: usize, width: usize },
+    /// The bools sharing the byte at `offset`: each one's field index and bit mask.
+    Bits { offset: usize, members: Vec<(usize, u8)> },
 }
 
 #[derive(Debug, Clone)]
@@ -188,6 +207,40 @@ impl Schema {
 
     pub fn key_length(&self) -> usize {
         self.key_length
+    }
+
+    /// The key cut into slots: the salt byte, then each field, the bools sharing a byte forming
+    /// one slot. The one walk of the key that the range planner and the skip scan share.
+    pub fn slots(&self) -> Vec<KeySlot> {
+        let fields = self.fields();
+        let mut slots = Vec::with_capacity(fields.len() + 1);
+        if self.salt().is_some() {
+            slots.push(KeySlot::Salt);
+        }
+        let mut index = 0;
+        while index < fields.len() {
+            match fields[index].location {
+                Location::Bit { offset, .. } => {
+                    let members: Vec<(usize, u8)> = (index..fields.len())
+                        .map_while(|i| match fields[i].location {
+                            Location::Bit { offset: o, mask } if o == offset => Some((i, mask)),
+                            _ => None,
+                        })
+                        .collect();
+                    index += members.len();
+                    slots.push(KeySlot::Bits { offset, members });
+                }
+                Location::Bytes { offset, width } => {
+                    slots.push(KeySlot::Field {
+                        field: index,
+                        offset,
+                        width,
+                    });
+                    index += 1;
+                }
+            }
+        }
+        slots
     }
 
     pub fn fields(&self) -> &[Field] {

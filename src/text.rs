@@ -1,8 +1,11 @@
 //! Queries and schemas as text, for every client that cannot build the protobuf messages itself
 //! (HBase's filter language through the shell or a Thrift gateway, the command line): a where
 //! clause parses to the `PredicateComparatorSpec` the builder makes, a schema text to its
-//! `SchemaSpec`. The printers are `explain`'s (conditions) and [`describe_schema`], so parsing
-//! what they print gives the message back.
+//! `SchemaSpec`. The printers are here too ([`describe_conditions`], [`describe_comparator`],
+//! [`describe_schema`]), so parsing what they print gives the message back; the planner's
+//! `explain()` writes its conditions with them. The one text form of conditions, SQL-like: `code =
+//! 404 AND sdate BETWEEN 1 AND 9 AND type IN (1, 2) AND status <> -1`, strings `'quoted'` (a quote
+//! doubled), bytes `x'0a1b'`.
 //!
 //! Where clause: `code = 404 AND sdate BETWEEN 20161201 AND 20161209 AND type IN (1, 2) AND NOT free`,
 //! OR and parentheses anywhere (expanded into an OR of AND-branches), `TRUE` for no condition.
@@ -17,14 +20,97 @@
 //! result is validated as a comparator would be).
 
 use crate::error::{Error, Result};
-use crate::explain::{describe_conditions, hex};
 use crate::limits;
 use crate::predicate::Predicate;
 use crate::proto::rowkey::{
-    value::Kind as ValueKind, Condition, FieldSpec, FieldType, Op, PredicateComparatorSpec, PredicateSpec, SaltSpec,
-    SchemaSpec, Value,
+    comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, FieldSpec, FieldType, Op,
+    PredicateComparatorSpec, PredicateSpec, SaltSpec, SchemaSpec, Value,
 };
 use crate::schema::{Schema, FORMAT_VERSION};
+use crate::wire;
+
+/// A value as a literal.
+pub fn describe_value(value: &Value) -> String {
+    match &value.kind {
+        Some(ValueKind::IntValue(i)) => i.to_string(),
+        Some(ValueKind::BoolValue(b)) => b.to_string(),
+        Some(ValueKind::StringValue(t)) => format!("'{}'", t.replace('\'', "''")),
+        Some(ValueKind::BytesValue(b)) => format!("x'{}'", hex(b)),
+        None => "NULL".into(),
+    }
+}
+
+/// One condition, e.g. `sdate BETWEEN 1 AND 9`.
+pub fn describe_condition(c: &Condition) -> String {
+    let value = |i: usize| c.values.get(i).map_or_else(|| "?".to_owned(), describe_value);
+    let field = quote_name(&c.field);
+    let op = match c.op.enum_value() {
+        Ok(Op::EQ) => "=",
+        Ok(Op::NE) => "<>",
+        Ok(Op::LT) => "<",
+        Ok(Op::LE) => "<=",
+        Ok(Op::GT) => ">",
+        Ok(Op::GE) => ">=",
+        Ok(Op::BETWEEN) => return format!("{field} BETWEEN {} AND {}", value(0), value(1)),
+        Ok(Op::IN) => {
+            let values: Vec<String> = c.values.iter().map(describe_value).collect();
+            return format!("{field} IN ({})", values.join(", "));
+        }
+        Ok(Op::OP_UNSPECIFIED) | Err(_) => "?",
+    };
+    format!("{field} {op} {}", value(0))
+}
+
+/// Conditions AND-ed; `TRUE` for none.
+pub fn describe_conditions<'a>(conditions: impl IntoIterator<Item = &'a Condition>) -> String {
+    let text: Vec<String> = conditions.into_iter().map(describe_condition).collect();
+    if text.is_empty() {
+        "TRUE".into()
+    } else {
+        text.join(" AND ")
+    }
+}
+
+/// What a comparator tests: its equalities or conditions, or `field <=> value` for a range
+/// comparator (compared with HBase's operator).
+pub fn describe_comparator(spec: &ComparatorSpec) -> String {
+    match &spec.kind {
+        Some(SpecKind::Equal(equal)) => {
+            let text: Vec<String> = equal
+                .equalities
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} = {}",
+                        quote_name(&e.field),
+                        describe_value(e.value.get_or_default())
+                    )
+                })
+                .collect();
+            if text.is_empty() {
+                "TRUE".into()
+            } else {
+                text.join(" AND ")
+            }
+        }
+        Some(SpecKind::Range(range)) => format!(
+            "{} <=> {}",
+            quote_name(&range.field),
+            describe_value(range.value.get_or_default())
+        ),
+        Some(SpecKind::Predicate(p)) => describe_where(p),
+        None => "no comparator kind".into(),
+    }
+}
+
+/// [`describe_comparator`] of a serialized `ComparatorSpec` (checked like any message from outside).
+pub fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
+    Ok(describe_comparator(&wire::parse::<ComparatorSpec>(spec, "comparator")?))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// Parenthesis nesting a where clause may use (the parser recurses once per level).
 pub const MAX_NESTING: usize = 64;
@@ -677,5 +763,53 @@ fn at(position: usize, error: Error) -> Error {
     Error::AtPosition {
         position,
         source: Box::new(error),
+    }
+}
+
+#[cfg(test)]
+mod condition_text_tests {
+    use super::*;
+
+    fn condition(field: &str, op: Op, values: Vec<Value>) -> Condition {
+        let mut c = Condition::new();
+        c.field = field.into();
+        c.op = op.into();
+        c.values = values;
+        c
+    }
+
+    fn value(kind: ValueKind) -> Value {
+        let mut v = Value::new();
+        v.kind = Some(kind);
+        v
+    }
+
+    #[test]
+    fn conditions_read_as_sql() {
+        let conditions = vec![
+            condition("code", Op::EQ, vec![value(ValueKind::IntValue(404))]),
+            condition("status", Op::NE, vec![value(ValueKind::IntValue(-1))]),
+            condition(
+                "sdate",
+                Op::BETWEEN,
+                vec![value(ValueKind::IntValue(1)), value(ValueKind::IntValue(9))],
+            ),
+            condition(
+                "site",
+                Op::IN,
+                vec![
+                    value(ValueKind::StringValue("it's".into())),
+                    value(ValueKind::BytesValue(vec![0x0a, 0xff])),
+                ],
+            ),
+            condition("free", Op::EQ, vec![value(ValueKind::BoolValue(false))]),
+            condition("type", Op::IN, vec![]),
+        ];
+        assert_eq!(
+            describe_conditions(&conditions),
+            "code = 404 AND status <> -1 AND sdate BETWEEN 1 AND 9 AND site IN ('it''s', x'0aff') AND free = false \
+             AND type IN ()"
+        );
+        assert_eq!(describe_conditions(&[]), "TRUE");
     }
 }

@@ -15,7 +15,7 @@ use common::messages::{
 use common::mutation::{huge_varints, seeds_of, varint};
 use common::*;
 use hbase_rowkey::limits;
-use hbase_rowkey::planner::plan_request;
+use hbase_rowkey::plan_wire::plan_request;
 use hbase_rowkey::proto::rowkey::{Condition, FieldType};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
@@ -219,8 +219,7 @@ fn absurd_where_texts() -> Vec<Vec<u8>> {
 /// the binary ones: the text is the bytes after the grammar byte, invalid UTF-8 replaced.
 #[test]
 fn parser_where_and_schema_text() {
-    use hbase_rowkey::explain::describe_conditions;
-    use hbase_rowkey::text::{describe_schema, parse_schema, parse_where};
+    use hbase_rowkey::text::{describe_conditions, describe_schema, parse_schema, parse_where};
     let mut rng = Rng::new(0x7e47_c006);
     let schema = Schema::from_spec(&parse_schema(common::fuzz_bodies::TEXT_FUZZ_SCHEMA).unwrap()).unwrap();
     let def = SchemaDef::fields_of(schema.canonical_spec());

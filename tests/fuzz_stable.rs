@@ -90,7 +90,7 @@ fn text_fuzz_seeds(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
             .collect();
         let texts: Vec<String> = branches
             .iter()
-            .map(|b| format!("({})", hbase_rowkey::explain::describe_conditions(b)))
+            .map(|b| format!("({})", hbase_rowkey::text::describe_conditions(b)))
             .collect();
         let clause = texts.join(" OR ");
         if text::parse_where(&schema, &clause).is_ok() {

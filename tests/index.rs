@@ -279,9 +279,9 @@ fn bad_index_definitions_are_refused_by_name() {
 
 // ------------------------------------------------------------------ planning over indexes
 
+use hbase_rowkey::plan_wire::plan_table;
 use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{IndexHint, PredicateSpec, TablePlan, TablePlanRequest};
-use hbase_rowkey::table_plan::plan_table;
 use hbase_rowkey::Comparator;
 
 fn request(catalog: &TableCatalog, conditions: Vec<hbase_rowkey::proto::rowkey::Condition>) -> TablePlanRequest {
@@ -469,8 +469,8 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
 /// and a request that carries one too is refused rather than one of the two silently ignored.
 #[test]
 fn a_plan_over_a_catalog_handle_equals_the_request_plan_and_refuses_a_second_catalog() {
+    use hbase_rowkey::plan_wire::plan_table_request_on;
     use hbase_rowkey::proto::rowkey::Op;
-    use hbase_rowkey::table_plan::plan_table_request_on;
     use protobuf::Message;
     let catalog_spec = seed_catalog();
     let catalog = Catalog::from_spec(&catalog_spec).unwrap();

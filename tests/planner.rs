@@ -6,7 +6,8 @@ mod common;
 
 use common::messages::{plan_bytes, predicate_spec};
 use common::*;
-use hbase_rowkey::planner::{plan, plan_request, successor, Range};
+use hbase_rowkey::key_ranges::{plan, successor, Range};
+use hbase_rowkey::plan_wire::plan_request;
 use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, Op, ScanPlan};
 use hbase_rowkey::{Comparator, Schema};

@@ -14,11 +14,11 @@ mod common;
 
 use common::Rng;
 use common::*;
-use hbase_rowkey::planner::{plan, plan_union, Range};
+use hbase_rowkey::key_ranges::{plan, plan_union, Range};
 use hbase_rowkey::predicate::{Constraint, Predicate};
 use hbase_rowkey::proto::rowkey::{FieldType, Op};
 use hbase_rowkey::schema::{Location, Schema};
-use hbase_rowkey::skip::{AnySkipScan, SkipScan};
+use hbase_rowkey::skip_scan::{AnySkipScan, SkipScan};
 use proptest::prelude::{any, proptest, ProptestConfig};
 use std::ops::Bound;
 

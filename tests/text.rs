@@ -7,9 +7,10 @@ mod common;
 
 use common::messages::{any_of_spec, predicate_spec};
 use common::*;
-use hbase_rowkey::explain::describe_comparator;
 use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, ComparatorSpec, Op, PredicateComparatorSpec};
-use hbase_rowkey::text::{describe_schema, describe_where, parse_schema, parse_where, MAX_NESTING};
+use hbase_rowkey::text::{
+    describe_comparator, describe_schema, describe_where, parse_schema, parse_where, MAX_NESTING,
+};
 use hbase_rowkey::{limits, Comparator, ErrorClass, Schema};
 
 /// Names the printers must quote (keywords, spaces, quotes, non-ASCII) or may leave bare.

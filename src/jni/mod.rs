@@ -13,7 +13,7 @@
 /// jni_export! {
 ///     /// docs
 ///     fn Java_org_rowkey_hbase_RowKeyNative_schemaKeyLength<'local>(_env, schema: jlong) -> jint {
-///         intern_schema_key_length(schema)
+///         as_jint(schema_ref(schema)?.key_length())
 ///     }
 /// }
 /// ```

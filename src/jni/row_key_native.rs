@@ -162,7 +162,7 @@ jni_export! {
 jni_export! {
     /// The conditions of a serialized `ComparatorSpec` as text, for `toString()` and `explain()`.
     fn Java_org_rowkey_hbase_RowKeyNative_describeComparator<'local>(env, spec: JByteArray<'local>) -> JString<'local> {
-        let text = crate::explain::describe_comparator_bytes(&read_message(env, &spec, "spec")?)?;
+        let text = crate::text::describe_comparator_bytes(&read_message(env, &spec, "spec")?)?;
         Ok(JString::from_str(env, text)?)
     }
 }
@@ -443,7 +443,7 @@ jni_export! {
 
 jni_export! {
     fn Java_org_rowkey_hbase_RowKeyNative_planScan<'local>(env, request: JByteArray<'local>) -> JByteArray<'local> {
-        let plan = crate::planner::plan_request(&read_message(env, &request, "request")?)?;
+        let plan = crate::plan_wire::plan_request(&read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
     }
 }
@@ -517,22 +517,22 @@ jni_export! {
     /// serialized `TablePlan`.
     fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanTable<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
         let catalog = catalog_ref(catalog)?;
-        let plan = crate::table_plan::plan_table_request_on(catalog, &read_message(env, &request, "request")?)?;
+        let plan = crate::plan_wire::plan_table_request_on(catalog, &read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
     }
 }
 
 jni_export! {
-    /// `table_plan::LOOKUP_COST`: what a data-row lookup costs in rows read, for the join planner.
+    /// `source_choice::LOOKUP_COST`: what a data-row lookup costs in rows read, for the join planner.
     fn Java_org_rowkey_hbase_RowKeyNative_lookupCost<'local>(_env) -> f64 {
-        Ok(crate::table_plan::LOOKUP_COST)
+        Ok(crate::source_choice::LOOKUP_COST)
     }
 }
 
 jni_export! {
-    /// `table_plan::DEFAULT_TABLE_ROWS`: the table size the planner assumes, for the join planner.
+    /// `source_choice::DEFAULT_TABLE_ROWS`: the table size the planner assumes, for the join planner.
     fn Java_org_rowkey_hbase_RowKeyNative_defaultTableRows<'local>(_env) -> jlong {
-        Ok(crate::table_plan::DEFAULT_TABLE_ROWS as jlong)
+        Ok(crate::source_choice::DEFAULT_TABLE_ROWS as jlong)
     }
 }
 

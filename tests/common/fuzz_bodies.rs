@@ -14,7 +14,7 @@
 use protobuf::Message;
 
 use hbase_rowkey::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, ScanPlan, ScanPlanRequest};
-use hbase_rowkey::{planner, text};
+use hbase_rowkey::{plan_wire, text};
 use hbase_rowkey::{Comparator, Error, ErrorClass, Schema};
 
 /// Builds an input for the fuzz bodies from a message and the bytes that follow it.
@@ -53,7 +53,7 @@ fn check_error(error: &Error) {
 /// predicate comparator, that the scan plan keeps every matching well-formed row.
 pub fn parse_compile_evaluate(data: &[u8]) {
     let (spec, rows) = split(data);
-    if let Err(e) = planner::plan_request(spec) {
+    if let Err(e) = plan_wire::plan_request(spec) {
         check_error(&e);
     }
     let comparator = match Comparator::from_bytes(spec) {
@@ -130,7 +130,7 @@ fn check_plan(comparator: &Comparator, query: ComparatorSpec, rows: &[u8]) {
     request.query = protobuf::MessageField::some(query);
     request.max_ranges = [0u32, 1, 2, 3, 16, 1000][usize::from(rows.first().copied().unwrap_or(0)) % 6];
     let request = request.write_to_bytes().expect("serializing a request");
-    let plan = planner::plan_request(&request).unwrap_or_else(|e| panic!("a valid predicate does not plan: {e}"));
+    let plan = plan_wire::plan_request(&request).unwrap_or_else(|e| panic!("a valid predicate does not plan: {e}"));
     let plan = ScanPlan::parse_from_bytes(&plan).expect("a plan parses");
     for pair in plan.ranges.windows(2) {
         assert!(

@@ -86,9 +86,9 @@ final class RowKeyNative {
     static native void catalogFree(long catalog);
     /** Plans a serialized {@code TablePlanRequest} without a catalog over a catalog handle; returns a serialized {@code TablePlan}. */
     static native byte[] catalogPlanTable(long catalog, byte[] request);
-    /** What a data-row lookup costs, in rows read ({@code table_plan::LOOKUP_COST}). */
+    /** What a data-row lookup costs, in rows read ({@code source_choice::LOOKUP_COST}). */
     static native double lookupCost();
-    /** The table size the planner assumes ({@code table_plan::DEFAULT_TABLE_ROWS}). */
+    /** The table size the planner assumes ({@code source_choice::DEFAULT_TABLE_ROWS}). */
     static native long defaultTableRows();
 
     // ---- limits and diagnostics ----

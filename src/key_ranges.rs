@@ -1,7 +1,9 @@
-//! Scan planning: turns a predicate into the narrowest sorted set of row-key ranges, the way
-//! Phoenix's skip scan does, so most rows are never read.
+//! The range algorithm: turns a predicate into the narrowest sorted set of row-key ranges, the way
+//! Phoenix's skip scan does, so most rows are never read. The lowest planning layer: the choosers
+//! (`scan_choice`, `source_choice`) and the wire and text face (`plan_wire`) sit on top of it.
 //!
-//! The key is walked slot by slot (salt byte, then each field or shared bool byte). Each slot
+//! The key is walked slot by slot ([`Schema::slots`]: salt byte, then each field or shared bool
+//! byte). Each slot
 //! whose values are a small known set multiplies the prefixes (cartesian product, capped); the
 //! first slot with a range ends every prefix with that range's bounds; the first unconstrained
 //! slot ends the walk. The ranges are only an optimisation: conditions they do not enforce
@@ -10,16 +12,9 @@
 use std::ops::Bound;
 
 use crate::codec::FieldBytes;
-use crate::comparator::Comparator;
-use crate::error::{Error, Result};
-use crate::limits::{DEFAULT_MAX_RANGES, MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
+use crate::limits::{MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
 use crate::predicate::{Constraint, Predicate};
-use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, KeyRange, PredicateComparatorSpec, PredicateSpec,
-    ScanPlan, ScanPlanRequest,
-};
-use crate::schema::{Location, Schema, FORMAT_VERSION};
-use crate::wire;
+use crate::schema::{KeySlot, Schema};
 
 /// Per-key overhead counted against `MAX_PLAN_KEY_BYTES` (vector header and allocation).
 const KEY_OVERHEAD: usize = 32;
@@ -49,10 +44,7 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
     let salt_check_at = schema.salt().map(|salt| {
         salt.fields
             .iter()
-            .map(|&i| match schema.fields()[i].location {
-                Location::Bytes { offset, width } => offset + width,
-                Location::Bit { offset, .. } => offset + 1,
-            })
+            .map(|&i| schema.fields()[i].location.end())
             .max()
             .unwrap_or(0)
     });
@@ -73,37 +65,37 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
         };
     }
     let mut buckets_read = None;
-    if schema.salt().is_some() {
-        let buckets = salt_buckets(schema, predicate, max_ranges);
-        buckets_read = Some(buckets.len());
-        if buckets.len() > max_ranges {
-            walk.capped = true;
-            return walk.finish(Vec::new(), false, buckets_read);
-        }
-        walk.prefixes = buckets.into_iter().map(|b| vec![b]).collect();
-    }
-    let fields = schema.fields();
-    let mut index = 0;
-    while index < fields.len() {
-        match fields[index].location {
-            Location::Bit { offset, .. } => {
+    for slot in schema.slots() {
+        match slot {
+            KeySlot::Salt => {
+                let buckets = salt_buckets(schema, predicate, max_ranges);
+                buckets_read = Some(buckets.len());
+                if buckets.len() > max_ranges {
+                    walk.capped = true;
+                    return walk.finish(Vec::new(), false, buckets_read);
+                }
+                walk.prefixes = buckets.into_iter().map(|b| vec![b]).collect();
+            }
+            KeySlot::Bits { members, .. } => {
                 // All bools sharing this byte form one slot.
-                let group: Vec<usize> = (index..fields.len())
-                    .take_while(|&i| matches!(fields[i].location, Location::Bit { offset: o, .. } if o == offset))
-                    .collect();
-                index += group.len();
-                let Some(bytes) = bit_group_values(schema, predicate, &group) else {
+                let Some(bytes) = bit_group_values(predicate, &members) else {
                     break;
                 };
                 if !walk.extend(&bytes, max_ranges) {
                     walk.capped = true;
                     break;
                 }
-                walk.exact_fields
-                    .extend(group.iter().filter(|&&i| predicate.constraint(i).is_some()));
+                walk.exact_fields.extend(
+                    members
+                        .iter()
+                        .map(|&(i, _)| i)
+                        .filter(|&i| predicate.constraint(i).is_some()),
+                );
                 walk.drop_impossible_salts(schema);
             }
-            Location::Bytes { width, .. } => {
+            KeySlot::Field {
+                field: index, width, ..
+            } => {
                 let Some(constraint) = predicate.constraint(index) else {
                     break;
                 };
@@ -113,7 +105,6 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                         if walk.extend(points, max_ranges) {
                             walk.exact_fields.push(index);
                             walk.drop_impossible_salts(schema);
-                            index += 1;
                             continue;
                         }
                         walk.capped = true;
@@ -129,7 +120,6 @@ pub fn plan(schema: &Schema, predicate: &Predicate, max_ranges: usize) -> Plan {
                                 if walk.extend(&points, max_ranges) {
                                     walk.exact_fields.push(index);
                                     walk.drop_impossible_salts(schema);
-                                    index += 1;
                                     continue;
                                 }
                             }
@@ -251,17 +241,15 @@ impl Walk {
     }
 }
 
-/// The byte values of a shared bool byte allowed by its fields' constraints, or `None` when no
-/// field of the group is constrained. Unused bits are 0, as `encode` writes them.
-fn bit_group_values(schema: &Schema, predicate: &Predicate, group: &[usize]) -> Option<Vec<FieldBytes>> {
-    if group.iter().all(|&i| predicate.constraint(i).is_none()) {
+/// The byte values of a shared bool byte (its fields' indexes and masks) allowed by its fields'
+/// constraints, or `None` when no field of the group is constrained. Unused bits are 0, as
+/// `encode` writes them.
+fn bit_group_values(predicate: &Predicate, members: &[(usize, u8)]) -> Option<Vec<FieldBytes>> {
+    if members.iter().all(|&(i, _)| predicate.constraint(i).is_none()) {
         return None;
     }
     let mut bytes: Vec<u8> = vec![0];
-    for &i in group {
-        let Location::Bit { mask, .. } = schema.fields()[i].location else {
-            continue;
-        };
+    for &(i, mask) in members {
         let allowed: Vec<bool> = match predicate.constraint(i) {
             Some(Constraint::Points(points)) => points.iter().map(|p| p[0] != 0).collect(),
             _ => vec![false, true],
@@ -433,157 +421,4 @@ fn merge(mut ranges: Vec<Range>) -> Vec<Range> {
         merged.push(range);
     }
     merged
-}
-
-/// Plans a serialized `ScanPlanRequest` into a serialized `ScanPlan` (what Java calls).
-pub fn plan_request(request: &[u8]) -> Result<Vec<u8>> {
-    let request: ScanPlanRequest = wire::parse(request, "scan plan request")?;
-    let query = request.query.get_or_default();
-    let comparator = Comparator::from_parsed(query)?;
-    let Some(SpecKind::Predicate(spec)) = &query.kind else {
-        return Err(Error::Corrupt {
-            what: "scan plan request",
-            detail: "the query is not a predicate".into(),
-        });
-    };
-    if !spec.any_of.is_empty() {
-        let max_ranges = match request.max_ranges as usize {
-            0 => DEFAULT_MAX_RANGES,
-            n => n,
-        };
-        let (_, out) = union_plan_message(&comparator, &spec.any_of, max_ranges);
-        return wire::serialize(&out, "scan plan");
-    }
-    let predicate = comparator
-        .predicate()
-        .ok_or_else(|| Error::Internal("predicate comparator has no predicate".into()))?;
-    let schema = comparator.schema();
-    let max_ranges = match request.max_ranges as usize {
-        0 => DEFAULT_MAX_RANGES,
-        n => n,
-    };
-    let conditions = &spec.predicate.get_or_default().conditions;
-    let (_, out) = plan_message(schema, predicate, conditions, max_ranges, false);
-    wire::serialize(&out, "scan plan")
-}
-
-/// The plan of an OR predicate comparator (`any_of`, validated and compiled as `comparator`): the
-/// union of its branches' ranges ([`plan_union`]), the whole OR as the residual filter, and the
-/// explanation: each branch's own ranges and estimate, and the union's.
-pub fn union_plan_message(comparator: &Comparator, branches: &[PredicateSpec], max_ranges: usize) -> (Plan, ScanPlan) {
-    let schema = comparator.schema();
-    let predicates = comparator.branches();
-    let union = plan_union(schema, &predicates, max_ranges);
-    let mut out = ScanPlan::new();
-    out.ranges = key_ranges(&union);
-    let mut any_of = PredicateComparatorSpec::new();
-    any_of.any_of = branches.to_vec();
-    out.residual = protobuf::MessageField::some(residual_spec(schema, any_of));
-    out.capped = union.capped;
-    let mut explain = format!(
-        "UNION of {} AND-branches, read by one scan: their ranges merged in key order, each row \
-         matched against the OR of the branches in one native call\n",
-        branches.len()
-    );
-    let table_rows = crate::table_plan::DEFAULT_TABLE_ROWS as f64;
-    let mut estimate = 0.0;
-    let mut skip_reason = None;
-    for (i, (spec, predicate)) in branches.iter().zip(&predicates).enumerate() {
-        let own = plan(schema, predicate, union.max_ranges);
-        let rows = crate::table_plan::estimated_rows(schema, predicate, &own, table_rows, true);
-        estimate += rows;
-        let choice = crate::scan_choice::choose(schema, predicate, &own);
-        if skip_reason.is_none() && choice.method == crate::scan_choice::ScanMethod::SkipScan {
-            skip_reason = Some(format!("branch {}: {}", i + 1, choice.reason));
-        }
-        explain.push_str(&format!(
-            "  branch {}: {}: {} range(s){}, ~{rows:.0} rows\n",
-            i + 1,
-            crate::explain::describe_conditions(&spec.conditions),
-            own.ranges.len(),
-            if own.capped { " (capped)" } else { "" }
-        ));
-    }
-    explain.push_str(&format!(
-        "  estimated rows read: at most {:.0} (the branches' sum; of a {table_rows:.0}-row table)\n",
-        estimate.min(table_rows)
-    ));
-    explain.push_str(&crate::explain::describe_union_plan(schema, &union, branches.len()));
-    // Rows inside the union of ranges that enforce their branch exactly all match: a skip scan
-    // pays only when some branch leaves conditions to check, as for a single predicate.
-    out.skip_scan = skip_reason.is_some() && !union.ranges.is_empty();
-    explain.push_str(&match skip_reason.filter(|_| out.skip_scan) {
-        Some(reason) => {
-            format!("  SKIP SCAN over the OR: the next key that can match is the nearest of the branches' ({reason})\n")
-        }
-        None => "  no skip scan: every branch's ranges enforce its conditions, or nothing is read\n".into(),
-    });
-    out.explain = explain;
-    (union, out)
-}
-
-/// The residual comparator of a plan over `schema`: a predicate comparator of `predicate`.
-fn residual_spec(schema: &Schema, predicate: PredicateComparatorSpec) -> ComparatorSpec {
-    let mut residual = ComparatorSpec::new();
-    residual.format_version = FORMAT_VERSION;
-    residual.schema = protobuf::MessageField::some(schema.canonical_spec().clone());
-    residual.kind = Some(SpecKind::Predicate(predicate));
-    residual
-}
-
-fn key_ranges(plan: &Plan) -> Vec<KeyRange> {
-    plan.ranges
-        .iter()
-        .map(|r| {
-            let mut k = KeyRange::new();
-            k.start = r.start.clone();
-            k.stop = r.stop.clone().unwrap_or_default();
-            k
-        })
-        .collect()
-}
-
-/// The plan of `conditions` (normalized as `predicate`) over `schema`, and its message: the ranges,
-/// the residual comparator (over `schema`) for the conditions the ranges do not enforce exactly,
-/// whether to read them with the skip scan (data and index scans alike), and the explanation.
-/// `own_keys`: the table holds only keys of `schema` (an index table), so where the ranges enforce
-/// every condition no filter is needed, not even the key-length check a data table's rows need.
-pub fn plan_message(
-    schema: &Schema,
-    predicate: &Predicate,
-    conditions: &[Condition],
-    max_ranges: usize,
-    own_keys: bool,
-) -> (Plan, ScanPlan) {
-    let plan = plan(schema, predicate, max_ranges);
-    let residual_conditions: Vec<Condition> = conditions
-        .iter()
-        .filter(|c| {
-            schema
-                .field_index(&c.field)
-                .is_ok_and(|i| !plan.exact_fields.contains(&i))
-        })
-        .cloned()
-        .collect();
-    let mut out = ScanPlan::new();
-    out.ranges = key_ranges(&plan);
-    let mut residual_predicate = PredicateComparatorSpec::new();
-    residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
-    out.residual = protobuf::MessageField::some(residual_spec(schema, residual_predicate));
-    out.capped = plan.capped;
-    let enforced: Vec<Condition> = conditions
-        .iter()
-        .filter(|c| !residual_conditions.contains(c))
-        .cloned()
-        .collect();
-    out.no_residual = own_keys && residual_conditions.is_empty();
-    out.explain = crate::explain::describe_plan(schema, &plan, &enforced, &residual_conditions, out.no_residual);
-    let choice = crate::scan_choice::choose(schema, predicate, &plan);
-    out.skip_scan = choice.method == crate::scan_choice::ScanMethod::SkipScan;
-    out.explain.push_str(&format!(
-        "  {}: {}\n",
-        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
-        choice.reason
-    ));
-    (plan, out)
 }

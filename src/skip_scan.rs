@@ -2,7 +2,7 @@
 //! previous key) that could match, so the RegionServer seeks there instead of reading every row
 //! in between (Phoenix's `SkipScanFilter`, HBase's `FuzzyRowFilter`, for fixed-width keys).
 //!
-//! The key is cut into slots exactly as the planner walks it: the salt byte, then each field, with
+//! The key is cut into slots exactly as the range planner walks it ([`Schema::slots`]): the salt byte, then each field, with
 //! bools sharing a byte forming one slot. Each slot holds the sorted, disjoint, inclusive byte
 //! intervals its bytes may take: the salt buckets the planner reads, a field's points or its range
 //! split at the exclusions, the byte values of a bool byte whose constrained bits are right (the
@@ -21,12 +21,12 @@ use std::ops::Bound;
 use crate::codec::FieldBytes;
 use crate::comparator::Comparator;
 use crate::error::{Error, Result};
+use crate::key_ranges::salt_buckets;
 use crate::limits::DEFAULT_MAX_RANGES;
-use crate::planner::salt_buckets;
 use crate::predicate::{Constraint, Predicate};
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
 use crate::schema::{check_version, FORMAT_VERSION};
-use crate::schema::{Location, Schema};
+use crate::schema::{KeySlot, Schema};
 use crate::wire;
 
 /// The compiled skip scan of one predicate over one schema.
@@ -224,41 +224,32 @@ fn byte_intervals(allowed: impl Fn(u8) -> bool) -> Vec<(FieldBytes, FieldBytes)>
 
 impl SkipScan {
     pub fn new(schema: &Schema, predicate: &Predicate) -> SkipScan {
-        let mut slots = Vec::new();
-        if schema.salt().is_some() {
-            let buckets = salt_buckets(schema, predicate, DEFAULT_MAX_RANGES);
-            slots.push(Slot::new(0, 1, byte_intervals(|b| buckets.binary_search(&b).is_ok())));
-        }
-        let fields = schema.fields();
-        let mut index = 0;
-        while index < fields.len() {
-            match fields[index].location {
-                Location::Bit { offset, .. } => {
+        let slots: Vec<Slot> = schema
+            .slots()
+            .into_iter()
+            .map(|slot| match slot {
+                KeySlot::Salt => {
+                    let buckets = salt_buckets(schema, predicate, DEFAULT_MAX_RANGES);
+                    Slot::new(0, 1, byte_intervals(|b| buckets.binary_search(&b).is_ok()))
+                }
+                KeySlot::Bits { offset, members } => {
                     // The bools sharing this byte: each constrained bit must take an allowed value.
-                    let members: Vec<(usize, u8)> = (index..fields.len())
-                        .map_while(|i| match fields[i].location {
-                            Location::Bit { offset: o, mask } if o == offset => Some((i, mask)),
-                            _ => None,
-                        })
-                        .collect();
-                    index += members.len();
                     let group: Vec<(u8, &Constraint)> = members
                         .iter()
                         .filter_map(|&(i, mask)| predicate.constraint(i).map(|c| (mask, c)))
                         .collect();
                     let allowed = |b: u8| group.iter().all(|(mask, c)| c.allows(&[u8::from(b & mask != 0)]));
-                    slots.push(Slot::new(offset, 1, byte_intervals(allowed)));
+                    Slot::new(offset, 1, byte_intervals(allowed))
                 }
-                Location::Bytes { offset, width } => {
-                    let intervals = match predicate.constraint(index) {
+                KeySlot::Field { field, offset, width } => {
+                    let intervals = match predicate.constraint(field) {
                         Some(c) => constraint_intervals(c, width),
                         None => vec![(vec![0; width], vec![0xFF; width])],
                     };
-                    slots.push(Slot::new(offset, width, intervals));
-                    index += 1;
+                    Slot::new(offset, width, intervals)
                 }
-            }
-        }
+            })
+            .collect();
         let empty = slots.iter().any(|s| s.count() == 0);
         SkipScan {
             key_length: schema.key_length(),
@@ -316,18 +307,6 @@ impl SkipScan {
     /// Whether the salt byte `bucket` is one the scan reads (true for an unsalted schema).
     pub fn salt_allows(&self, bucket: u8) -> bool {
         !self.salted || self.slots[0].contains(&[bucket])
-    }
-
-    /// The salt buckets the scan reads, as a 256-bit set (bit `b % 64` of word `b / 64`); every
-    /// bucket for an unsalted schema. For callers that test the salt byte themselves.
-    pub fn salt_set(&self) -> [u64; 4] {
-        let mut set = [0u64; 4];
-        for b in 0..=255u8 {
-            if self.salt_allows(b) {
-                set[usize::from(b / 64)] |= 1 << (b % 64);
-            }
-        }
-        set
     }
 
     /// The smallest key of the schema's length strictly greater than `row` whose slots all lie in
