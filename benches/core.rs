@@ -12,11 +12,11 @@ mod common;
 
 use std::hint::black_box;
 
-use common::messages::{boolean, condition as cond, field, int, named_value, predicate_spec, schema_of, string};
+use common::messages::{boolean, condition as cond, int, named_value, predicate_spec, seed_schema, string};
 use common::Rng;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::proto::rowkey::{Condition, FieldType, Op, SaltSpec, ScanPlan, ScanPlanRequest, SchemaSpec};
+use hbase_rowkey::proto::rowkey::{Condition, Op, ScanPlan, ScanPlanRequest};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
@@ -26,28 +26,6 @@ const KEY: usize = 37;
 const CODES_IN: [i64; 20] = [
     404, 503, 200, 301, 500, 600, 601, 602, 603, 604, 605, 606, 607, 608, 609, 610, 611, 612, 613, 614,
 ];
-
-fn seed_schema(salt_buckets: u32) -> SchemaSpec {
-    let mut schema = schema_of(vec![
-        field("md5url", FieldType::MD5, 8),
-        field("sitecode", FieldType::JAVA_HASH, 0),
-        field("status", FieldType::INT32, 0),
-        field("code", FieldType::INT32, 0),
-        field("sdate", FieldType::INT32, 0),
-        field("type", FieldType::INT32, 0),
-        field("free", FieldType::BOOL, 0),
-        field("close", FieldType::BOOL, 0),
-        field("queue", FieldType::INT32, 0),
-        field("scantype", FieldType::INT32, 0),
-    ]);
-    if salt_buckets > 0 {
-        let mut salt = SaltSpec::new();
-        salt.buckets = salt_buckets;
-        salt.fields = vec!["md5url".into()];
-        schema.salt = protobuf::MessageField::some(salt);
-    }
-    schema
-}
 
 /// One generated row's field values, as the demo's generator draws them.
 struct RowValues {

@@ -12,11 +12,11 @@ mod common;
 
 use std::fmt::Write as _;
 
-use common::messages::{any_of_spec, condition, field, int, plan_bytes, predicate_spec, schema_of, string};
+use common::messages::{any_of_spec, condition, int, plan_bytes, predicate_spec, string};
 use common::*;
 use hbase_rowkey::proto::rowkey::{
-    comparator_spec::Kind, Condition, FieldType, IndexSpec, IndexState, Op, PredicateSpec, SaltSpec, ScanPlan,
-    SchemaSpec, TableCatalog, TablePlan, TablePlanRequest, Value,
+    comparator_spec::Kind, Condition, IndexSpec, IndexState, Op, PredicateSpec, ScanPlan, SchemaSpec, TableCatalog,
+    TablePlan, TablePlanRequest, Value,
 };
 use protobuf::Message;
 
@@ -172,28 +172,9 @@ fn table_case(out: &mut String, name: &str, catalog: &TableCatalog, conditions: 
     }
 }
 
-/// Seed 000's key: md5url md5(8), sitecode javaHash, status, code, sdate, type int32, free, close
-/// bool, queue, scantype int32; salted over md5url into 16 buckets when `salted`.
+/// Seed 000's key, salted over md5url into 16 buckets when `salted`.
 fn seed_schema(salted: bool) -> SchemaSpec {
-    let mut spec = schema_of(vec![
-        field("md5url", FieldType::MD5, 8),
-        field("sitecode", FieldType::JAVA_HASH, 0),
-        field("status", FieldType::INT32, 0),
-        field("code", FieldType::INT32, 0),
-        field("sdate", FieldType::INT32, 0),
-        field("type", FieldType::INT32, 0),
-        field("free", FieldType::BOOL, 0),
-        field("close", FieldType::BOOL, 0),
-        field("queue", FieldType::INT32, 0),
-        field("scantype", FieldType::INT32, 0),
-    ]);
-    if salted {
-        let mut salt = SaltSpec::new();
-        salt.buckets = 16;
-        salt.fields = vec!["md5url".into()];
-        spec.salt = protobuf::MessageField::some(salt);
-    }
-    spec
+    messages::seed_schema(if salted { 16 } else { 0 })
 }
 
 fn index(name: &str, fields: &[&str], buckets: u32, include_f: bool) -> IndexSpec {

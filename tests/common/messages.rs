@@ -200,3 +200,27 @@ pub fn all_type_fields() -> Vec<FieldSpec> {
         field("h", FieldType::JAVA_HASH, 0),
     ]
 }
+
+/// Seed 000's key (md5url md5(8), sitecode javaHash, status, code, sdate, type int32, free, close
+/// bool, queue, scantype int32), salted over md5url into `salt_buckets` buckets when above 0.
+pub fn seed_schema(salt_buckets: u32) -> SchemaSpec {
+    let mut schema = schema_of(vec![
+        field("md5url", FieldType::MD5, 8),
+        field("sitecode", FieldType::JAVA_HASH, 0),
+        field("status", FieldType::INT32, 0),
+        field("code", FieldType::INT32, 0),
+        field("sdate", FieldType::INT32, 0),
+        field("type", FieldType::INT32, 0),
+        field("free", FieldType::BOOL, 0),
+        field("close", FieldType::BOOL, 0),
+        field("queue", FieldType::INT32, 0),
+        field("scantype", FieldType::INT32, 0),
+    ]);
+    if salt_buckets > 0 {
+        let mut salt = SaltSpec::new();
+        salt.buckets = salt_buckets;
+        salt.fields = vec!["md5url".into()];
+        schema.salt = protobuf::MessageField::some(salt);
+    }
+    schema
+}
