@@ -51,15 +51,19 @@ final class SeekPolicy {
     private byte[] target;
     /** The failing row the next key was computed from. */
     private byte[] targetFrom;
-    /** Failing rows short of the next key so far, the first included. */
+    /** Failing rows short of the next key so far, the first included (each without a native call). */
     private int failedTowardsTarget;
+    /** Next keys in a row that no second failing row shared (each cost a native call for nothing). */
     private int uselessTargets;
+    /** Next keys in a row sought after two failing rows (runs are long here). */
     private int usefulTargets;
+    /** Seeking from the first failing row; every {@link #probeEvery}-th next key probes with two. */
     private boolean seekFirst;
     private boolean probing;
     private int targetsSinceProbe;
+    /** Next keys between probes: {@link #PROBE_EVERY}, doubled by each probe that finds runs long. */
     private int probeEvery = PROBE_EVERY;
-    /** Rows still to decide without next keys (backing off). */
+    /** Failing rows to move past without asking for the next key, and the current back-off. */
     private int rowsBeforeProbe;
     private int backoff;
 
