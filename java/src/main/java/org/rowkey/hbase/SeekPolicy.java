@@ -57,7 +57,7 @@ final class SeekPolicy {
     private int uselessTargets;
     /** Next keys in a row sought after two failing rows (runs are long here). */
     private int usefulTargets;
-    /** Seeking from the first failing row; every {@link #probeEvery}-th next key probes with two. */
+    /** Seeking from the first failing row; every {@code probeEvery}-th next key probes with two. */
     private boolean seekFirst;
     private boolean probing;
     private int targetsSinceProbe;
