@@ -46,6 +46,8 @@ import org.apache.hadoop.hbase.client.Connection;
  *       an (sdate, code) index serves, Phoenix forced onto its covered and its uncovered index,
  *       and ours through our index ({@link org.rowkey.hbase.RowKeyTable#scan}; plain table only).
  *       Every run of every way must return the seed way's rows (else it stops, exit code 1).
+ *   <li>Seed 000's statistics, ours inside the regions beside Phoenix's SQL aggregates
+ *       ({@link PeerAggregates}).
  * </ol>
  *
  * <p>Wall time: from building the scan or preparing the statement to the last row; median of
@@ -152,6 +154,12 @@ public final class Peer {
                     System.out.println(query.lines(pass));
                 }
             }
+            // The statistics after both passes: Phoenix's metadata cached, as the second pass left it.
+            System.out.println();
+            System.out.println("Aggregates (seed 000's statistics; Phoenix at UPDATE_CACHE_FREQUENCY=" + PhoenixTables.CACHED + "):");
+            PeerAggregates aggregates = new PeerAggregates(connection, jdbc, reads, options.runs, ourIndexed, demo.schema(false), plain);
+            aggregates.measure();
+            aggregates.lines().forEach(System.out::println);
             System.out.println();
             System.out.println("ms: median wall time to the last row; read: rows the RegionServer read (region read counters,"
                     + " data + index tables); scanned: HBase's scan metric ROWS_SCANNED of our client's scans;"
@@ -161,7 +169,7 @@ public final class Peer {
             for (Query query : queries) {
                 System.out.println(query.explains());
             }
-            writeJson(data.size(), phoenixVersion, queries);
+            writeJson(data.size(), phoenixVersion, queries, aggregates);
             if (!options.keep && options.zookeeper != null) { // as the demo's own tables go
                 phoenix.drop(plain);
                 phoenix.drop(salted);
@@ -404,16 +412,17 @@ public final class Peer {
         }
     }
 
-    private void writeJson(int rows, String phoenixVersion, List<Query> queries) throws java.io.IOException {
+    private void writeJson(int rows, String phoenixVersion, List<Query> queries, PeerAggregates aggregates)
+            throws java.io.IOException {
         Path json = Paths.get(options.json);
         if (json.toAbsolutePath().getParent() != null) {
             Files.createDirectories(json.toAbsolutePath().getParent());
         }
-        Files.write(json, json(rows, phoenixVersion, queries).getBytes(StandardCharsets.UTF_8));
+        Files.write(json, json(rows, phoenixVersion, queries, aggregates).getBytes(StandardCharsets.UTF_8));
         System.out.println("Wrote " + json);
     }
 
-    private String json(int rows, String phoenixVersion, List<Query> queries) {
+    private String json(int rows, String phoenixVersion, List<Query> queries, PeerAggregates aggregates) {
         StringBuilder b = new StringBuilder("{\n");
         b.append("  \"benchmark\": \"peer\",\n");
         b.append("  \"date\": ").append(EndToEnd.Json.string(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())).append(",\n");
@@ -448,7 +457,8 @@ public final class Peer {
         for (int i = 0; i < queries.size(); i++) {
             b.append(queries.get(i).json()).append(i + 1 < queries.size() ? ",\n" : "\n");
         }
-        b.append("  ]\n}\n");
+        b.append("  ],\n");
+        b.append("  \"aggregates\": [\n").append(aggregates.json()).append("\n  ]\n}\n");
         return b.toString();
     }
 }
