@@ -39,6 +39,8 @@ pub struct Index {
     include: Vec<(Vec<u8>, Vec<u8>)>,
     /// Wholly covered families.
     include_families: Vec<Vec<u8>>,
+    /// How many fields the index is on: the first of its schema's fields.
+    indexed: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +235,7 @@ impl Index {
             sources,
             include,
             include_families,
+            indexed: index_fields.len(),
         })
     }
 
@@ -242,6 +245,11 @@ impl Index {
 
     pub fn state(&self) -> IndexState {
         self.state
+    }
+
+    /// The fields the index is on, in its order.
+    pub fn key_fields(&self) -> impl Iterator<Item = &str> {
+        self.schema.fields()[..self.indexed].iter().map(|f| f.name.as_str())
     }
 
     /// The index key's layout: plan and filter index rows with it.

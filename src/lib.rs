@@ -22,6 +22,7 @@ pub mod scan_choice;
 pub mod schema;
 pub mod skip_scan;
 pub mod source_choice;
+pub mod stream_choice;
 pub mod text;
 pub mod wire;
 

@@ -1,6 +1,6 @@
 //! The planner's face to Java: parses plan requests, runs the planning layers below
-//! (`key_ranges`, `scan_choice`, `source_choice`), and builds the replies (`ScanPlan`,
-//! `TablePlan`) with every line of their `explain` text. The one module of the planner that knows
+//! (`key_ranges`, `scan_choice`, `source_choice`, `stream_choice`), and builds the replies
+//! (`ScanPlan`, `TablePlan`, `JoinBranchPlan`) with every line of their `explain` text. The one module of the planner that knows
 //! the request and reply messages or writes text about a plan.
 
 use std::fmt::Write as _;
@@ -12,12 +12,14 @@ use crate::key_ranges::{plan, plan_union, Plan};
 use crate::limits::DEFAULT_MAX_RANGES;
 use crate::predicate::Predicate;
 use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, KeyRange, PlanAlternative,
-    PredicateComparatorSpec, PredicateSpec, ScanPlan, ScanPlanRequest, TablePlan, TablePlanRequest,
+    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, JoinBranchPlan,
+    JoinBranchRequest, KeyRange, KeyStreamSpec, PlanAlternative, PredicateComparatorSpec, PredicateSpec, ScanPlan,
+    ScanPlanRequest, StreamPoint, TablePlan, TablePlanRequest,
 };
 use crate::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
 use crate::schema::{Schema, FORMAT_VERSION};
 use crate::source_choice::{self, estimated_rows, Exclusion, SourceQuery, DEFAULT_TABLE_ROWS};
+use crate::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources};
 use crate::text::{describe_conditions, hex};
 use crate::wire;
 
@@ -275,6 +277,89 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
     out.explain = explain_table_plan(&out.index, out.covered, &message.explain, &alternatives);
     out.plan = protobuf::MessageField::some(message);
     out.alternatives = alternatives;
+    Ok(out)
+}
+
+/// Plans a serialized `JoinBranchRequest` over a catalog handle into a serialized `JoinBranchPlan`.
+pub fn plan_join_branch_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
+    let request: JoinBranchRequest = wire::parse(request, "join branch request")?;
+    let plan = plan_join_branch(catalog, &request)?;
+    wire::serialize(&plan, "join branch plan")
+}
+
+/// The key streams of one AND-branch ([`stream_choice`]): each source's value combinations planned
+/// as exact prefixes of its keys (a source whose combinations do not all plan so is no stream),
+/// the smallest kept in lead order, and the branch's cost; without a stream, the data table's plan.
+pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Result<JoinBranchPlan> {
+    let conditions = &request.predicate.get_or_default().conditions;
+    let hint = request.hint.enum_value().map_err(|n| Error::Corrupt {
+        what: "join branch request",
+        detail: format!("unknown index hint {n}"),
+    })?;
+    let key_plan = |conditions: &[Condition], index: &str| -> Result<TablePlan> {
+        let mut table = TablePlanRequest::new();
+        table.predicate.mut_or_insert_default().conditions = conditions.to_vec();
+        table.max_ranges = request.max_ranges;
+        table.key_only = true;
+        table.hint = if index.is_empty() {
+            IndexHint::NO_INDEX
+        } else {
+            IndexHint::USE_INDEX
+        }
+        .into();
+        table.hint_index = index.to_owned();
+        plan_table(catalog, &table)
+    };
+    let estimate = |plan: &TablePlan, index: &str| -> Result<f64> {
+        plan.alternatives
+            .iter()
+            .find(|a| a.index == index)
+            .map(|a| a.estimated_rows)
+            .ok_or_else(|| Error::Internal(format!("no estimate for source '{index}'")))
+    };
+
+    let sources = stream_sources(catalog, conditions, hint, &request.hint_index);
+    let mut streams: Vec<KeyStreamSpec> = Vec::new();
+    'sources: for source in &sources {
+        let Some(points) = stream_choice::points(&source.conditions) else {
+            continue;
+        };
+        let mut stream = KeyStreamSpec::new();
+        for equalities in points {
+            let plan = key_plan(&equalities, &source.index)?.plan.unwrap_or_default();
+            if plan.capped || !plan.ranges.iter().all(|r| is_prefix_range(&r.start, &r.stop)) {
+                continue 'sources; // not one run of keys per combination, in data-key order
+            }
+            let mut point = StreamPoint::new();
+            point.equalities = equalities;
+            point.ranges = plan.ranges;
+            stream.points.push(point);
+        }
+        stream.estimated_rows = estimate(&key_plan(&source.conditions, &source.index)?, &source.index)?;
+        stream.index = source.index.clone();
+        stream.conditions = source.conditions.clone();
+        streams.push(stream);
+    }
+    streams.sort_by(|a, b| a.estimated_rows.total_cmp(&b.estimated_rows));
+
+    let mut out = JoinBranchPlan::new();
+    out.sources = sources.len() as u32;
+    if streams.is_empty() {
+        let data = key_plan(conditions, "")?;
+        out.cost = estimate(&data, "")?;
+        out.data_plan = data.plan;
+        return Ok(out);
+    }
+    let estimates: Vec<f64> = streams.iter().map(|s| s.estimated_rows).collect();
+    for (stream, kept) in streams.into_iter().zip(kept_streams(&estimates)) {
+        if kept {
+            out.streams.push(stream);
+        } else {
+            out.left_out.push(stream);
+        }
+    }
+    let kept: Vec<f64> = out.streams.iter().map(|s| s.estimated_rows).collect();
+    out.cost = branch_cost(&kept);
     Ok(out)
 }
 

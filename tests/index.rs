@@ -596,3 +596,83 @@ fn every_source_finds_exactly_the_matching_rows() {
     }
     assert!(checked > 150, "only {checked} cases");
 }
+
+/// A join branch's streams over the catalog handle (`stream_choice`): the data table's `=`/`IN`
+/// prefix and each ACTIVE index on fixed fields, one exact prefix range set per value combination,
+/// in lead order with the branch's cost; hints limit the sources; a source of more combinations
+/// than the cap is no stream; a branch with none reads the data table's plan.
+#[test]
+fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap() {
+    use common::messages::{condition, string};
+    use hbase_rowkey::plan_wire::{plan_join_branch, plan_join_branch_request_on};
+    use hbase_rowkey::proto::rowkey::{JoinBranchPlan, JoinBranchRequest, Op};
+    use hbase_rowkey::stream_choice::{branch_cost, is_prefix_range, MAX_POINTS};
+    use protobuf::Message;
+    let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
+    let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {
+        let mut r = JoinBranchRequest::new();
+        r.predicate.mut_or_insert_default().conditions = conditions;
+        r.hint = hint.into();
+        r.hint_index = index.into();
+        plan_join_branch(&catalog, &r).unwrap()
+    };
+    let urls = |n: usize| condition("md5url", Op::IN, (0..n).map(|i| string(&format!("u{i}"))).collect());
+    let both = || {
+        vec![
+            urls(2),
+            int_condition("sdate", Op::EQ, &[20161209]),
+            int_condition("code", Op::IN, &[404, 503]),
+        ]
+    };
+
+    let plan = branch(both(), IndexHint::INDEX_HINT_AUTOMATIC, "");
+    assert_eq!(plan.sources, 2);
+    assert_eq!(plan.streams.len(), 2, "{plan:?}");
+    let sources: Vec<&str> = plan.streams.iter().map(|s| s.index.as_str()).collect();
+    assert!(
+        sources.contains(&"") && sources.contains(&"by_date_code"),
+        "{sources:?}"
+    );
+    for stream in &plan.streams {
+        assert_eq!(stream.points.len(), 2, "two values of one field each: {stream:?}");
+        for point in &stream.points {
+            assert!(point.equalities.iter().all(|c| c.values.len() == 1));
+            assert!(!point.ranges.is_empty());
+            assert!(point.ranges.iter().all(|r| is_prefix_range(&r.start, &r.stop)));
+        }
+    }
+    let estimates: Vec<f64> = plan.streams.iter().map(|s| s.estimated_rows).collect();
+    assert!(estimates.windows(2).all(|w| w[0] <= w[1]), "lead order: {estimates:?}");
+    assert_eq!(plan.cost, branch_cost(&estimates));
+    assert!(plan.data_plan.is_none());
+
+    // The same over the wire, and a corrupt request refused.
+    let mut r = JoinBranchRequest::new();
+    r.predicate.mut_or_insert_default().conditions = both();
+    let bytes = plan_join_branch_request_on(&catalog, &r.write_to_bytes().unwrap()).unwrap();
+    assert_eq!(JoinBranchPlan::parse_from_bytes(&bytes).unwrap(), plan);
+    assert!(plan_join_branch_request_on(&catalog, b"\xff\xff").is_err());
+
+    // Hints: the data table alone, the index alone.
+    let data_only = branch(both(), IndexHint::NO_INDEX, "");
+    assert_eq!((data_only.sources, data_only.streams[0].index.as_str()), (1, ""));
+    let index_only = branch(both(), IndexHint::USE_INDEX, "by_date_code");
+    assert_eq!(
+        (index_only.sources, index_only.streams[0].index.as_str()),
+        (1, "by_date_code")
+    );
+
+    // Over the cap of value combinations: the source counts, but is no stream.
+    let many = branch(vec![urls(MAX_POINTS + 1)], IndexHint::INDEX_HINT_AUTOMATIC, "");
+    assert_eq!((many.sources, many.streams.len()), (1, 0));
+    assert!(many.data_plan.is_some());
+
+    // No fixed leading field and only a BUILDING index on type: the data table's plan, its cost.
+    let none = branch(
+        vec![int_condition("type", Op::EQ, &[1])],
+        IndexHint::INDEX_HINT_AUTOMATIC,
+        "",
+    );
+    assert_eq!((none.sources, none.streams.len()), (0, 0));
+    assert!(!none.data_plan.ranges.is_empty() && none.cost > 0.0, "{none:?}");
+}

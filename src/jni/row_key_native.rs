@@ -523,16 +523,12 @@ jni_export! {
 }
 
 jni_export! {
-    /// `source_choice::LOOKUP_COST`: what a data-row lookup costs in rows read, for the join planner.
-    fn Java_org_rowkey_hbase_RowKeyNative_lookupCost<'local>(_env) -> f64 {
-        Ok(crate::source_choice::LOOKUP_COST)
-    }
-}
-
-jni_export! {
-    /// `source_choice::DEFAULT_TABLE_ROWS`: the table size the planner assumes, for the join planner.
-    fn Java_org_rowkey_hbase_RowKeyNative_defaultTableRows<'local>(_env) -> jlong {
-        Ok(crate::source_choice::DEFAULT_TABLE_ROWS as jlong)
+    /// Plans a serialized `JoinBranchRequest` over a catalog handle; returns a serialized
+    /// `JoinBranchPlan`.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanJoinBranch<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
+        let catalog = catalog_ref(catalog)?;
+        let plan = crate::plan_wire::plan_join_branch_request_on(catalog, &read_message(env, &request, "request")?)?;
+        Ok(env.byte_array_from_slice(&plan)?)
     }
 }
 

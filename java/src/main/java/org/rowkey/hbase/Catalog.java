@@ -9,6 +9,8 @@ import java.util.Objects;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
@@ -130,11 +132,6 @@ final class Catalog {
     }
 
     /**
-     * The data key an index key of index number {@code index} stands for, or null when the index
-     * could not have written it (a wrong length or salt byte: a row put into the index table by
-     * hand, or a corrupt one): readers skip such a row, so that it cannot fail every query over it.
-     */
-    /**
      * The native table planner's plan of {@code request} (without a catalog) over this catalog:
      * the data table or the index that reads the fewest rows, and every alternative's estimate.
      */
@@ -148,6 +145,22 @@ final class Catalog {
         }
     }
 
+    /** The native join planner's streams of one AND-branch over this catalog. */
+    JoinBranchPlan planJoinBranch(JoinBranchRequest request) {
+        try {
+            return JoinBranchPlan.parseFrom(RowKeyNative.catalogPlanJoinBranch(handle.get(), request.toByteArray()));
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("the native planner returned an unreadable join branch plan", e);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+    }
+
+    /**
+     * The data key an index key of index number {@code index} stands for, or null when the index
+     * could not have written it (a wrong length or salt byte: a row put into the index table by
+     * hand, or a corrupt one): readers skip such a row, so that it cannot fail every query over it.
+     */
     byte[] dataKeyOrNull(int index, byte[] indexKey) {
         try {
             return dataKey(index, indexKey);

@@ -82,7 +82,7 @@ final class JoinPlan {
             return !leapfrog && streams.size() > 1;
         }
 
-        /** Estimated rows read, each data-row lookup counted as {@link JoinPlanner#LOOKUP_COST} rows. */
+        /** Estimated rows read, each data-row lookup counted as {@code source_choice::LOOKUP_COST} rows. */
         final double cost;
 
         Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, boolean leapfrog,

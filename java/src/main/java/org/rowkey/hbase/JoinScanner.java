@@ -35,6 +35,10 @@ import org.apache.hadoop.hbase.filter.RowFilter;
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.join.KeyRangeReader;
+import org.rowkey.hbase.join.KeyStream;
+import org.rowkey.hbase.join.KeyStreams;
+import org.rowkey.hbase.join.RangeKeyStream;
 
 /**
  * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
@@ -50,8 +54,6 @@ import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
     private static final int BATCH = 128;
-    /** Under a limit, keys an unfiltered lead first reads per result wanted (the followers drop some). */
-    static final int LEAD_KEYS_PER_RESULT = 4;
     /**
      * Rows the server may look at in a relayed stream's first read (it doubles after each read cut
      * short), set by {@value #RELAY_BUDGET_KEY}: a key-only row costs the server about a
@@ -176,7 +178,7 @@ final class JoinScanner implements ResultScanner {
             }
         };
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null, whole), firstBatch(limit, 1, true, true));
+                rows, reversed, null, whole), RangeKeyStream.firstBatch(limit, 1, true, true));
         leaves.add(all);
         return all;
     }
@@ -186,7 +188,7 @@ final class JoinScanner implements ResultScanner {
             throws IOException {
         List<KeyStream> streams = new ArrayList<>();
         for (JoinPlan.Stream s : b.streams) {
-            int firstBatch = firstBatch(limit, s.ranges(), s == b.streams.get(0) || b.relays(), b.filtersOnServer());
+            int firstBatch = RangeKeyStream.firstBatch(limit, s.ranges(), s == b.streams.get(0) || b.relays(), b.filtersOnServer());
             int budget = b.relays() ? relayBudget : 0;
             Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
             TableKeyRangeReader.Unverified met = s.index < 0 ? null
@@ -254,26 +256,6 @@ final class JoinScanner implements ResultScanner {
             }
         }
         rows.add(row);
-    }
-
-    /**
-     * Rows of the first read of each range of a stream of {@code ranges} ranges (salt buckets, IN
-     * values); each next read doubles (see {@link RangeKeyStream}). A follower's is a probe of the lead's keys with one row after
-     * them. Without a limit, a lead's is a full batch: a key-only row costs the server about a
-     * microsecond, a scan request about a millisecond. With {@code limit(n)}, the range's share of
-     * what n results take: n keys when the rows are filtered to matches on the server, else (a lead
-     * whose keys the followers drop) {@value #LEAD_KEYS_PER_RESULT} times as many.
-     */
-    static int firstBatch(int limit, int ranges, boolean lead, boolean filtered) {
-        if (!lead) {
-            return 1;
-        }
-        if (limit <= 0) {
-            return RangeKeyStream.MAX_BATCH;
-        }
-        long keys = filtered ? limit : (long) LEAD_KEYS_PER_RESULT * limit;
-        int shares = Math.max(1, ranges);
-        return (int) Math.max(1, Math.min(RangeKeyStream.MAX_BATCH, (keys + shares - 1) / shares));
     }
 
     /**

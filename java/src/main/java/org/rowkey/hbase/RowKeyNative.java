@@ -86,10 +86,8 @@ final class RowKeyNative {
     static native void catalogFree(long catalog);
     /** Plans a serialized {@code TablePlanRequest} without a catalog over a catalog handle; returns a serialized {@code TablePlan}. */
     static native byte[] catalogPlanTable(long catalog, byte[] request);
-    /** What a data-row lookup costs, in rows read ({@code source_choice::LOOKUP_COST}). */
-    static native double lookupCost();
-    /** The table size the planner assumes ({@code source_choice::DEFAULT_TABLE_ROWS}). */
-    static native long defaultTableRows();
+    /** Plans a serialized {@code JoinBranchRequest} over a catalog handle; returns a serialized {@code JoinBranchPlan}. */
+    static native byte[] catalogPlanJoinBranch(long catalog, byte[] request);
 
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */

@@ -13,7 +13,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 @RunsIn(RunsIn.Where.SHARED)
-@interface RunsIn {
+public @interface RunsIn {
     Where value();
 
     enum Where {

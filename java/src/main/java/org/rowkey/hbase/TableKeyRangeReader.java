@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.QualifierFilter;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.rowkey.hbase.join.KeyRangeReader;
 
 /**
  * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},

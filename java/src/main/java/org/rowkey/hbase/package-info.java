@@ -19,8 +19,9 @@
  * {@code AggregateNative}, {@code NativeLoader}, {@code NativeHandle}, {@code NativeCleaner}, {@code RowCalls},
  * {@code RowMemory}</td></tr>
  * <tr><td>the client</td><td>{@code RowKeyTable}, {@code QueryPlan}, {@code ParallelScanner}, {@code IndexResultScanner},
- * {@code IndexRowRepair}, the joins ({@code JoinPlanner}, {@code JoinPlan}, {@code JoinScanner}, {@code KeyStream},
- * {@code KeyStreams}, {@code RangeKeyStream}, {@code KeyRangeReader}, {@code TableKeyRangeReader}),
+ * {@code IndexRowRepair}, the joins ({@code JoinPlanner}, {@code JoinPlan}, {@code JoinScanner},
+ * {@code TableKeyRangeReader}, and the join kernel of {@link org.rowkey.hbase.join}: {@code KeyStream},
+ * {@code KeyStreams}, {@code RangeKeyStream}, {@code KeyRangeReader}),
  * {@code AggregateReader}, {@code Aggregation}, {@code AggregationResult}, {@code RowKeyCli}</td></tr>
  * <tr><td>MapReduce tasks</td><td>{@code IndexBackfill}, {@code BulkLoad}, {@code LoadMapping},
  * {@code InputRecords}, {@code SplitSampler}</td></tr>

@@ -36,8 +36,10 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
     private static final String PACKAGE = "org/rowkey/hbase/";
-    /** A reference to a class of this package (not a subpackage) in a constant-pool string. */
-    private static final Pattern REFERENCE = Pattern.compile("org/rowkey/hbase/([A-Za-z0-9_]+)(?![A-Za-z0-9_/])");
+    /** The packages of our own classes, as paths under {@link #PACKAGE} (the generated protobuf classes are not ours). */
+    private static final List<String> PACKAGES = java.util.Arrays.asList("", "join/");
+    /** A reference to a class of those packages in a constant-pool string: its path under {@link #PACKAGE}. */
+    private static final Pattern REFERENCE = Pattern.compile("org/rowkey/hbase/((?:join/)?[A-Za-z0-9_]+)(?![A-Za-z0-9_/])");
     private static final Set<RunsIn.Where> SERVER_SIDE =
             EnumSet.of(RunsIn.Where.REGION_SERVER, RunsIn.Where.SHARED, RunsIn.Where.NATIVE_BRIDGE);
 
@@ -71,16 +73,36 @@ class ArchitectureTest {
         assertEquals(Collections.emptyList(), violations, "RegionServer-side classes referring to client or MapReduce classes");
     }
 
+    /** The join kernel stands alone: its classes refer to each other and to nothing else of ours but {@code RunsIn}. */
+    @Test
+    void theJoinKernelRefersToNothingElseOfOurs() throws Exception {
+        List<String> outside = new ArrayList<>();
+        for (Map.Entry<String, Set<String>> e : topLevelClasses().entrySet()) {
+            if (e.getKey().startsWith("join/")) {
+                for (String target : e.getValue()) {
+                    if (!target.startsWith("join/") && !target.equals("RunsIn")) {
+                        outside.add(e.getKey() + " -> " + target);
+                    }
+                }
+            }
+        }
+        assertEquals(Collections.emptyList(), outside);
+        assertTrue(topLevelClasses().keySet().containsAll(java.util.Arrays.asList("join/KeyStream", "join/KeyStreams", "join/RangeKeyStream",
+                "join/KeyRangeReader")));
+    }
+
     /** The check sees a reference in a class file: a class that names a client class fails. */
     @Test
     void referencesAreReadFromTheClassFiles() throws Exception {
         Set<String> plan = topLevelClasses().get("QueryPlan");
         assertTrue(plan.contains("IndexResultScanner") && plan.contains("JoinScanner"), plan.toString());
+        assertTrue(topLevelClasses().get("JoinScanner").contains("join/KeyStreams"));
         assertTrue(topLevelClasses().get("SkipScanFilter").contains("KeySeeker"));
     }
 
-    private static RunsIn.Where where(String simpleName) throws ClassNotFoundException {
-        Class<?> c = Class.forName("org.rowkey.hbase." + simpleName, false, ArchitectureTest.class.getClassLoader());
+    /** Where the class of {@code name} (its path under {@link #PACKAGE}) runs, or null when it does not say. */
+    private static RunsIn.Where where(String name) throws ClassNotFoundException {
+        Class<?> c = Class.forName("org.rowkey.hbase." + name.replace('/', '.'), false, ArchitectureTest.class.getClassLoader());
         RunsIn runsIn = c.getAnnotation(RunsIn.class);
         return runsIn == null ? null : runsIn.value();
     }
@@ -90,12 +112,13 @@ class ArchitectureTest {
         Path root = Paths.get(RowKeyTable.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Map<String, Set<String>> out = new TreeMap<>();
         if (Files.isDirectory(root)) {
-            Path dir = root.resolve(PACKAGE);
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    String file = f.getFileName().toString();
-                    if (file.endsWith(".class") && !file.equals("package-info.class")) {
-                        add(out, file, Files.readAllBytes(f));
+            for (String pkg : PACKAGES) {
+                try (Stream<Path> files = Files.list(root.resolve(PACKAGE + pkg))) {
+                    for (Path f : (Iterable<Path>) files::iterator) {
+                        String file = f.getFileName().toString();
+                        if (file.endsWith(".class") && !file.equals("package-info.class")) {
+                            add(out, pkg + file, Files.readAllBytes(f));
+                        }
                     }
                 }
             }
@@ -103,10 +126,14 @@ class ArchitectureTest {
             try (JarFile jar = new JarFile(root.toFile())) {
                 for (JarEntry entry : Collections.list(jar.entries())) {
                     String name = entry.getName();
-                    if (name.startsWith(PACKAGE) && name.endsWith(".class") && name.indexOf('/', PACKAGE.length()) < 0
-                            && !name.endsWith("/package-info.class")) {
+                    if (!name.startsWith(PACKAGE) || !name.endsWith(".class") || name.endsWith("/package-info.class")) {
+                        continue;
+                    }
+                    String path = name.substring(PACKAGE.length());
+                    String pkg = path.substring(0, path.lastIndexOf('/') + 1);
+                    if (PACKAGES.contains(pkg)) {
                         try (InputStream in = jar.getInputStream(entry)) {
-                            add(out, name.substring(PACKAGE.length()), readAll(in));
+                            add(out, path, readAll(in));
                         }
                     }
                 }

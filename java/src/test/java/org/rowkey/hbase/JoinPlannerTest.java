@@ -65,7 +65,7 @@ class JoinPlannerTest {
         assertEquals(Arrays.asList("DATA TABLE", "INDEX by_age"), sources(b.streams));
         assertEquals(3, b.streams.get(1).points.size());
 
-        Object[] many = new Object[JoinPlanner.MAX_POINTS + 1];
+        Object[] many = new Object[65]; // stream_choice::MAX_POINTS + 1
         for (int i = 0; i < many.length; i++) {
             many[i] = i;
         }

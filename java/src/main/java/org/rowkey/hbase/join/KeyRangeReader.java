@@ -1,14 +1,16 @@
-package org.rowkey.hbase;
+package org.rowkey.hbase.join;
 
 import java.io.IOException;
 import java.util.List;
+
+import org.rowkey.hbase.RunsIn;
 
 /**
  * Reads the rows of one key range of a table in bounded batches, key-only: what a
  * {@link RangeKeyStream} asks of HBase ({@link TableKeyRangeReader}; tests read from memory).
  */
 @RunsIn(RunsIn.Where.CLIENT)
-interface KeyRangeReader {
+public interface KeyRangeReader {
     /** The range's first row (inclusive). */
     byte[] start();
 
@@ -29,14 +31,14 @@ interface KeyRangeReader {
 
     /** The rows of one read. */
     final class Read {
-        final List<byte[]> rows;
+        public final List<byte[]> rows;
         /**
          * The budget ran out: the last row was not decided (it may not pass the reader's filter) and
          * the range goes on after it; every row before it was looked at.
          */
-        final boolean cut;
+        public final boolean cut;
 
-        Read(List<byte[]> rows, boolean cut) {
+        public Read(List<byte[]> rows, boolean cut) {
             this.rows = rows;
             this.cut = cut;
         }

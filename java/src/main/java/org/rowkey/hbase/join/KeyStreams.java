@@ -1,4 +1,4 @@
-package org.rowkey.hbase;
+package org.rowkey.hbase.join;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -13,6 +13,8 @@ import java.util.function.Predicate;
 
 import org.apache.hadoop.hbase.util.Bytes;
 
+import org.rowkey.hbase.RunsIn;
+
 /**
  * Joins of sorted {@link KeyStream}s (docs/joins.md): the leapfrog intersection (AND), the relay,
  * the union (OR) and a per-key filter. Each result is a stream itself, so they
@@ -21,14 +23,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * query), where "greater" and "after" mean later in that order.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class KeyStreams {
+public final class KeyStreams {
     /** Keys of the lead a follower of an intersection is given to seek among (one read resolves them). */
     static final int MAX_CANDIDATES = 1024;
 
     private KeyStreams() {}
 
-    static final Comparator<byte[]> ASCENDING = Bytes::compareTo;
-    static final Comparator<byte[]> DESCENDING = ASCENDING.reversed();
+    public static final Comparator<byte[]> ASCENDING = Bytes::compareTo;
+    public static final Comparator<byte[]> DESCENDING = ASCENDING.reversed();
 
     static int compare(byte[] a, byte[] b) {
         return Bytes.compareTo(a, b);
@@ -39,7 +41,7 @@ final class KeyStreams {
      * for {@code k} inputs, whatever their order ({@code inputs.get(0)} starts: give the smallest
      * estimate first).
      */
-    static KeyStream intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+    public static KeyStream intersection(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("an intersection needs at least one input");
         }
@@ -56,7 +58,7 @@ final class KeyStreams {
      * filtered with the whole conjunction on the server and read with a row budget (a read of a
      * large input then stops early, see {@link RangeKeyStream}).
      */
-    static KeyStream relay(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+    public static KeyStream relay(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("a relay needs at least one input");
         }
@@ -64,7 +66,7 @@ final class KeyStreams {
     }
 
     /** The keys in any input, each once. */
-    static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
+    public static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs) {
         return union(order, inputs, null);
     }
 
@@ -74,7 +76,7 @@ final class KeyStreams {
      * (salt buckets, IN values) needs the next key of each. Only for inputs that share nothing (each
      * read from one thread at a time, the caller waiting for all), such as {@link RangeKeyStream}s.
      */
-    static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs, Executor readers) {
+    public static KeyStream union(Comparator<byte[]> order, List<? extends KeyStream> inputs, Executor readers) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("a union needs at least one input");
         }
@@ -127,7 +129,7 @@ final class KeyStreams {
     }
 
     /** The keys of {@code input} that pass {@code test}. */
-    static KeyStream filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
+    public static KeyStream filter(Comparator<byte[]> order, KeyStream input, Predicate<byte[]> test) {
         return new Filter(order, input, test);
     }
 

@@ -1,4 +1,4 @@
-package org.rowkey.hbase;
+package org.rowkey.hbase.join;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -413,7 +413,7 @@ class KeyStreamsTest {
 
     /**
      * Under {@code limit(10)}, a lead of 4 leaves (a salted index) whose first reads are sized from
-     * the limit ({@link JoinScanner#firstBatch}) and a follower keeping one key in 50 (then none for
+     * the limit ({@link RangeKeyStream#firstBatch}) and a follower keeping one key in 50 (then none for
      * a long way): the first 10
      * matches read about the lead's keys up to the tenth (451), not a 1,024-row batch per leaf, and
      * nothing more is read once the tenth key has been taken.
@@ -425,14 +425,14 @@ class KeyStreamsTest {
         for (int b = 0; b < 4; b++) {
             MemoryReader reader = new MemoryReader(spaced(10_000, 4, b), false);
             readers.add(reader);
-            buckets.add(RangeKeyStream.ofDataKeys(reader, JoinScanner.firstBatch(10, 4, true, false)));
+            buckets.add(RangeKeyStream.ofDataKeys(reader, RangeKeyStream.firstBatch(10, 4, true, false)));
         }
         List<byte[]> sparse = spaced(10, 50, 0); // then no match until far on: the eleventh would need reads
         sparse.addAll(spaced(100, 50, 30_000));
         MemoryReader follower = new MemoryReader(sparse, false);
         readers.add(follower);
         KeyStream join = KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(KeyStreams.union(KeyStreams.ASCENDING,
-                buckets), RangeKeyStream.ofDataKeys(follower, JoinScanner.firstBatch(10, 4, false, false))));
+                buckets), RangeKeyStream.ofDataKeys(follower, RangeKeyStream.firstBatch(10, 4, false, false))));
         List<String> first = new ArrayList<>();
         long rows = 0;
         while (first.size() < 10) { // as JoinScanner takes them: the key, then past it

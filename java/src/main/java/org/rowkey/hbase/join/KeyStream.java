@@ -1,8 +1,10 @@
-package org.rowkey.hbase;
+package org.rowkey.hbase.join;
 
 import java.io.IOException;
 import java.util.Collections;
 import java.util.List;
+
+import org.rowkey.hbase.RunsIn;
 
 /**
  * A sorted sequence of distinct data keys (unsigned byte order) that can skip ahead: the input and
@@ -11,7 +13,7 @@ import java.util.List;
  * moves backwards.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-interface KeyStream {
+public interface KeyStream {
     /** The current key, or null once the stream is exhausted. Do not modify it. */
     byte[] key() throws IOException;
 

@@ -1,4 +1,4 @@
-package org.rowkey.hbase;
+package org.rowkey.hbase.join;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.RunsIn;
 
 /**
  * A leaf {@link KeyStream}: the data keys of one key range of a table (the data table or an index)
@@ -21,24 +23,47 @@ import org.apache.hadoop.hbase.util.Bytes;
  * {@link KeyStreams#DESCENDING} order it reads the range backwards (reversed scans).
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class RangeKeyStream implements KeyStream {
-    static final int MAX_BATCH = 1024;
+public final class RangeKeyStream implements KeyStream {
+    public static final int MAX_BATCH = 1024;
     /** Rows a budgeted read may look at, at most (the budget doubles after each read it cut short). */
-    static final int MAX_BUDGET = 1 << 17;
+    public static final int MAX_BUDGET = 1 << 17;
+
+    /** Under a limit, keys an unfiltered lead first reads per result wanted (the followers drop some). */
+    public static final int LEAD_KEYS_PER_RESULT = 4;
+
+    /**
+     * Rows of the first read of each range of a stream of {@code ranges} ranges (salt buckets, IN
+     * values); each next read doubles (the class comment). A follower's is a probe of the lead's keys with one row after
+     * them. Without a limit, a lead's is a full batch: a key-only row costs the server about a
+     * microsecond, a scan request about a millisecond. With {@code limit(n)}, the range's share of
+     * what n results take: n keys when the rows are filtered to matches on the server, else (a lead
+     * whose keys the followers drop) {@value #LEAD_KEYS_PER_RESULT} times as many.
+     */
+    public static int firstBatch(int limit, int ranges, boolean lead, boolean filtered) {
+        if (!lead) {
+            return 1;
+        }
+        if (limit <= 0) {
+            return MAX_BATCH;
+        }
+        long keys = filtered ? limit : (long) LEAD_KEYS_PER_RESULT * limit;
+        int shares = Math.max(1, ranges);
+        return (int) Math.max(1, Math.min(MAX_BATCH, (keys + shares - 1) / shares));
+    }
 
     /** Where a read starts: a row of the range, itself included or not; an empty row in descending order: the table's end. */
-    static final class Start {
-        final byte[] row;
-        final boolean inclusive;
+    public static final class Start {
+        public final byte[] row;
+        public final boolean inclusive;
 
-        Start(byte[] row, boolean inclusive) {
+        public Start(byte[] row, boolean inclusive) {
             this.row = row;
             this.inclusive = inclusive;
         }
     }
 
     /** Where a read gives the first data key at ({@code after} false) or after a target, in the stream's order. */
-    interface Starts {
+    public interface Starts {
         /** Null when no key of the range can come. */
         Start find(byte[] target, boolean after);
     }
@@ -74,7 +99,7 @@ final class RangeKeyStream implements KeyStream {
      * In the reader's order ({@link KeyRangeReader#descending()}); {@code firstBatch}: rows of the
      * first read (after it, the size of the rows read after a probe's candidates).
      */
-    RangeKeyStream(KeyRangeReader reader, int firstBatch, UnaryOperator<byte[]> dataKeyOf, Starts starts,
+    public RangeKeyStream(KeyRangeReader reader, int firstBatch, UnaryOperator<byte[]> dataKeyOf, Starts starts,
             UnaryOperator<byte[]> rowOf) {
         this(reader, firstBatch, 0, dataKeyOf, starts, rowOf);
     }
@@ -84,7 +109,7 @@ final class RangeKeyStream implements KeyStream {
      * doubles after each read the budget cut short, up to {@value #MAX_BUDGET}); only for a reader
      * whose filter keeps few rows: a read cut short gives its last row undecided, as a key.
      */
-    RangeKeyStream(KeyRangeReader reader, int firstBatch, int firstBudget, UnaryOperator<byte[]> dataKeyOf,
+    public RangeKeyStream(KeyRangeReader reader, int firstBatch, int firstBudget, UnaryOperator<byte[]> dataKeyOf,
             Starts starts, UnaryOperator<byte[]> rowOf) {
         if (firstBatch < 1 || firstBatch > MAX_BATCH) {
             throw new IllegalArgumentException("a first batch of 1.." + MAX_BATCH + " rows, not " + firstBatch);
@@ -102,12 +127,12 @@ final class RangeKeyStream implements KeyStream {
     }
 
     /** A data-table range: its rows are the data keys. */
-    static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch) {
+    public static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch) {
         return ofDataKeys(reader, firstBatch, 0);
     }
 
     /** A data-table range read with a budget (see the constructor). */
-    static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch, int firstBudget) {
+    public static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch, int firstBudget) {
         return new RangeKeyStream(reader, firstBatch, firstBudget, k -> k, (target, after) -> new Start(target, !after),
                 k -> k);
     }
@@ -414,12 +439,12 @@ final class RangeKeyStream implements KeyStream {
     }
 
     /** Rows the server read for this stream (key-only). */
-    long rowsRead() {
+    public long rowsRead() {
         return reader.rowsRead();
     }
 
     /** Scans opened (the first read, each seek beyond the rows read, each next batch, each probe). */
-    long scans() {
+    public long scans() {
         return reader.reads();
     }
 }
