@@ -21,10 +21,12 @@ import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.AggregationSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.NumericCell;
+import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
@@ -61,6 +63,17 @@ final class AggregateReader {
         return !plan.getIndex().isEmpty() && !plan.getCovered();
     }
 
+    /**
+     * The scan plan the regions read: with no per-row filter when the ranges enforce every condition,
+     * since the fold itself skips rows of the wrong length (the one thing such a residual checks),
+     * and a native call per row to check it again costs about as much as the fold.
+     */
+    static ScanPlan regionPlan(ScanPlan plan) {
+        boolean lengthOnly = plan.getResidual().getPredicate().getPredicate().getConditionsCount() == 0
+                && plan.getResidual().getPredicate().getAnyOfCount() == 0;
+        return lengthOnly && !plan.getRangesList().isEmpty() ? plan.toBuilder().setNoResidual(true).build() : plan;
+    }
+
     AggregationResult run() throws IOException {
         AggregationSpec dataSpec = aggregation.toSpecFor(catalog.schema());
         boolean throughIndex = !plan.getIndex().isEmpty();
@@ -70,20 +83,15 @@ final class AggregateReader {
         AggregateRequest.Builder request = AggregateRequest.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setAggregation(regionSpec).setIndexRows(throughIndex).setCheckEveryRow(checksEveryRow(plan))
                 .setRowBudget(aggregation.rowBudget()).setTimeBudgetMs(aggregation.timeBudgetMs());
-        Scan scan = ScanPlanner.scan(plan.getPlan(), query.toPredicateComparatorSpec());
-        if (!throughIndex && aggregation.cells().isEmpty()) {
-            // The keys answer alone: one cell of each row, without its value, is all the region reads out.
-            Filter keys = new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter());
-            scan.setFilter(scan.getFilter() == null ? keys
-                    : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), keys));
-        }
-        // One partial per call: each RPC folds one budget's worth of rows.
-        scan.setAttribute(RowKeyAggregateObserver.REQUEST_ATTRIBUTE, request.build().toByteArray())
-                .setCaching(1).setScanMetricsEnabled(true);
+        byte[] requestBytes = request.build().toByteArray();
+        boolean keysOnly = !throughIndex && aggregation.cells().isEmpty();
+        ScanPlan regionPlan = regionPlan(plan.getPlan());
         TableName source = throughIndex ? RowKeyTable.indexTableName(dataTable, plan.getIndex()) : dataTable;
+        // Partial states merge in any order: the regions are folded at once, each chunk one region's ranges.
         try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray());
-                Table table = connection.getTable(source);
-                ResultScanner partials = table.getScanner(scan)) {
+                ResultScanner partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
+                        ranges -> regionScan(regionPlan, ranges, keysOnly, requestBytes), parallelism(),
+                        ParallelScanner.Order.ANY)) {
             FoldBatch checkedRows = new FoldBatch(merged);
             List<byte[]> toCheck = new ArrayList<>();
             long checked = 0;
@@ -114,6 +122,31 @@ final class AggregateReader {
             return new AggregationResult(AggregationResult.rowsOf(aggregation, merged.finish().getRowsList()), rowsRead,
                     bytes, checked);
         }
+    }
+
+    /** The scan of one chunk: its ranges, filtered as a scan, each RPC returning one partial state. */
+    private Scan regionScan(ScanPlan regionPlan, List<RowRange> ranges, boolean keysOnly, byte[] request) {
+        Scan scan = ScanPlanner.scan(regionPlan, query.toPredicateComparatorSpec(), ranges);
+        if (keysOnly) {
+            // The keys answer alone: one cell of each row is all the region reads. Its value never
+            // leaves the region, so a KeyOnlyFilter would only copy each cell.
+            Filter first = new FirstKeyOnlyFilter();
+            scan.setFilter(scan.getFilter() == null ? first
+                    : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), first));
+        }
+        // One partial per call: each RPC folds one budget's worth of rows.
+        return scan.setAttribute(RowKeyAggregateObserver.REQUEST_ATTRIBUTE, request).setCaching(1).setScanMetricsEnabled(true);
+    }
+
+    /** How the regions are read: chunks, and how many are folded at once. */
+    String describeReads() {
+        TableName source = plan.getIndex().isEmpty() ? dataTable : RowKeyTable.indexTableName(dataTable, plan.getIndex());
+        return ParallelScanner.describe(connection, source, ScanPlanner.ranges(regionPlan(plan.getPlan())), parallelism());
+    }
+
+    /** The regions folded at once: the connection's parallel reads unless the query is serial. */
+    private int parallelism() {
+        return query.isSerial() ? 1 : ParallelScanner.threads(connection);
     }
 
     /**

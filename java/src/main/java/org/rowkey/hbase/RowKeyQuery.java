@@ -302,7 +302,8 @@ public final class RowKeyQuery {
 
     /**
      * {@link RowKeyTable#scan} reads the chunks of its plan (its ranges, cut at region boundaries) one
-     * after another, as one HBase scan, rather than at once (see {@code rowkey.scan.threads}).
+     * after another, as one HBase scan, rather than at once (see {@code rowkey.scan.threads});
+     * {@link RowKeyTable#aggregate} folds its regions one after another.
      */
     public RowKeyQuery serial() {
         this.serial = true;

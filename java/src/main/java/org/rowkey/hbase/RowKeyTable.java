@@ -495,7 +495,8 @@ public final class RowKeyTable {
         StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
                 .append(plan.getExplain()).append('\n');
         s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
-                .append(": RowKeyAggregateObserver folds every row read natively (a batch of rows per native call), ");
+                .append(" (").append(new AggregateReader(connection, name, current, plan, query, aggregation).describeReads())
+                .append("): RowKeyAggregateObserver folds every row read natively (a batch of rows per native call), ");
         if (AggregateReader.checksEveryRow(plan)) {
             s.append("none: the index does not hold the cells aggregated, so every index row's key is returned");
         } else {
@@ -504,6 +505,9 @@ public final class RowKeyTable {
             if (!plan.getIndex().isEmpty()) {
                 s.append("; VERIFIED index rows only, the keys of the others are returned");
             }
+        }
+        if (AggregateReader.regionPlan(plan.getPlan()).getNoResidual() && !plan.getPlan().getNoResidual()) {
+            s.append("; the fold skips rows of another key length, so the scan has no per-row filter");
         }
         s.append("; one partial state per call, every ")
                 .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : RowKeyAggregateObserver.DEFAULT_ROW_BUDGET)
