@@ -33,6 +33,7 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2;
 import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
@@ -65,7 +66,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
  * each index table (whole index rows, as {@link IndexRowFormat} defines them for every writer), then
  * {@link BulkLoadHFiles} loads them: the index rows UNVERIFIED first, then the data, then their
  * VERIFIED status, so that no query through an index ever returns a row the data table does not
- * have, whenever the command stops (docs/bulk-load.md). Run with {@code hadoop jar} or
+ * have, whenever the command stops. While it runs, a load window in the table's descriptor makes the
+ * coprocessor write every index row UNVERIFIED, so live writes beside the load stay exact
+ * (docs/bulk-load.md). Run with {@code hadoop jar} or
  * {@code java -cp} ({@link ToolRunner}: {@code -D key=value} and the other generic options work):
  *
  * <pre>
@@ -77,11 +80,11 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
  *   --column F:Q=INPUT[:T]   a column from an input field (T: string, int, long, double, boolean)
  *   --work DIR               the job's directory (HFiles, rejects); default /tmp/rowkey-bulkload/TABLE.
  *                            Run again with the same DIR to finish a load that stopped part way
- *   --timestamp MILLIS       the timestamp of every loaded cell (default: when the job starts)
+ *   --timestamp MILLIS       the timestamp of every loaded cell (default: once the load window is open)
  *   --split-regions N        split each empty one-region table of the load into N regions at keys
  *                            sampled from the input first (a new table's regions get even shares)
  *   --max-rejects N          fail before loading anything when more lines are rejected (default 0)
- *   --stop-after STEP        stop as a kill would after STEP: hfiles, indexes, data (for tests)
+ *   --stop-after STEP        stop as a kill would after STEP: hfiles, indexes, data, verified (for tests)
  *   --quiet                  no progress bar
  * </pre>
  */
@@ -95,6 +98,16 @@ public final class BulkLoad extends Configured implements Tool {
     /** HFileOutputFormat2's list of the tables it may write (package-private there). */
     private static final String OUTPUT_TABLES = "hbase.mapreduce.hfileoutputformat.table.name";
     private static final String REJECTS = "rejects";
+    /** The file under the work directory holding the load's timestamp (ms), for a resumed run. */
+    private static final String TIMESTAMP_FILE = "timestamp";
+    /**
+     * Milliseconds past the load's timestamp before its window closes: what the servers' clocks
+     * may differ by (index stamps are theirs).
+     */
+    static final String SETTLE_KEY = "rowkey.bulkload.settle.ms";
+    static final long SETTLE_DEFAULT = 2_000;
+    /** How far ahead of the clock a load's own timestamp is chosen: the time its window takes to open. */
+    private static final long WINDOW_LEAD_MS = 10_000;
     /** The suffix of the pseudo table whose HFiles hold an index's VERIFIED statuses (step 3). */
     private static final String VERIFIED_SUFFIX = ".verified";
 
@@ -167,66 +180,165 @@ public final class BulkLoad extends Configured implements Tool {
             FileSystem fs = work.getFileSystem(conf);
             Path hfiles = new Path(work, "hfiles");
             rejectsDir = new Path(work, REJECTS);
-            if (fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME))) {
+            Path timestampFile = new Path(work, TIMESTAMP_FILE);
+            long timestamp;
+            boolean resuming = fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME));
+            // Once a load step may have begun, the window stays open until the load ends.
+            boolean loading = resuming;
+            if (resuming) {
                 out.println("Resuming the load of " + o.table + " from " + hfiles + " (its HFiles were written before)");
+                timestamp = readTimestamp(fs, timestampFile);
+                openWindow(admin, o.table, timestamp, out);
             } else {
                 fs.delete(hfiles, true);
                 fs.delete(rejectsDir, true);
-                if (o.splitRegions > 1) {
-                    List<TableName> tables = new ArrayList<>();
-                    tables.add(o.table);
-                    tables.addAll(indexTables);
-                    List<Path> inputs = new ArrayList<>();
-                    for (String input : o.inputs) {
-                        inputs.add(new Path(input));
+                timestamp = openWindow(admin, o.table, o.timestamp, out);
+                writeTimestamp(fs, timestampFile, timestamp);
+            }
+            try {
+                if (!resuming) {
+                    if (o.splitRegions > 1) {
+                        List<TableName> tables = new ArrayList<>();
+                        tables.add(o.table);
+                        tables.addAll(indexTables);
+                        List<Path> inputs = new ArrayList<>();
+                        for (String input : o.inputs) {
+                            inputs.add(new Path(input));
+                        }
+                        SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
                     }
-                    SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
+                    Job job = job(conf, connection, o, timestamp, catalog, data, indexTables, hfiles);
+                    runWithProgress(job, o.quiet ? null : out);
+                    rows = job.getCounters().findCounter(Counter.ROWS).getValue();
+                    rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
+                    moveRejects(fs, hfiles, rejectsDir);
+                    out.printf(Locale.ROOT, "%,d rows written as HFiles for %s and %d index table(s); %,d line(s) rejected%s%n",
+                            rows, o.table, indexTables.size(), rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
+                    if (rejected > o.maxRejects) {
+                        fs.delete(hfiles, true);
+                        out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
+                        return 1;
+                    }
                 }
-                Job job = job(conf, connection, o, catalog, data, indexTables, hfiles);
-                runWithProgress(job, o.quiet ? null : out);
-                rows = job.getCounters().findCounter(Counter.ROWS).getValue();
-                rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
-                moveRejects(fs, hfiles, rejectsDir);
-                out.printf(Locale.ROOT, "%,d rows written as HFiles for %s and %d index table(s); %,d line(s) rejected%s%n",
-                        rows, o.table, indexTables.size(), rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
-                if (rejected > o.maxRejects) {
-                    fs.delete(hfiles, true);
-                    out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
-                    return 1;
+                loading = true;
+                if (o.stopAfter == Step.HFILES) {
+                    return 0; // the window open, as a kill would leave it
+                }
+                BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
+                for (TableName index : indexTables) {
+                    load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
+                }
+                if (o.stopAfter == Step.INDEXES) {
+                    return 0;
+                }
+                load(loader, fs, hfiles, o.table, o.table, "data rows", out);
+                if (o.stopAfter == Step.DATA) {
+                    return 0;
+                }
+                for (TableName index : indexTables) {
+                    load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
+                }
+                if (o.stopAfter == Step.VERIFIED) {
+                    return 0;
+                }
+                closeWindow(admin, o.table, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
+                fs.delete(hfiles, true);
+                fs.delete(timestampFile, false);
+                out.println("Loaded " + o.table + " and its indexes");
+                return 0;
+            } finally {
+                if (!loading && hasWindow(admin, o.table)) {
+                    // Nothing was loaded: writes may be trusted again at once.
+                    closeWindow(admin, o.table, timestamp, 0, out);
+                    fs.delete(timestampFile, false);
                 }
             }
-            if (o.stopAfter == Step.HFILES) {
-                return 0;
+        }
+    }
+
+    /**
+     * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for a load at
+     * {@code timestamp}, or, when null, at a time after the window is open on every region (so that
+     * every write before it has a data timestamp and an index stamp before the load's); its regions
+     * reopen with it. Returns the load's timestamp. Refuses when another load's window is open.
+     */
+    private static long openWindow(Admin admin, TableName table, Long timestamp, PrintStream out) throws IOException {
+        while (true) {
+            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
+            TableDescriptor data = admin.getDescriptor(table);
+            String open = data.getValue(IndexRowFormat.LOAD_WINDOW_KEY);
+            if (open != null) {
+                if (timestamp != null && Long.parseLong(open) == timestamp) {
+                    return timestamp; // a resumed load's own window
+                }
+                throw new IllegalStateException("table " + table + " has another bulk load under way (at timestamp " + open
+                        + "): finish it by running it again with its --work directory, then load this one");
             }
-            BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
-            for (TableName index : indexTables) {
-                load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
+            long start = System.nanoTime();
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).setValue(IndexRowFormat.LOAD_WINDOW_KEY,
+                    Long.toString(t)).build());
+            out.printf(Locale.ROOT, "Opened the load window of %s (its index rows written UNVERIFIED until the load ends):"
+                    + " %.1f s%n", table, (System.nanoTime() - start) / 1e9);
+            if (timestamp != null || System.currentTimeMillis() < t) {
+                return t;
             }
-            if (o.stopAfter == Step.INDEXES) {
-                return 0;
+            closeWindow(admin, table, t, 0, out); // the regions took longer than the lead to reopen: again, later
+        }
+    }
+
+    /**
+     * Closes the load window, once the clock is {@code settleMillis} past the load's timestamp (index
+     * stamps after it never fall below the window's): the regions reopen writing VERIFIED rows again.
+     */
+    private static void closeWindow(Admin admin, TableName table, long timestamp, long settleMillis, PrintStream out)
+            throws IOException {
+        long wait = timestamp + settleMillis - System.currentTimeMillis();
+        if (wait > 0) {
+            out.printf(Locale.ROOT, "Waiting %.1f s for the clock to pass the load's timestamp%n", wait / 1e3);
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted before closing the load window of " + table);
             }
-            load(loader, fs, hfiles, o.table, o.table, "data rows", out);
-            if (o.stopAfter == Step.DATA) {
-                return 0;
-            }
-            for (TableName index : indexTables) {
-                load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
-            }
-            fs.delete(hfiles, true);
-            out.println("Loaded " + o.table + " and its indexes");
-            return 0;
+        }
+        TableDescriptor data = admin.getDescriptor(table);
+        if (data.getValue(IndexRowFormat.LOAD_WINDOW_KEY) != null) {
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
+                    .build());
+        }
+    }
+
+    static boolean hasWindow(Admin admin, TableName table) throws IOException {
+        return admin.getDescriptor(table).getValue(IndexRowFormat.LOAD_WINDOW_KEY) != null;
+    }
+
+    /** The load's timestamp, kept for a resumed run. */
+    private static void writeTimestamp(FileSystem fs, Path file, long timestamp) throws IOException {
+        try (java.io.OutputStream os = fs.create(file, true)) {
+            os.write((timestamp + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static long readTimestamp(FileSystem fs, Path file) throws IOException {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(fs.open(file),
+                StandardCharsets.UTF_8))) {
+            return Long.parseLong(String.valueOf(in.readLine()).trim());
+        } catch (java.io.FileNotFoundException | NumberFormatException e) {
+            throw new IOException("cannot resume the load: " + file + " (the load's timestamp) is missing or damaged;"
+                    + " delete " + file.getParent() + " and run the load again", e);
         }
     }
 
     /** The job writing every table's HFiles into {@code hfiles}. */
-    private static Job job(Configuration conf, Connection connection, Options o, Catalog catalog, TableDescriptor data,
+    private static Job job(Configuration conf, Connection connection, Options o, long timestamp, Catalog catalog, TableDescriptor data,
             List<TableName> indexTables, Path hfiles) throws IOException {
         Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey bulk load into " + o.table);
         Configuration jc = job.getConfiguration();
         jc.set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
         jc.set(MAPPING, String.join("\n", o.mappingRules()));
         jc.set(FORMAT, o.format.name());
-        jc.setLong(TIMESTAMP, o.timestamp != null ? o.timestamp : System.currentTimeMillis());
+        jc.setLong(TIMESTAMP, timestamp);
         jc.set(DATA_TABLE, o.table.getNameAsString());
         if ("local".equals(jc.get("mapreduce.framework.name", "local"))) {
             // The LocalJobRunner runs one task at a time unless told; there is no locality to gain.
@@ -397,7 +509,7 @@ public final class BulkLoad extends Configured implements Tool {
         private byte[] dataTable;
         private byte[][] indexTables;
         private List<IndexCoverage> covered;
-        /** The index timestamp of the load's index rows (see {@link #indexStamp}) and their UNVERIFIED status. */
+        /** The index timestamp of the load's index rows (see {@link IndexRowFormat#loadStamp}) and their UNVERIFIED status. */
         private long indexStamp;
         private byte[] unverified;
         private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
@@ -421,7 +533,7 @@ public final class BulkLoad extends Configured implements Tool {
                 indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
                 covered.add(catalog.coverage(i));
             }
-            indexStamp = indexStamp(timestamp);
+            indexStamp = IndexRowFormat.loadStamp(timestamp);
             unverified = IndexRowFormat.unverified(indexStamp);
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
@@ -546,20 +658,10 @@ public final class BulkLoad extends Configured implements Tool {
         }
     }
 
-    /**
-     * The index timestamp of a load's index rows: the load's data timestamp in the microseconds of
-     * index timestamps (docs/indexes.md). Index rows order by the events that wrote them, data rows
-     * by their cells' timestamps; at the load's own time the two orders agree wherever data
-     * timestamps follow the servers' clocks (docs/bulk-load.md, "Bulk-loaded rows and live writes").
-     */
-    static long indexStamp(long loadTimestampMillis) {
-        return loadTimestampMillis * 1_000;
-    }
-
     static String usage() {
         return "usage: BulkLoad --table NAME --input PATH [--input PATH ...] [--format json|csv|tsv]"
                 + " [--mapping FILE] [--key FIELD=INPUT ...] [--column F:Q=INPUT[:TYPE] ...] [--work DIR]"
-                + " [--timestamp MILLIS] [--split-regions N] [--max-rejects N] [--stop-after hfiles|indexes|data] [--quiet]";
+                + " [--timestamp MILLIS] [--split-regions N] [--max-rejects N] [--stop-after hfiles|indexes|data|verified] [--quiet]";
     }
 
     /** The command's options. */

@@ -55,6 +55,23 @@ final class IndexRowFormat {
      * every write of the coprocessor, so a live write of the row always wins over the job's copy.
      */
     static final long JOB_TIMESTAMP = 1;
+    /**
+     * The data table's descriptor value that a bulk load sets while it runs (its timestamp, in
+     * milliseconds): meanwhile the coprocessor writes every index row UNVERIFIED, stamped after the
+     * load's own index rows, so that no index row written while loaded rows come in is trusted
+     * (docs/bulk-load.md, "Bulk-loaded rows and live writes").
+     */
+    static final String LOAD_WINDOW_KEY = "rowkey.bulkload.window";
+
+    /**
+     * The index timestamp of a bulk load's index rows: the load's data timestamp in the microseconds
+     * of index timestamps (docs/indexes.md). Index rows order by the events that wrote them, data
+     * rows by their cells' timestamps; at the load's own time the two orders agree wherever data
+     * timestamps follow the servers' clocks, and {@link #LOAD_WINDOW_KEY} covers the rest.
+     */
+    static long loadStamp(long loadTimestampMillis) {
+        return loadTimestampMillis * 1_000;
+    }
 
     /** The table of index {@code index} of data table {@code table}. */
     static TableName indexTableName(TableName table, String index) {

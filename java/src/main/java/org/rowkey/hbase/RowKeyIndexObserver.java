@@ -99,6 +99,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     private Connection connection;
     private int writeTimeoutMillis;
     private final IndexClock clock = new IndexClock();
+    /**
+     * A bulk load is under way ({@link IndexRowFormat#LOAD_WINDOW_KEY}): a row read back may lack
+     * loaded cells that land later, so no index row is written VERIFIED or deleted, only marked.
+     */
+    private boolean loading;
     /** Rows of this region with a batch between its UNVERIFIED marks and its post step. */
     private final Map<ByteBuffer, Integer> inFlight = new ConcurrentHashMap<>();
 
@@ -121,6 +126,17 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             for (int i = 0; i < indexTables.length; i++) {
                 indexTables[i] = IndexRowFormat.indexTableName(dataTable, indexes.get(i).getName());
                 covered.add(catalog.coverage(i));
+            }
+            String window = descriptor.getValue(IndexRowFormat.LOAD_WINDOW_KEY);
+            loading = window != null;
+            if (loading) {
+                try {
+                    // After the load's index rows (stamped S = T x 1000), so that none of them hides a write's mark.
+                    clock.startAfter(IndexRowFormat.loadStamp(Long.parseLong(window.trim())));
+                } catch (NumberFormatException e) {
+                    LOG.warn("hbase-rowkey: table " + dataTable + " has a load window that is not a timestamp ('" + window
+                            + "'); its index rows are written UNVERIFIED, stamped by the clock");
+                }
             }
             writeTimeoutMillis = region.getConfiguration().getInt(WRITE_TIMEOUT_KEY, WRITE_TIMEOUT_DEFAULT);
             // A table with no index (the observer binds RowKeyWhere filters there) writes none.
@@ -283,10 +299,10 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 byte[][] indexKeys = indexKeys(row);
                 for (int i = 0; i < indexKeys.length; i++) {
                     Mutation m;
-                    if (now.isEmpty() && settled) {
+                    if (now.isEmpty() && settled && !loading) {
                         m = new Delete(indexKeys[i], stamp);
                     } else {
-                        byte[] status = settled ? IndexRowFormat.VERIFIED : IndexRowFormat.unverified(stamp);
+                        byte[] status = settled && !loading ? IndexRowFormat.VERIFIED : IndexRowFormat.unverified(stamp);
                         m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
                     }
                     // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
@@ -465,12 +481,18 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     static final class IndexClock {
         private static final int STRIPES = 1024;
         private final AtomicLongArray last = new AtomicLongArray(STRIPES);
+        private volatile long floor;
+
+        /** Every stamp from now on is above {@code stamp}. */
+        void startAfter(long stamp) {
+            floor = stamp + 1;
+        }
 
         long next(ByteBuffer row) {
             int stripe = row.hashCode() & (STRIPES - 1);
             while (true) {
                 long previous = last.get(stripe);
-                long stamp = Math.max(nowMicros(), previous + 1);
+                long stamp = Math.max(Math.max(nowMicros(), floor), previous + 1);
                 if (last.compareAndSet(stripe, previous, stamp)) {
                     return stamp;
                 }

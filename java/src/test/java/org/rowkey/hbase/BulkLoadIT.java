@@ -1,6 +1,8 @@
 package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -41,7 +43,6 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -62,6 +63,8 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         "queue", "scantype"};
     /** Generated rows of the main test: enough for several HFiles per table and reducer. */
     private static final int GENERATED = Integer.getInteger("bulkload.it.rows", 50_000);
+    /** Loaded keys written once each by a write whose data timestamp and index stamp straddle the load. */
+    private static final int SKEWED = 100;
 
     private final RowKeySchema schema = TestData.seedSchema();
     private File local;
@@ -203,6 +206,20 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             out.write(buffer, 0, n);
         }
         return out.toByteArray();
+    }
+
+    /** Writes {@code row}'s URL with a live marker (or, unless {@code put}, deletes it) at {@code ts}, as recorded. */
+    private void writeLive(Table t, Row row, long ts, boolean put, Map<String, long[]> liveTs, Map<String, String> liveUrl)
+            throws IOException {
+        byte[] key = schema.encode(row.fields);
+        String url = put ? row.url + "?live=" + ts : null;
+        if (url == null) {
+            t.delete(new Delete(key, ts));
+        } else {
+            t.put(new Put(key).addColumn(F, URL, ts, Bytes.toBytes(url)));
+        }
+        liveTs.put(Bytes.toHex(key), new long[] {ts});
+        liveUrl.put(Bytes.toHex(key), url == null ? "" : url);
     }
 
     private String key(Row row) {
@@ -380,7 +397,7 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             TableName bulkIndex = RowKeyTable.indexTableName(bulk, index.name());
             assertEquals(cells(RowKeyTable.indexTableName(live, index.name()), false), cells(bulkIndex, false), index.name());
             for (String cell : cells(bulkIndex, true)) {
-                assertTrue(cell.contains("/" + BulkLoad.indexStamp(loadTimestamp) + " = "), cell);
+                assertTrue(cell.contains("/" + IndexRowFormat.loadStamp(loadTimestamp) + " = "), cell);
             }
         }
     }
@@ -425,10 +442,18 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             assertQueriesEqual(name, dataLoaded ? rows : new ArrayList<Row>());
             int indexRows = count(RowKeyTable.indexTableName(name, "by_date_code"));
             assertEquals(step == BulkLoad.Step.HFILES ? 0 : rows.size(), indexRows, step + ": unverified index rows");
+            try (Admin admin = connection().getAdmin()) {
+                assertTrue(BulkLoad.hasWindow(admin, name), step + ": the load window stays open");
+                BulkLoad other = new BulkLoad();
+                IllegalStateException refused = assertThrows(IllegalStateException.class, () -> bulkLoad(other, name,
+                        "/bulk/other", "--format", "csv", "--input", csv));
+                assertTrue(refused.getMessage().contains("has another bulk load under way"), refused.getMessage());
 
-            BulkLoad rerun = new BulkLoad();
-            assertEquals(0, bulkLoad(rerun, name, work, "--format", "csv", "--input", csv));
-            assertEquals(0, rerun.rows(), "the re-run loads the HFiles written before, no new job");
+                BulkLoad rerun = new BulkLoad();
+                assertEquals(0, bulkLoad(rerun, name, work, "--format", "csv", "--input", csv));
+                assertEquals(0, rerun.rows(), "the re-run loads the HFiles written before, no new job");
+                assertFalse(BulkLoad.hasWindow(admin, name), step + ": the window closed with the load");
+            }
             assertQueriesEqual(name, rows);
             assertIndexesVerified(name, rows.size());
         }
@@ -474,12 +499,6 @@ class BulkLoadIT extends HBaseMiniClusterBase {
      * shows its newest write, bulk-loaded or live, in the data table and through every index.
      */
     @Test
-    @Disabled("fails intermittently (the Java 25 pass: one key of 6,000 showed the loaded URL through the index, "
-            + "the live one in the data table): a live write orders against the load by two clocks, its data timestamp "
-            + "(here the writer's max(now, last + 1), ahead of the wall clock when writes come faster than one a "
-            + "millisecond) and its index stamp (the RegionServer's clock when its post step runs); a write whose two "
-            + "fall on different sides of the load's T leaves the index and the data table disagreeing. "
-            + "docs/bulk-load.md, 'Bulk-loaded rows and live writes'; open in the bulk-load issue")
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void aLoadBesideLiveWritesKeepsTheNewerWriteOfEachKeyInEveryTable() throws Exception {
         TableName name = create("bulk_live");
@@ -491,28 +510,43 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         Map<String, long[]> liveTs = new java.util.concurrent.ConcurrentHashMap<>();
         Map<String, String> liveUrl = new java.util.concurrent.ConcurrentHashMap<>();
         // The load's timestamp, chosen a few seconds ahead: live writes come before it and after it.
-        long loadTimestamp = System.currentTimeMillis() + 4_000;
+        long loadTimestamp = System.currentTimeMillis() + 8_000;
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean skewedBefore = new AtomicBoolean();
+        AtomicBoolean skewedAfter = new AtomicBoolean();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         Future<Integer> writer = pool.submit(() -> {
             Random random = new Random(17);
             int writes = 0;
             long last = 0;
             try (Table t = connection().getTable(name)) {
+                // Writes whose two clocks straddle the load, on keys no other write touches, once its
+                // window is open: a data timestamp after T made before it (the index step stamped
+                // before S by the clock), then, once the clock is past T, one before T (the index
+                // step stamped after S, and reading the row back perhaps before the loaded data).
+                try (Admin admin = connection().getAdmin()) {
+                    while (!BulkLoad.hasWindow(admin, name)) {
+                        Thread.sleep(20);
+                    }
+                }
+                for (int i = 0; i < SKEWED; i++) {
+                    writeLive(t, loaded.get(i), loadTimestamp + 1 + i, i % 4 != 0, liveTs, liveUrl);
+                    writes++;
+                }
+                skewedBefore.set(System.currentTimeMillis() < loadTimestamp);
                 while (!stop.get() || last <= loadTimestamp + 1_000) {
-                    Row row = all.get(random.nextInt(all.size()));
+                    if (!skewedAfter.get() && System.currentTimeMillis() > loadTimestamp) {
+                        for (int i = SKEWED; i < 2 * SKEWED; i++) {
+                            writeLive(t, loaded.get(i), loadTimestamp - 1 - i, i % 4 != 0, liveTs, liveUrl);
+                            writes++;
+                        }
+                        skewedAfter.set(true);
+                    }
+                    Row row = all.get(2 * SKEWED + random.nextInt(all.size() - 2 * SKEWED));
                     long ts = Math.max(System.currentTimeMillis(), last + 1);
                     ts = ts == loadTimestamp ? ts + 1 : ts; // no tie with the load (see docs/bulk-load.md)
                     last = ts;
-                    byte[] key = schema.encode(row.fields);
-                    String url = random.nextInt(4) == 0 ? null : row.url + "?live=" + writes;
-                    if (url == null) {
-                        t.delete(new Delete(key, ts));
-                    } else {
-                        t.put(new Put(key).addColumn(F, URL, ts, Bytes.toBytes(url)));
-                    }
-                    liveTs.put(Bytes.toHex(key), new long[] {ts});
-                    liveUrl.put(Bytes.toHex(key), url == null ? "" : url);
+                    writeLive(t, row, ts, random.nextInt(4) != 0, liveTs, liveUrl);
                     writes++;
                 }
             }
@@ -545,7 +579,12 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         }
         System.out.println("BulkLoadIT: " + writes + " live writes during the load; " + before
                 + " loaded keys last written live before the load's timestamp");
-        assertTrue(before > 0, "some live writes are older than the loaded rows");
+        assertTrue(before > SKEWED, "some live writes are older than the loaded rows");
+        assertTrue(skewedAfter.get(), "the writes made after T with a timestamp before it");
+        assertTrue(skewedBefore.get(), "the writes made before T with a timestamp after it");
+        try (Admin admin = connection().getAdmin()) {
+            assertFalse(BulkLoad.hasWindow(admin, name), "the load window closed with the load");
+        }
         assertQueriesEqual(name, oracle);
     }
 }
