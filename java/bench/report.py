@@ -530,7 +530,7 @@ def peer(lines):
                          f"{default['median_ms']:.1f} | {count(default['median_rows_read'])} | "
                          f"{no_index['median_ms']:.1f} | {count(no_index['median_rows_read'])} | "
                          f"{best / ours['median_ms']:.2f} × |")
-        lines += ["", "Plans:", ""]
+        lines += ["", "![aggregates beside Phoenix](peer_aggregates.png)", "", "Plans:", ""]
         for a in p["aggregates"]:
             lines += [f"**{a['name']}**", "", "| way | plan |", "|---|---|"]
             lines += [f"| {w['name']} | " + w["explain"].replace("|", "\\|").replace("\n", "<br>") + " |"
@@ -576,7 +576,31 @@ def peer(lines):
                        "rows read on the RegionServer (log)",
                        f"Beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase {p['hbase']} — "
                        f"{p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", 0.05, "peer.png")
+    if p.get("aggregates"):
+        peer_aggregates_chart(plt, p, m)
     return True
+
+
+def peer_aggregates_chart(plt, p, m):
+    """peer_aggregates.png: each statistic's time and rows read, ours beside Phoenix's two ways."""
+    aggregates = p["aggregates"]
+    fig, (ax_ms, ax_read) = plt.subplots(1, 2, figsize=(14, 0.7 * len(aggregates) + 1.8), sharey=True)
+    ys = list(range(len(aggregates)))
+    h = 0.25
+    bars = (("ours: RowKeyTable.aggregate, folded in the regions", "tab:blue"),
+            ("Phoenix: default plan, cached metadata", "tab:orange"), ("Phoenix: NO_INDEX", "tab:olive"))
+    for i, (label, color) in enumerate(bars):
+        offs = [y + (i - 1) * h for y in ys]
+        ways = [a["ways"][i] for a in aggregates]
+        ax_ms.barh(offs, [w["median_ms"] for w in ways], h, label=label, color=color, alpha=0.85)
+        ax_read.barh(offs, [max(w["median_rows_read"], 0.5) for w in ways], h, label=label, color=color, alpha=0.85)
+    ax_ms.set_yticks(ys)
+    ax_ms.set_yticklabels([a["name"] for a in aggregates], fontsize=8)
+    ax_ms.invert_yaxis()
+    save_time_and_rows(plt, fig, ax_ms, ax_read, f"wall time, ms (log), median of {p['runs']} runs",
+                       "rows read on the RegionServer (log)",
+                       f"Aggregates beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase "
+                       f"{p['hbase']} — {p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", 0.08, "peer_aggregates.png")
 
 
 def save_time_and_rows(plt, fig, ax_ms, ax_read, ms_label, read_label, title, legend_room, name, left=None):
