@@ -266,17 +266,18 @@ public final class BulkLoad extends Configured implements Tool {
         while (true) {
             long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
             TableDescriptor data = admin.getDescriptor(table);
-            String open = data.getValue(IndexRowFormat.LOAD_WINDOW_KEY);
+            String open = windowOf(data);
             if (open != null) {
                 if (timestamp != null && Long.parseLong(open) == timestamp) {
                     return timestamp; // a resumed load's own window
                 }
                 throw new IllegalStateException("table " + table + " has another bulk load under way (at timestamp " + open
-                        + "): finish it by running it again with its --work directory, then load this one");
+                        + "): finish it by running it again with its --work directory, then load this one (a load that"
+                        + " was abandoned: unset the table attribute " + IndexRowFormat.LOAD_WINDOW_KEY + ", docs/bulk-load.md)");
             }
             long start = System.nanoTime();
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).setValue(IndexRowFormat.LOAD_WINDOW_KEY,
-                    Long.toString(t)).build());
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY),
+                    Bytes.toBytes(Long.toString(t))).build());
             out.printf(Locale.ROOT, "Opened the load window of %s (its index rows written UNVERIFIED until the load ends):"
                     + " %.1f s%n", table, (System.nanoTime() - start) / 1e9);
             if (timestamp != null || System.currentTimeMillis() < t) {
@@ -303,14 +304,20 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         TableDescriptor data = admin.getDescriptor(table);
-        if (data.getValue(IndexRowFormat.LOAD_WINDOW_KEY) != null) {
+        if (windowOf(data) != null) {
             admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
                     .build());
         }
     }
 
     static boolean hasWindow(Admin admin, TableName table) throws IOException {
-        return admin.getDescriptor(table).getValue(IndexRowFormat.LOAD_WINDOW_KEY) != null;
+        return windowOf(admin.getDescriptor(table)) != null;
+    }
+
+    /** The open load window's timestamp, or null. */
+    private static String windowOf(TableDescriptor data) {
+        byte[] value = data.getValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY));
+        return value == null ? null : Bytes.toString(value);
     }
 
     /** The load's timestamp, kept for a resumed run. */

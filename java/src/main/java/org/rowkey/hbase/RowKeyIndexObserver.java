@@ -127,7 +127,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 indexTables[i] = IndexRowFormat.indexTableName(dataTable, indexes.get(i).getName());
                 covered.add(catalog.coverage(i));
             }
-            String window = descriptor.getValue(IndexRowFormat.LOAD_WINDOW_KEY);
+            byte[] windowValue = descriptor.getValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY));
+            String window = windowValue == null ? null : Bytes.toString(windowValue);
             loading = window != null;
             if (loading) {
                 try {

@@ -44,8 +44,10 @@ import org.apache.hadoop.hbase.client.Connection;
  *       plan (which may use an index), Phoenix on its data table alone (NO_INDEX), Phoenix with
  *       SKIP_SCAN, and, for the queries without the leading key field that
  *       an (sdate, code) index serves, Phoenix forced onto its covered and its uncovered index,
- *       and ours through our index ({@link org.rowkey.hbase.RowKeyTable#scan}; plain table only).
- *       Every run of every way must return the seed way's rows (else it stops, exit code 1).
+ *       and ours through our index ({@link org.rowkey.hbase.RowKeyTable#scan}; plain table only);
+ *       for the queries on the leading key field, the floor of returning their rows by scans
+ *       ({@link ResultRowsFloor}). Every run of every way must return the seed way's rows (else
+ *       it stops, exit code 1).
  *   <li>Seed 000's statistics, ours inside the regions beside Phoenix's SQL aggregates
  *       ({@link PeerAggregates}).
  * </ol>
@@ -92,6 +94,7 @@ public final class Peer {
     /** Ours with an index on (sdate, code): the plain table's and the salted table's. */
     private final OurIndexedTable ourIndexed;
     private final OurIndexedTable ourSaltedIndexed;
+    private final ResultRowsFloor floor;
     private final List<String> loadJson = new ArrayList<>();
     private final List<String> loadLines = new ArrayList<>();
 
@@ -102,6 +105,7 @@ public final class Peer {
         this.reads = new RegionReads(connection);
         this.ourIndexed = new OurIndexedTable(connection, demo, false);
         this.ourSaltedIndexed = new OurIndexedTable(connection, demo, true);
+        this.floor = new ResultRowsFloor(connection, connection.getConfiguration().getInt("rowkey.scan.threads", 16));
     }
 
     /** The Phoenix JDBC URL of the cluster the HBase connection talks to. */
@@ -334,6 +338,12 @@ public final class Peer {
                 list.add(new Way("ours via index, URL only (covered)" + (pass == Pass.DEFAULT ? "" : ", pass 2"),
                         "ours-index-covered", pass, indexed.physical(), indexed.explain(q, true),
                         () -> indexed.run(q, true)));
+            }
+            if (q.onLeadingField()) {
+                list.add(new Way("floor: the result rows alone, one scan per region at once"
+                        + (pass == Pass.DEFAULT ? "" : ", pass 2"), "floor", pass, ours,
+                        "point ranges of the result rows, keys known in advance, grouped by region; no other filter",
+                        () -> floor.read(ours.get(0), expected)));
             }
             list.add(phoenixWay("Phoenix", null, pass));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
