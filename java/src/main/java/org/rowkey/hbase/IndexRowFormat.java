@@ -89,8 +89,24 @@ final class IndexRowFormat {
     }
 
     /**
+     * The UNVERIFIED status a write gives an index row while a bulk load at {@code loadTimestampMillis}
+     * is under way ({@link #LOAD_WINDOW_KEY}): {@link #unverified} followed by the load's timestamp.
+     * A reader repairs such a row only once the data row it reads shows a cell of the load (so the
+     * load's data has landed there: {@link #loadOf}), and never marks it STALE by age.
+     */
+    static byte[] unverifiedDuringLoad(long stamp, long loadTimestampMillis) {
+        return Bytes.add(unverified(stamp), Bytes.toBytes(loadTimestampMillis));
+    }
+
+    /** The load timestamp of a status written during a bulk load, or -1 for any other status. */
+    static long loadOf(byte[] status) {
+        return status != null && status.length == 1 + 2 * Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
+                ? Bytes.toLong(status, 1 + Bytes.SIZEOF_LONG) : -1;
+    }
+
+    /**
      * When an UNVERIFIED status was written, in milliseconds since the epoch, or -1 when it does not
-     * say (or is not UNVERIFIED).
+     * say (or is not UNVERIFIED, or was written during a bulk load).
      */
     static long unverifiedSince(byte[] status) {
         return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED

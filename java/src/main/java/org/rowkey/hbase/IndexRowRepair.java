@@ -58,11 +58,29 @@ final class IndexRowRepair {
      * no timestamp to repair at and is left to the next write.
      */
     Optional<CheckAndMutate> repair(byte[] row, Cell status, Result dataRow) {
-        if (status == null) {
+        if (status == null || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
             return Optional.empty();
         }
         return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
                 IndexRowFormat.wholeRow(row, status.getTimestamp(), IndexRowFormat.VERIFIED, coverage, dataRow)));
+    }
+
+    /**
+     * Whether {@code dataRow} may be copied into an index row with this status: always, unless the
+     * status was written during a bulk load whose data may not have landed in the row yet (a copy
+     * would then lack the loaded cells that land later). A cell at the load's timestamp says it has.
+     */
+    static boolean loadLanded(byte[] status, Result dataRow) {
+        long load = IndexRowFormat.loadOf(status);
+        if (load < 0) {
+            return true;
+        }
+        for (Cell c : dataRow.rawCells()) {
+            if (c.getTimestamp() == load) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static CheckAndMutate onlyIfStill(byte[] row, byte[] status, Put put) {

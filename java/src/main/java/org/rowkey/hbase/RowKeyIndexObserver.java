@@ -104,6 +104,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
      * loaded cells that land later, so no index row is written VERIFIED or deleted, only marked.
      */
     private boolean loading;
+    /** The load's timestamp while {@link #loading} (Long.MAX_VALUE when the window does not say). */
+    private long loadTimestamp = -1;
     /** Rows of this region with a batch between its UNVERIFIED marks and its post step. */
     private final Map<ByteBuffer, Integer> inFlight = new ConcurrentHashMap<>();
 
@@ -132,9 +134,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             loading = window != null;
             if (loading) {
                 try {
+                    loadTimestamp = Long.parseLong(window.trim());
                     // After the load's index rows (stamped S = T x 1000), so that none of them hides a write's mark.
-                    clock.startAfter(IndexRowFormat.loadStamp(Long.parseLong(window.trim())));
+                    clock.startAfter(IndexRowFormat.loadStamp(loadTimestamp));
                 } catch (NumberFormatException e) {
+                    loadTimestamp = Long.MAX_VALUE; // no reader repairs the rows: each is checked until written again
                     LOG.warn("hbase-rowkey: table " + dataTable + " has a load window that is not a timestamp ('" + window
                             + "'); its index rows are written UNVERIFIED, stamped by the clock");
                 }
@@ -252,7 +256,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 byte[][] indexKeys = row.getValue();
                 for (int i = 0; i < indexKeys.length; i++) {
                     perIndex.get(i).add(new Put(indexKeys[i]).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, stamp,
-                            IndexRowFormat.unverified(stamp)));
+                            unverified(stamp)));
                 }
             }
             writeIndexes(perIndex, true);
@@ -303,7 +307,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     if (now.isEmpty() && settled && !loading) {
                         m = new Delete(indexKeys[i], stamp);
                     } else {
-                        byte[] status = settled && !loading ? IndexRowFormat.VERIFIED : IndexRowFormat.unverified(stamp);
+                        byte[] status = settled && !loading ? IndexRowFormat.VERIFIED : unverified(stamp);
                         m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
                     }
                     // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
@@ -314,6 +318,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         } catch (Throwable t) {
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
+    }
+
+    /** An UNVERIFIED status at {@code stamp}; during a bulk load, one that readers repair only after its data lands. */
+    private byte[] unverified(long stamp) {
+        return loading ? IndexRowFormat.unverifiedDuringLoad(stamp, loadTimestamp) : IndexRowFormat.unverified(stamp);
     }
 
     /** The key of a data row in each index, or null when the row's key is not one of the schema. */

@@ -47,6 +47,27 @@ class IndexRowFormatTest {
         assertNull(IndexRowFormat.status(Result.create(new Cell[0])));
     }
     @Test
+    void aStatusWrittenDuringABulkLoadIsRepairedOnlyOnceTheLoadsDataIsInTheRow() {
+        long load = 1_795_641_179_267L;
+        byte[] during = IndexRowFormat.unverifiedDuringLoad(1_795_641_000_000_123L, load);
+        assertEquals(load, IndexRowFormat.loadOf(during));
+        assertEquals(-1, IndexRowFormat.unverifiedSince(during), "never marked STALE by age");
+        assertTrue(IndexRowFormat.isUnverified(CellUtil.createCell(ROW, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, 9,
+                KeyValue.Type.Put.getCode(), during)), "read as UNVERIFIED by every reader");
+        byte[] plain = IndexRowFormat.unverified(1_795_641_000_000_123L);
+        assertEquals(-1, IndexRowFormat.loadOf(plain));
+        assertEquals(-1, IndexRowFormat.loadOf(IndexRowFormat.VERIFIED));
+
+        byte[] f = Bytes.toBytes("f");
+        Result liveOnly = Result.create(new Cell[] {cell(f, Bytes.toBytes("url"), load + 5, "live")});
+        Result landed = Result.create(new Cell[] {cell(f, Bytes.toBytes("a"), load, "loaded"),
+            cell(f, Bytes.toBytes("url"), load + 5, "live")});
+        assertFalse(IndexRowRepair.loadLanded(during, liveOnly), "the load's cells may land later: no copy yet");
+        assertTrue(IndexRowRepair.loadLanded(during, landed));
+        assertTrue(IndexRowRepair.loadLanded(plain, liveOnly), "outside a load, any row read is the row");
+    }
+
+    @Test
     void coveredQualifiersNeverMeetTheStatusOrEachOther() {
         // Every family:qualifier split of the same bytes, and families of 1 and 127 bytes.
         Set<String> seen = new HashSet<>();
