@@ -363,6 +363,84 @@ class IndexFollowsEveryMutationIT extends HBaseMiniClusterBase {
         assertIndexesEqualData("after " + sent + " random mutations from 4 threads", range(30, ROWS));
     }
 
+    /**
+     * With a bulk load's window open on the table (docs/bulk-load.md), mutations of every kind, in
+     * mixed batches and by checkAndMutate, leave each touched index row UNVERIFIED with the load's
+     * timestamp (never VERIFIED, never deleted), readers do not repair them (no data cell is at the
+     * load's timestamp), every index still equals the data table, and once the window closes a
+     * write is VERIFIED again.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void mutationsOfEveryKindDuringALoadWindowAreMarkedNotTrusted() throws Exception {
+        long load = System.currentTimeMillis() - 86_400_000L; // no mutation here writes a cell at it
+        int[] ids = range(200, ROWS);
+        try (Admin admin = connection().getAdmin()) {
+            setWindow(admin, Long.toString(load));
+            try {
+                Random random = new Random(7);
+                List<Row> batch = new ArrayList<>();
+                for (int i = 0; i < 4 * ids.length; i++) {
+                    batch.add(randomMutation(random, key(ids[i % ids.length])));
+                    if (batch.size() == 1 + random.nextInt(6)) {
+                        data.batch(batch, new Object[batch.size()]);
+                        batch.clear();
+                    }
+                }
+                data.batch(batch, new Object[batch.size()]);
+                data.checkAndMutate(CheckAndMutate.newBuilder(key(200)).ifNotExists(F, Bytes.toBytes("absent"))
+                        .build(new RowMutations(key(200)).add((Mutation) new Put(key(200)).addColumn(G, C, Bytes.toBytes("cm")))
+                                .add((Mutation) new Delete(key(200)).addColumns(F, NOTE))));
+                assertMarkedDuringLoad(ids, load);
+                assertIndexesEqualData("during a load window", ids);
+                assertMarkedDuringLoad(ids, load); // the reads above repaired nothing
+            } finally {
+                setWindow(admin, null);
+            }
+        }
+        assertIndexesEqualData("after the load window", ids);
+        data.put(new Put(key(201)).addColumn(F, Q, Bytes.toBytes(201L)));
+        Catalog catalog = catalog();
+        for (int i = 0; i < catalog.indexes().size(); i++) {
+            assertTrue(IndexRowFormat.isStatus(indexStatus(catalog, i, key(201)), IndexRowFormat.VERIFIED),
+                    "a write after the window is VERIFIED");
+        }
+    }
+
+    /** Sets (or, with null, removes) the load window of the table; its regions reopen with it. */
+    private void setWindow(Admin admin, String value) throws IOException {
+        org.apache.hadoop.hbase.client.TableDescriptorBuilder b =
+                org.apache.hadoop.hbase.client.TableDescriptorBuilder.newBuilder(admin.getDescriptor(name));
+        byte[] key = Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY);
+        admin.modifyTable(value == null ? b.removeValue(key).build() : b.setValue(key, Bytes.toBytes(value)).build());
+    }
+
+    private Catalog catalog() throws IOException {
+        try (Admin admin = connection().getAdmin()) {
+            return Catalog.parse(admin.getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+        }
+    }
+
+    /** The newest status of the row of data key {@code dataKey} in index {@code index}, or null. */
+    private Cell indexStatus(Catalog catalog, int index, byte[] dataKey) throws IOException {
+        TableName indexTable = IndexRowFormat.indexTableName(name, catalog.indexes().get(index).getName());
+        try (Table t = connection().getTable(indexTable)) {
+            return IndexRowFormat.status(t.get(new org.apache.hadoop.hbase.client.Get(catalog.indexKey(index, dataKey))
+                    .addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS)));
+        }
+    }
+
+    private void assertMarkedDuringLoad(int[] ids, long load) throws IOException {
+        Catalog catalog = catalog();
+        for (int id : ids) {
+            for (int i = 0; i < catalog.indexes().size(); i++) {
+                Cell status = indexStatus(catalog, i, key(id));
+                assertTrue(status != null && IndexRowFormat.loadOf(CellUtil.cloneValue(status)) == load,
+                        "row " + id + " in index " + i + ": " + status);
+            }
+        }
+    }
+
     /** One random mutation of {@code row}: of every kind HBase has, with and without timestamps. */
     static Row randomMutation(Random random, byte[] row) throws IOException {
         long now = System.currentTimeMillis();
