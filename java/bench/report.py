@@ -570,9 +570,7 @@ def peer(lines):
         shown = [(y + (i - 2.5) * h, s[k]) for y, s in zip(ys, summaries) if s[k] is not None]
         if not shown:
             continue
-        offs = [o for o, _ in shown]
-        ax_ms.barh(offs, [f["median_ms"] for _, f in shown], h, label=label, color=color, alpha=0.85)
-        ax_read.barh(offs, [max(f["median_rows_read"], 0.5) for _, f in shown], h, label=label, color=color, alpha=0.85)
+        time_and_rows_bars(ax_ms, ax_read, [o for o, _ in shown], [f for _, f in shown], h, label, color)
     ax_ms.set_yticks(ys)
     ax_ms.set_yticklabels([q["name"] for q in queries], fontsize=8)
     ax_ms.invert_yaxis()
@@ -594,10 +592,8 @@ def peer_aggregates_chart(plt, p, m):
     bars = (("ours: RowKeyTable.aggregate, folded in the regions", "tab:blue"),
             ("Phoenix: default plan, cached metadata", "tab:orange"), ("Phoenix: NO_INDEX", "tab:olive"))
     for i, (label, color) in enumerate(bars):
-        offs = [y + (i - 1) * h for y in ys]
-        ways = [a["ways"][i] for a in aggregates]
-        ax_ms.barh(offs, [w["median_ms"] for w in ways], h, label=label, color=color, alpha=0.85)
-        ax_read.barh(offs, [max(w["median_rows_read"], 0.5) for w in ways], h, label=label, color=color, alpha=0.85)
+        time_and_rows_bars(ax_ms, ax_read, [y + (i - 1) * h for y in ys], [a["ways"][i] for a in aggregates], h, label,
+                           color)
     ax_ms.set_yticks(ys)
     ax_ms.set_yticklabels([a["name"] for a in aggregates], fontsize=8)
     ax_ms.invert_yaxis()
@@ -605,6 +601,12 @@ def peer_aggregates_chart(plt, p, m):
                        "rows read on the RegionServer (log)",
                        f"Aggregates beside Apache Phoenix {p['phoenix']}: {count(p['rows'])} rows, embedded HBase "
                        f"{p['hbase']} — {p['date'][:10]}, JDK {p['jdk']}, {m['cores']} cores", 0.08, "peer_aggregates.png")
+
+
+def time_and_rows_bars(ax_ms, ax_read, offsets, figures, height, label, color):
+    """One way's bars in both panels: median time, and rows read (at least 0.5, for the log axis)."""
+    ax_ms.barh(offsets, [f["median_ms"] for f in figures], height, label=label, color=color, alpha=0.85)
+    ax_read.barh(offsets, [max(f["median_rows_read"], 0.5) for f in figures], height, label=label, color=color, alpha=0.85)
 
 
 def save_time_and_rows(plt, fig, ax_ms, ax_read, ms_label, read_label, title, legend_room, name, left=None):

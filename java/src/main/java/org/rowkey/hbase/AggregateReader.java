@@ -86,7 +86,7 @@ final class AggregateReader {
         byte[] requestBytes = request.build().toByteArray();
         boolean keysOnly = !throughIndex && aggregation.cells().isEmpty();
         ScanPlan regionPlan = regionPlan(plan.getPlan());
-        TableName source = throughIndex ? RowKeyTable.indexTableName(dataTable, plan.getIndex()) : dataTable;
+        TableName source = source();
         // Partial states merge in any order: the regions are folded at once, each chunk one region's ranges.
         try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray());
                 ResultScanner partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
@@ -140,8 +140,12 @@ final class AggregateReader {
 
     /** How the regions are read: chunks, and how many are folded at once. */
     String describeReads() {
-        TableName source = plan.getIndex().isEmpty() ? dataTable : RowKeyTable.indexTableName(dataTable, plan.getIndex());
-        return ParallelScanner.describe(connection, source, ScanPlanner.ranges(regionPlan(plan.getPlan())), parallelism());
+        return ParallelScanner.describe(connection, source(), ScanPlanner.ranges(regionPlan(plan.getPlan())), parallelism());
+    }
+
+    /** The table the regions fold: the data table, or the index the plan reads. */
+    private TableName source() {
+        return plan.getIndex().isEmpty() ? dataTable : RowKeyTable.indexTableName(dataTable, plan.getIndex());
     }
 
     /** The regions folded at once: the connection's parallel reads unless the query is serial. */

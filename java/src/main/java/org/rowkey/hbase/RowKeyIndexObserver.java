@@ -100,11 +100,10 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     private int writeTimeoutMillis;
     private final IndexClock clock = new IndexClock();
     /**
-     * A bulk load is under way ({@link IndexRowFormat#LOAD_WINDOW_KEY}): a row read back may lack
-     * loaded cells that land later, so no index row is written VERIFIED or deleted, only marked.
+     * The timestamp of a bulk load under way ({@link IndexRowFormat#LOAD_WINDOW_KEY}; Long.MAX_VALUE
+     * when the window does not say), else -1. Meanwhile a row read back may lack loaded cells that
+     * land later, so no index row is written VERIFIED or deleted, only marked.
      */
-    private boolean loading;
-    /** The load's timestamp while {@link #loading} (Long.MAX_VALUE when the window does not say). */
     private long loadTimestamp = -1;
     /** Rows of this region with a batch between its UNVERIFIED marks and its post step. */
     private final Map<ByteBuffer, Integer> inFlight = new ConcurrentHashMap<>();
@@ -131,8 +130,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             }
             byte[] windowValue = descriptor.getValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY));
             String window = windowValue == null ? null : Bytes.toString(windowValue);
-            loading = window != null;
-            if (loading) {
+            if (window != null) {
                 try {
                     loadTimestamp = Long.parseLong(window.trim());
                     // After the load's index rows (stamped S = T x 1000), so that none of them hides a write's mark.
@@ -304,10 +302,10 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 byte[][] indexKeys = indexKeys(row);
                 for (int i = 0; i < indexKeys.length; i++) {
                     Mutation m;
-                    if (now.isEmpty() && settled && !loading) {
+                    if (now.isEmpty() && settled && !loading()) {
                         m = new Delete(indexKeys[i], stamp);
                     } else {
-                        byte[] status = settled && !loading ? IndexRowFormat.VERIFIED : unverified(stamp);
+                        byte[] status = settled && !loading() ? IndexRowFormat.VERIFIED : unverified(stamp);
                         m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
                     }
                     // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
@@ -320,9 +318,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
+    private boolean loading() {
+        return loadTimestamp >= 0;
+    }
+
     /** An UNVERIFIED status at {@code stamp}; during a bulk load, one that readers repair only after its data lands. */
     private byte[] unverified(long stamp) {
-        return loading ? IndexRowFormat.unverifiedDuringLoad(stamp, loadTimestamp) : IndexRowFormat.unverified(stamp);
+        return loading() ? IndexRowFormat.unverifiedDuringLoad(stamp, loadTimestamp) : IndexRowFormat.unverified(stamp);
     }
 
     /** The key of a data row in each index, or null when the row's key is not one of the schema. */
