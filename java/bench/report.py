@@ -4,8 +4,8 @@
 Usage: report.py DIR   (DIR holds any of: jmh-java17.json and jmh-java22.json, the per-row JMH results
 of `cargo make bench-per-row`; end_to_end.json, the end-to-end results of `cargo make bench-e2e`; peer.json, the
 results beside Apache Phoenix of `cargo make bench-peer`; join.json, the index intersections of `cargo make
-bench-join`). Each part of the report (and its chart, per_row.png / end_to_end.png / peer.png / join.png) is written
-when its results exist.
+bench-join`; scale.json, the queries at several table sizes of `cargo make bench-scale`). Each part of the report (and
+its chart, per_row.png / end_to_end.png / peer.png / join.png / scale.png) is written when its results exist.
 """
 import datetime
 import json
@@ -675,14 +675,61 @@ def join(lines):
     return True
 
 
+def scale(lines):
+    """The demo's queries at several table sizes (`cargo make bench-scale`); False without scale.json."""
+    path = os.path.join(DIR, "scale.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        sc = json.load(f)
+    sizes = [s["rows"] for s in sc["sizes"]]
+    lines += ["## Time against table size", "",
+              f"`cargo make bench-scale`: the demo's table bulk-loaded with its three indexes at each size, embedded HBase "
+              f"{sc['hbase']}, {sc['cores']} cores, JDK {sc['jdk']}, {sc['date'][:10]}; best of 3 runs after a warm-up (the "
+              "seed's full scan: one run). Rows returned / rows read (index and data) / ms.", "",
+              "| query | " + " | ".join(f"{count(n)} rows" for n in sizes) + " | time, largest / smallest |",
+              "|---|" + "---:|" * (len(sizes) + 1)]
+    for q in sc["queries"]:
+        at = q["at"]
+        lines.append(f"| {q['query']} | " + " | ".join(f"{count(a['returned'])} / {count(a['read'])} / {a['ms']:.1f}"
+                                                      for a in at)
+                     + f" | {at[-1]['ms'] / max(at[0]['ms'], 0.01):.2f}× |")
+    lines += ["", "Load with the three indexes: " + ", ".join(
+        f"{count(s['rows'])} rows in {s['load_seconds']:.1f} s ({count(round(s['rows'] / s['load_seconds']))} rows/s)"
+        for s in sc["sizes"]) + ".", "", "![time against table size](scale.png)", ""]
+
+    plt = plt_or_none()
+    if plt is None:
+        return True
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for q in sc["queries"]:
+        full_scan = "full scan" in q["query"]
+        ax.plot(sizes, [a["ms"] for a in q["at"]], marker="o", linestyle="--" if full_scan else "-", label=q["query"])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([count(n) for n in sizes])
+    ax.set_xlabel("rows in the table (log)")
+    ax.set_ylabel("ms (log), best of 3")
+    ax.set_title(f"The demo's queries against table size — embedded HBase {sc['hbase']}, {sc['date'][:10]}, "
+                 f"{sc['cores']} cores", fontsize=10)
+    ax.legend(loc="upper left", fontsize=7)
+    ax.grid(which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(DIR, "scale.png"), dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     lines = ["# hbase-rowkey benchmarks", ""]
     parts = [name for name, write in (("criterion", native_core), ("per_row.png", per_row), ("end_to_end.png", end_to_end),
-                                            ("peer.png", peer), ("join.png", join))
+                                            ("peer.png", peer), ("join.png", join),
+                                            ("scale.png", scale))
              if write(lines)]
     if not parts:
         print(f"no results in {DIR} (criterion.txt, jmh-java17.json, jmh-java22.json, end_to_end.json, peer.json, "
-              "join.json): nothing to report", file=sys.stderr)
+              "join.json, scale.json): nothing to report", file=sys.stderr)
         sys.exit(1)
     with open(os.path.join(DIR, "report.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -105,9 +105,12 @@ public final class LoadBench {
         }
     }
 
-    /** bench-scale: the bulk load and the demo's plain-table queries at 1,000,000 rows and at --rows. */
+    /**
+     * bench-scale: the bulk load and the demo's plain-table queries at 1,000,000 rows, at --rows and
+     * half-way between on a log scale (three points for the chart of time against table size).
+     */
     private int scale() throws Exception {
-        int[] sizes = options.rows > 1_000_000 ? new int[] {1_000_000, options.rows} : new int[] {options.rows};
+        int[] sizes = scaleSizes(options.rows);
         List<Map<String, Demo.Outcome>> results = new ArrayList<>();
         List<Double> loadSeconds = new ArrayList<>();
         boolean same = true;
@@ -128,34 +131,26 @@ public final class LoadBench {
                 if (q.salted) {
                     continue;
                 }
-                demo.runTable(q, false); // warm-up
-                Demo.Outcome best = null;
-                for (int run = 0; run < 3; run++) {
-                    Demo.Outcome o = demo.runTable(q, false);
-                    best = best == null || o.millis < best.millis ? o : best;
-                }
+                Demo.Outcome best = bestOf3(() -> demo.runTable(q, false));
                 outcomes.put(q.name, best);
                 if (q.name.startsWith("seed 2")) {
                     // The URL alone: the covering index answers without reading the data table.
-                    demo.runTable(q, true);
-                    Demo.Outcome covered = null;
-                    for (int run = 0; run < 3; run++) {
-                        Demo.Outcome o = demo.runTable(q, true);
-                        covered = covered == null || o.millis < covered.millis ? o : covered;
-                    }
+                    Demo.Outcome covered = bestOf3(() -> demo.runTable(q, true));
                     same &= covered.rows.equals(best.rows);
-                    outcomes.put("seed 2, the URL only (covered by the index)", covered);
+                    outcomes.put(COVERED, covered);
                     Demo.Outcome seedWay = demo.runSeedWay(q);
                     same &= seedWay.rows.equals(best.rows);
-                    outcomes.put("seed 2 the seed's way (filtered full scan)", seedWay);
-                    Demo.Outcome floor = floor(demo, q);
+                    outcomes.put(SEED_WAY, seedWay);
+                    Demo.Outcome floor = bestOf3(() -> floor(demo, q));
                     same &= floor.rows.size() == best.rows.size();
                     outcomes.put("seed 2 floor: a plain scan of the plan's index rows", floor);
-                    Demo.Outcome counted = count(demo, q);
-                    same &= counted.rows.first().equals("count " + best.rows.size());
-                    outcomes.put("seed 2 count(*) in the regions (1 row returned)", counted);
+                    Demo.Outcome counted = bestOf3(() -> aggregate(q.build(RowKeyQuery.on(schema)), Aggregation.on(schema).count()));
+                    same &= counted.rows.equals(new TreeSet<>(Arrays.asList("[" + best.rows.size() + "]")));
+                    outcomes.put(COUNT, counted);
                 }
             }
+            outcomes.put("count(*) GROUP BY sdate (whole table, 1 row a day)",
+                    bestOf3(() -> aggregate(RowKeyQuery.on(schema), Aggregation.on(schema).groupBy("sdate").count())));
             results.add(outcomes);
         }
         System.out.println();
@@ -164,7 +159,9 @@ public final class LoadBench {
             head.append(String.format(Locale.ROOT, " | %,12d rows: %9s %12s %10s", size, "returned", "read", "ms"));
         }
         System.out.println(head.append(sizes.length > 1 ? " | time ratio" : ""));
-        for (String query : results.get(0).keySet()) {
+        Map<String, Demo.Outcome> smallest = results.get(0);
+        Map<String, Demo.Outcome> largest = results.get(results.size() - 1);
+        for (String query : smallest.keySet()) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-62s", query));
             for (Map<String, Demo.Outcome> r : results) {
                 Demo.Outcome o = r.get(query);
@@ -172,8 +169,7 @@ public final class LoadBench {
                         Report.count(o.allRowsRead()), o.millis));
             }
             if (sizes.length > 1) {
-                line.append(String.format(Locale.ROOT, " | %.2fx", results.get(1).get(query).millis
-                        / Math.max(results.get(0).get(query).millis, 0.01)));
+                line.append(String.format(Locale.ROOT, " | %.2fx", largest.get(query).millis / Math.max(smallest.get(query).millis, 0.01)));
             }
             System.out.println(line);
         }
@@ -181,45 +177,102 @@ public final class LoadBench {
             System.out.printf(Locale.ROOT, "Bulk load of %,d rows with 3 indexes: %.1f s (%,.0f rows/s)%n", sizes[i],
                     loadSeconds.get(i), sizes[i] / loadSeconds.get(i));
         }
+        System.out.printf(Locale.ROOT, "At %,d rows the seed's filtered full scan takes %.0fx the index read of seed 2 (every"
+                + " cell), %.0fx the covered read, %.0fx the count in the regions%n", sizes[sizes.length - 1],
+                largest.get(SEED_WAY).millis / largest.get(SEED_2).millis, largest.get(SEED_WAY).millis / largest.get(COVERED).millis,
+                largest.get(SEED_WAY).millis / largest.get(COUNT).millis);
+        writeScaleJson(sizes, loadSeconds, results);
         System.out.println(same ? "seed 2: our rows equal the seed's full scan's" : "MISMATCH: seed 2 differs from the full scan");
         return same ? 0 : 1;
     }
 
+    private static final String SEED_2 = "seed 2: sdate = ? AND code = 404";
+    private static final String COVERED = "seed 2, the URL only (covered by the index)";
+    private static final String SEED_WAY = "seed 2 the seed's way (filtered full scan)";
+    private static final String COUNT = "seed 2 count(*) in the regions (1 row returned)";
+
+    /** 1,000,000, {@code rows} and their geometric mean rounded to 100,000: evenly spaced on a log axis. */
+    static int[] scaleSizes(int rows) {
+        if (rows <= 1_000_000) {
+            return new int[] {rows};
+        }
+        int middle = (int) Math.round(Math.sqrt(1_000_000.0 * rows) / 100_000) * 100_000;
+        return middle > 1_000_000 && middle < rows ? new int[] {1_000_000, middle, rows} : new int[] {1_000_000, rows};
+    }
+
+    private interface Measurement {
+        Demo.Outcome run() throws IOException;
+    }
+
+    /** The fastest of three runs after one warm-up. */
+    private static Demo.Outcome bestOf3(Measurement measurement) throws IOException {
+        measurement.run();
+        Demo.Outcome best = null;
+        for (int run = 0; run < 3; run++) {
+            Demo.Outcome o = measurement.run();
+            best = best == null || o.millis < best.millis ? o : best;
+        }
+        return best;
+    }
+
+    /** target/bench/scale.json, which java/bench/report.py turns into a table and the chart of time against size. */
+    private void writeScaleJson(int[] sizes, List<Double> loadSeconds, List<Map<String, Demo.Outcome>> results) throws IOException {
+        StringBuilder b = new StringBuilder("{\n  \"benchmark\": \"scale\",\n");
+        b.append("  \"date\": ").append(EndToEnd.Json.string(java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                .toString())).append(",\n");
+        b.append("  \"hbase\": ").append(EndToEnd.Json.string(org.apache.hadoop.hbase.util.VersionInfo.getVersion())).append(",\n");
+        b.append("  \"jdk\": ").append(EndToEnd.Json.string(System.getProperty("java.runtime.version"))).append(",\n");
+        b.append("  \"cores\": ").append(Runtime.getRuntime().availableProcessors()).append(",\n");
+        b.append("  \"sizes\": [");
+        for (int i = 0; i < sizes.length; i++) {
+            b.append(i == 0 ? "" : ", ").append("{\"rows\": ").append(sizes[i]).append(", \"load_seconds\": ")
+                    .append(EndToEnd.Json.number(loadSeconds.get(i))).append("}");
+        }
+        b.append("],\n  \"queries\": [");
+        boolean firstQuery = true;
+        for (String query : results.get(0).keySet()) {
+            b.append(firstQuery ? "\n" : ",\n").append("    {\"query\": ").append(EndToEnd.Json.string(query)).append(", \"at\": [");
+            firstQuery = false;
+            for (int i = 0; i < results.size(); i++) {
+                Demo.Outcome o = results.get(i).get(query);
+                b.append(i == 0 ? "" : ", ").append("{\"returned\": ").append(o.rows.size()).append(", \"read\": ")
+                        .append(o.allRowsRead()).append(", \"ms\": ").append(EndToEnd.Json.number(o.millis)).append("}");
+            }
+            b.append("]}");
+        }
+        b.append("\n  ]\n}\n");
+        Path json = java.nio.file.Paths.get(options.json).toAbsolutePath().resolveSibling("scale.json");
+        Files.createDirectories(json.getParent());
+        Files.write(json, b.toString().getBytes(StandardCharsets.UTF_8));
+        System.out.println("Wrote " + json);
+    }
+
     /**
      * The floor of any index reader for {@code q}: a plain HBase scan of exactly the index rows its
-     * plan reads, nothing else (best of 3 after a warm-up).
+     * plan reads, nothing else.
      */
     private Demo.Outcome floor(Demo demo, DemoQuery q) throws IOException {
         String explain = demo.explain(q);
         TableName index = FloorBench.indexTable(explain);
         List<RowRange> ranges = FloorBench.chosenRanges(explain);
-        Demo.Outcome best = null;
-        for (int run = -1; run < 3; run++) {
-            long start = System.nanoTime();
-            TreeSet<String> rows = FloorBench.rawScanRows(connection, index, ranges);
-            Demo.Outcome o = new Demo.Outcome(rows, rows.size(), -1, -1, Demo.millisSince(start));
-            best = run < 0 ? null : best == null || o.millis < best.millis ? o : best;
-        }
-        return best;
+        long start = System.nanoTime();
+        TreeSet<String> rows = FloorBench.rawScanRows(connection, index, ranges);
+        return new Demo.Outcome(rows, rows.size(), -1, -1, Demo.millisSince(start));
     }
 
     /**
-     * {@code count(*)} of {@code q}'s rows computed inside the regions ({@link RowKeyTable#aggregate}):
-     * one row returned (the count, checked against the query's rows), and the rows the regions read.
+     * {@code aggregation} of {@code query}'s rows computed inside the regions ({@link RowKeyTable#aggregate}):
+     * its rows as text, and the rows the regions read.
      */
-    private Demo.Outcome count(Demo demo, DemoQuery q) throws IOException {
-        RowKeyTable table = RowKeyTable.open(connection, Demo.PLAIN_TABLE);
-        Aggregation count = Aggregation.on(schema).count();
-        Demo.Outcome best = null;
-        for (int run = -1; run < 3; run++) {
-            long start = System.nanoTime();
-            AggregationResult result = table.aggregate(q.build(RowKeyQuery.on(schema)), count);
-            long n = result.rows().isEmpty() ? 0 : result.rows().get(0).longValue(0);
-            TreeSet<String> one = new TreeSet<>(Arrays.asList("count " + n));
-            Demo.Outcome o = new Demo.Outcome(one, result.rowsReadOnServers(), -1, -1, Demo.millisSince(start));
-            best = run < 0 ? null : best == null || o.millis < best.millis ? o : best;
+    private Demo.Outcome aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
+        long start = System.nanoTime();
+        AggregationResult result = RowKeyTable.open(connection, Demo.PLAIN_TABLE).aggregate(query, aggregation);
+        double millis = Demo.millisSince(start);
+        TreeSet<String> rows = new TreeSet<>();
+        for (AggregationResult.Row row : result.rows()) {
+            rows.add(row.toString());
         }
-        return best;
+        return new Demo.Outcome(rows, result.rowsReadOnServers(), -1, -1, millis);
     }
 
     /** Creates {@code table} as the demo does and bulk-loads the inputs; returns the seconds the load took. */
