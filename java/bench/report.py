@@ -701,10 +701,12 @@ def scale(lines):
     plt = plt_or_none()
     if plt is None:
         return True
-    fig, ax = plt.subplots(figsize=(10, 6))
-    for q in sc["queries"]:
+    fig, ax = plt.subplots(figsize=(10, 7.5))
+    colors = plt.get_cmap("tab20").colors
+    for i, q in enumerate(sc["queries"]):
         full_scan = "full scan" in q["query"]
-        ax.plot(sizes, [a["ms"] for a in q["at"]], marker="o", linestyle="--" if full_scan else "-", label=q["query"])
+        ax.plot(sizes, [a["ms"] for a in q["at"]], marker="os^Dv"[i % 5], linestyle="--" if full_scan else "-",
+                color=colors[(2 * i) % 20 + (2 * i) // 20 % 2], label=q["query"])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xticks(sizes)
@@ -713,9 +715,9 @@ def scale(lines):
     ax.set_ylabel("ms (log), best of 3")
     ax.set_title(f"The demo's queries against table size — embedded HBase {sc['hbase']}, {sc['date'][:10]}, "
                  f"{sc['cores']} cores", fontsize=10)
-    ax.legend(loc="upper left", fontsize=7)
     ax.grid(which="both", alpha=0.3)
-    fig.tight_layout()
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))  # room for the legend below
     fig.savefig(os.path.join(DIR, "scale.png"), dpi=110)
     plt.close(fig)
     return True
