@@ -28,8 +28,10 @@ import org.rowkey.hbase.RowKeyQuery;
  * {@code cargo make bench-query-cost}: where a small query's time goes, on the demo's plain table
  * (row by row loaded, its indexes): for each query on the key's leading field, the median of many
  * runs of (1) {@code RowKeyTable.explain} (the plan and its text: an upper bound of planning), (2)
- * ours through {@code RowKeyTable.scan}, serial and parallel, and (3) the floor: the result rows
- * alone, keys known in advance, one plain scan per region, the regions at once. The ways take turns.
+ * ours through {@code RowKeyTable.scan}, serial and parallel, (3) the plan's key ranges read by
+ * plain scans with no row filter, one per region at once (every row any filter-based way reads, with
+ * none of our machinery), and (4) the floor: the result rows alone, keys known in advance, one
+ * plain scan per region, the regions at once. The ways take turns.
  * Run the JVM with {@code -XX:StartFlightRecording} to profile it.
  */
 public final class QueryCost {
@@ -53,17 +55,21 @@ public final class QueryCost {
         int runs = Math.max(options.runs, 200);
         System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
                 data.size(), runs, runs / 4);
-        System.out.println("| query | rows | plan + explain text, ms | ours serial, ms | ours parallel, ms | floor, ms | ours / floor |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+        System.out.println("| query | rows | plan + explain text, ms | ours serial, ms | ours parallel, ms"
+                + " | the plan's ranges, plain scans at once: rows / ms | floor, ms | ours / floor |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         boolean same = true;
         for (DemoQuery q : DemoQuery.all(data)) {
             if (q.salted || !q.name.contains("md5url")) {
                 continue;
             }
             TreeSet<String> expected = demo.runTable(q, false).rows;
+            List<List<RowRange>> planRanges = byRegion(connection, FloorBench.chosenRanges(demo.explain(q)));
+            int rangeRows = read(connection, readers, planRanges).size();
             double[] plan = new double[runs];
             double[] serial = new double[runs];
             double[] parallel = new double[runs];
+            double[] ranges = new double[runs];
             double[] floor = new double[runs];
             for (int run = -runs / 4; run < runs; run++) {
                 long start = System.nanoTime();
@@ -72,40 +78,59 @@ public final class QueryCost {
                 Demo.Outcome s = demo.runTable(q, false, true);
                 Demo.Outcome o = demo.runTable(q, false);
                 start = System.nanoTime();
-                TreeSet<String> f = floor(connection, readers, expected);
+                read(connection, readers, planRanges);
+                double r = Demo.millisSince(start);
+                start = System.nanoTime();
+                TreeSet<String> f = read(connection, readers, byRegion(connection, pointRanges(expected)));
                 double fl = Demo.millisSince(start);
                 same &= s.rows.equals(expected) && o.rows.equals(expected) && f.equals(expected);
                 if (run >= 0) {
                     plan[run] = p;
                     serial[run] = s.millis;
                     parallel[run] = o.millis;
+                    ranges[run] = r;
                     floor[run] = fl;
                 }
             }
-            System.out.printf(Locale.ROOT, "| %s | %,d | %.2f | %.2f | %.2f | %.2f | %.2fx |%n", q.name, expected.size(),
-                    median(plan), median(serial), median(parallel), median(floor), median(parallel) / median(floor));
+            System.out.printf(Locale.ROOT, "| %s | %,d | %.2f | %.2f | %.2f | %,d / %.2f | %.2f | %.2fx |%n", q.name,
+                    expected.size(), median(plan), median(serial), median(parallel), rangeRows, median(ranges), median(floor),
+                    median(parallel) / median(floor));
         }
         readers.shutdown();
         System.out.println(same ? "Every way returned the same rows." : "MISMATCH: a way returned other rows.");
         return same ? 0 : 1;
     }
 
-    /** The floor: {@code rowsHex} read as one plain scan per region holding any, the regions at once. */
-    private static TreeSet<String> floor(Connection connection, ExecutorService readers, TreeSet<String> rowsHex) throws Exception {
+    private static List<RowRange> pointRanges(TreeSet<String> rowsHex) {
+        List<RowRange> points = new ArrayList<>();
+        for (String hex : rowsHex) {
+            byte[] row = Bytes.fromHex(hex);
+            points.add(new RowRange(row, true, row, true));
+        }
+        return points;
+    }
+
+    /** {@code ranges} (sorted, disjoint, each within one region) grouped by the region that holds them. */
+    private static List<List<RowRange>> byRegion(Connection connection, List<RowRange> ranges) throws IOException {
         List<List<RowRange>> pieces = new ArrayList<>();
         try (RegionLocator locator = connection.getRegionLocator(Demo.PLAIN_TABLE)) {
             byte[] pieceEnd = null;
-            for (String hex : rowsHex) {
-                byte[] row = Bytes.fromHex(hex);
-                HRegionLocation region = locator.getRegionLocation(row, false);
+            for (RowRange range : ranges) {
+                HRegionLocation region = locator.getRegionLocation(range.getStartRow(), false);
                 byte[] end = region.getRegion().getEndKey();
                 if (pieceEnd == null || !Bytes.equals(end, pieceEnd)) {
                     pieces.add(new ArrayList<>());
                     pieceEnd = end;
                 }
-                pieces.get(pieces.size() - 1).add(new RowRange(row, true, row, true));
+                pieces.get(pieces.size() - 1).add(range);
             }
         }
+        return pieces;
+    }
+
+    /** The rows of {@code pieces}, one plain scan per piece, the pieces at once. */
+    private static TreeSet<String> read(Connection connection, ExecutorService readers, List<List<RowRange>> pieces)
+            throws Exception {
         List<Future<TreeSet<String>>> reads = new ArrayList<>();
         for (List<RowRange> piece : pieces) {
             reads.add(readers.submit(() -> scan(connection, piece)));
@@ -118,8 +143,8 @@ public final class QueryCost {
     }
 
     private static TreeSet<String> scan(Connection connection, List<RowRange> ranges) throws IOException {
-        Scan scan = new Scan().withStartRow(ranges.get(0).getStartRow())
-                .withStopRow(ranges.get(ranges.size() - 1).getStopRow(), true);
+        RowRange last = ranges.get(ranges.size() - 1);
+        Scan scan = new Scan().withStartRow(ranges.get(0).getStartRow()).withStopRow(last.getStopRow(), last.isStopRowInclusive());
         if (ranges.size() > 1) {
             scan.setFilter(new MultiRowRangeFilter(new ArrayList<>(ranges)));
         }
