@@ -86,11 +86,12 @@ final class AggregateReader {
         byte[] requestBytes = request.build().toByteArray();
         boolean keysOnly = !throughIndex && aggregation.cells().isEmpty();
         ScanPlan regionPlan = regionPlan(plan.getPlan());
+        Filter rows = ScanPlanner.rowsFilter(regionPlan, query.toPredicateComparatorSpec());
         TableName source = source();
         // Partial states merge in any order: the regions are folded at once, each chunk one region's ranges.
         try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray());
                 ResultScanner partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
-                        ranges -> regionScan(regionPlan, ranges, keysOnly, requestBytes), parallelism(),
+                        ranges -> regionScan(regionPlan, rows, ranges, keysOnly, requestBytes), parallelism(),
                         ParallelScanner.Order.ANY)) {
             FoldBatch checkedRows = new FoldBatch(merged);
             List<byte[]> toCheck = new ArrayList<>();
@@ -125,8 +126,8 @@ final class AggregateReader {
     }
 
     /** The scan of one chunk: its ranges, filtered as a scan, each RPC returning one partial state. */
-    private Scan regionScan(ScanPlan regionPlan, List<RowRange> ranges, boolean keysOnly, byte[] request) {
-        Scan scan = ScanPlanner.scan(regionPlan, query.toPredicateComparatorSpec(), ranges);
+    private Scan regionScan(ScanPlan regionPlan, Filter rows, List<RowRange> ranges, boolean keysOnly, byte[] request) {
+        Scan scan = ScanPlanner.scan(regionPlan, rows, ranges);
         if (keysOnly) {
             // The keys answer alone: one cell of each row is all the region reads. Its value never
             // leaves the region, so a KeyOnlyFilter would only copy each cell.

@@ -8,6 +8,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
@@ -57,17 +58,17 @@ final class QueryPlan {
         if (joins != null) {
             return new JoinScanner(connection, table, catalog, joins, query.columns(), query.isKeysOnly(), readers());
         }
-        PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
         List<RowRange> ranges = ScanPlanner.ranges(single.getPlan());
+        Filter rows = ScanPlanner.rowsFilter(single.getPlan(), query.toPredicateComparatorSpec());
         ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         if (single.getIndex().isEmpty()) {
-            return ParallelScanner.open(connection, table, ranges, r -> dataScan(ScanPlanner.scan(single.getPlan(), predicate, r)),
+            return ParallelScanner.open(connection, table, ranges, r -> dataScan(ScanPlanner.scan(single.getPlan(), rows, r)),
                     parallelism(), order);
         }
         int index = catalog.indexNumber(single.getIndex());
         TableName indexTable = RowKeyTable.indexTableName(table, single.getIndex());
         ResultScanner indexRows = ParallelScanner.open(connection, indexTable, ranges,
-                r -> ScanPlanner.scan(single.getPlan(), predicate, r).setScanMetricsEnabled(true), parallelism(), order);
+                r -> ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order);
         try {
             return new IndexResultScanner(connection, table, indexTable, catalog, index, single, indexRows, query.columns(),
                     query.isKeysOnly());

@@ -72,6 +72,23 @@ final class ScanPlanner {
      * sorted, disjoint, within the plan's): one chunk of a {@link ParallelScanner}.
      */
     static Scan scan(ScanPlan plan, PredicateComparatorSpec predicate, List<RowRange> ranges) {
+        return scan(plan, rowsFilter(plan, predicate), ranges);
+    }
+
+    /**
+     * The filter every scan of {@code plan} checks rows with: the skip scan of {@code predicate}
+     * or the residual filter; null where the ranges enforce every condition. Built (compiled
+     * natively) once per query and shared by the scans of its chunks: only its bytes leave the
+     * client, and building one costs about as much as a region parsing it.
+     */
+    static Filter rowsFilter(ScanPlan plan, PredicateComparatorSpec predicate) {
+        return plan.getNoResidual() ? null
+                : plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate)
+                : new RowFilter(CompareOperator.EQUAL, residual(plan));
+    }
+
+    /** {@link #scan(ScanPlan, PredicateComparatorSpec, List)} with the plan's {@link #rowsFilter}, {@code rows}. */
+    static Scan scan(ScanPlan plan, Filter rows, List<RowRange> ranges) {
         Scan scan = new Scan();
         if (ranges.isEmpty()) {
             // Nothing can match: read (at most) one row, which the residual filter drops.
@@ -85,9 +102,6 @@ final class ScanPlanner {
         }
         // The skip scan holds every condition, the ranges' too; MultiRowRangeFilter still seeks
         // from the first row after a range, where the skip scan would read one more.
-        Filter rows = plan.getNoResidual() ? null
-                : plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate)
-                : new RowFilter(CompareOperator.EQUAL, residual(plan));
         Filter between = ranges.size() == 1 ? null : new MultiRowRangeFilter(new ArrayList<>(ranges));
         return scan.setFilter(between == null ? rows
                 : rows == null ? between : new FilterList(FilterList.Operator.MUST_PASS_ALL, between, rows));
