@@ -54,6 +54,15 @@ def load(name):
     return out, jdk
 
 
+def read_results(name):
+    """The parsed JSON results file DIR/name; None when that benchmark has not run."""
+    path = os.path.join(DIR, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def fmt(v, digits=1):
     if v is None or v != v:
         return "—"
@@ -288,11 +297,9 @@ def ms(way):
 
 def end_to_end(lines):
     """The end-to-end part (the demo's queries on the embedded HBase); False without end_to_end.json."""
-    path = os.path.join(DIR, "end_to_end.json")
-    if not os.path.exists(path):
+    e2e = read_results("end_to_end.json")
+    if e2e is None:
         return False
-    with open(path) as f:
-        e2e = json.load(f)
     m = e2e["machine"]
     target = e2e["target"]
     goal = target["speedup"]
@@ -453,11 +460,9 @@ def both_passes(ways):
 
 def peer(lines):
     """The part beside Apache Phoenix (`cargo make bench-peer`); False without peer.json."""
-    path = os.path.join(DIR, "peer.json")
-    if not os.path.exists(path):
+    p = read_results("peer.json")
+    if p is None:
         return False
-    with open(path) as f:
-        p = json.load(f)
     m = p["machine"]
     lines += [
         "## Beside Apache Phoenix",
@@ -627,11 +632,9 @@ def save_time_and_rows(plt, fig, ax_ms, ax_read, ms_label, read_label, title, le
 
 def join(lines):
     """The index intersections (`cargo make bench-join`); False without join.json."""
-    path = os.path.join(DIR, "join.json")
-    if not os.path.exists(path):
+    j = read_results("join.json")
+    if j is None:
         return False
-    with open(path) as f:
-        j = json.load(f)
     scenarios = j["scenarios"]
     lines += ["## Index intersections", "",
               f"`cargo make bench-join`: {count(j['rows'])} rows keyed `id, a, b`, indexes on `a` and on `b`, embedded HBase "
@@ -677,11 +680,9 @@ def join(lines):
 
 def scale(lines):
     """The demo's queries at several table sizes (`cargo make bench-scale`); False without scale.json."""
-    path = os.path.join(DIR, "scale.json")
-    if not os.path.exists(path):
+    sc = read_results("scale.json")
+    if sc is None:
         return False
-    with open(path) as f:
-        sc = json.load(f)
     sizes = [s["rows"] for s in sc["sizes"]]
     lines += ["## Time against table size", "",
               f"`cargo make bench-scale`: the demo's table bulk-loaded with its three indexes at each size, embedded HBase "
