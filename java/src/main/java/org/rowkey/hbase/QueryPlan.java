@@ -15,7 +15,6 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
-import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
