@@ -24,7 +24,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * The floor of returning a query's rows by scans: its result rows, keys known in advance, read as
  * one plain HBase scan per region that holds any (exactly those rows: a point range each, no other
  * filter), the regions at once. Any way that finds the rows by scanning reads at least these rows
- * from these regions; Phoenix's parallel chunks and ours do this plus finding them.
+ * from these regions; Phoenix's parallel chunks and ours do this plus finding them. Any key
+ * ranges can be read the same way ({@link QueryCost}: the plan's ranges with no row filter).
  */
 final class ResultRowsFloor {
     private final Connection connection;
@@ -42,18 +43,30 @@ final class ResultRowsFloor {
     /** Reads {@code rowsHex} (sorted) from {@code table}, timed from the start. */
     Demo.Outcome read(TableName table, TreeSet<String> rowsHex) throws Exception {
         long start = System.nanoTime();
+        List<RowRange> points = new ArrayList<>();
+        for (String hex : rowsHex) {
+            byte[] row = Bytes.fromHex(hex);
+            points.add(new RowRange(row, true, row, true));
+        }
+        return read(table, points, start);
+    }
+
+    /**
+     * Reads {@code ranges} (sorted, disjoint, each within one region) from {@code table}: one plain
+     * scan per region, the regions at once; timed from {@code startNanos}.
+     */
+    Demo.Outcome read(TableName table, List<RowRange> ranges, long startNanos) throws Exception {
         List<List<RowRange>> pieces = new ArrayList<>();
         try (RegionLocator locator = connection.getRegionLocator(table)) {
             byte[] pieceEnd = null;
-            for (String hex : rowsHex) {
-                byte[] row = Bytes.fromHex(hex);
-                HRegionLocation region = locator.getRegionLocation(row, false);
+            for (RowRange range : ranges) {
+                HRegionLocation region = locator.getRegionLocation(range.getStartRow(), false);
                 byte[] end = region.getRegion().getEndKey();
                 if (pieceEnd == null || !Bytes.equals(end, pieceEnd)) {
                     pieces.add(new ArrayList<>());
                     pieceEnd = end;
                 }
-                pieces.get(pieces.size() - 1).add(new RowRange(row, true, row, true));
+                pieces.get(pieces.size() - 1).add(range);
             }
         }
         List<Future<TreeSet<String>>> reads = new ArrayList<>();
@@ -64,12 +77,13 @@ final class ResultRowsFloor {
         for (Future<TreeSet<String>> read : reads) {
             rows.addAll(read.get());
         }
-        return new Demo.Outcome(rows, rows.size(), -1, pieces.size(), Demo.millisSince(start));
+        return new Demo.Outcome(rows, rows.size(), -1, pieces.size(), Demo.millisSince(startNanos));
     }
 
     private TreeSet<String> scan(TableName name, List<RowRange> ranges) throws IOException {
+        RowRange last = ranges.get(ranges.size() - 1);
         Scan scan = new Scan().withStartRow(ranges.get(0).getStartRow())
-                .withStopRow(ranges.get(ranges.size() - 1).getStopRow(), true).setCaching(1000);
+                .withStopRow(last.getStopRow(), last.isStopRowInclusive()).setCaching(1000);
         if (ranges.size() > 1) {
             scan.setFilter(new MultiRowRangeFilter(new ArrayList<>(ranges)));
         }
