@@ -1,5 +1,8 @@
 package org.rowkey.hbase;
 
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 import org.apache.hadoop.hbase.Cell;
@@ -20,13 +23,31 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
  */
 @RunsIn(RunsIn.Where.SHARED)
 final class KeySeeker implements AutoCloseable {
+    /** How many {@link #parsed} seekers are kept, most recently used first. */
+    static final int PARSED_KEPT = 64;
+    /** Specs longer than this (long IN lists) are compiled for each filter and not kept. */
+    static final int PARSED_MAX_BYTES = 64 * 1024;
+    /** The {@link #parsed} seekers, by their spec bytes, least recently used first. */
+    private static final Map<ByteBuffer, KeySeeker> PARSED = new LinkedHashMap<ByteBuffer, KeySeeker>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, KeySeeker> eldest) {
+            return size() > PARSED_KEPT; // dropped, not closed: filters may still use it
+        }
+    };
+
     private final NativeHandle skip;
     private final PredicateComparator predicate;
     private final byte[] canonical;
     private final byte[] saltSet;
     private final int decidingPrefix;
+    /** Shared by the filters parsed from the same bytes: {@link #close()} leaves it to the cleaner. */
+    private final boolean shared;
 
-    private KeySeeker(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet, int decidingPrefix) {
+    private KeySeeker(NativeHandle skip, PredicateComparator predicate, byte[] canonical, byte[] saltSet, int decidingPrefix,
+            boolean shared) {
+        this.shared = shared;
         this.skip = skip;
         this.predicate = predicate;
         this.canonical = canonical;
@@ -42,11 +63,16 @@ final class KeySeeker implements AutoCloseable {
 
     /** The seeker of {@code predicate}'s conditions (by field name) over the keys of {@code schema} (an index's, say). */
     static KeySeeker of(SchemaSpec schema, PredicateComparatorSpec predicate) {
-        return compile(SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
+        return compile(spec(schema, predicate));
+    }
+
+    /** The serialized {@code SkipScanFilterSpec} of {@code predicate} over the keys of {@code schema}. */
+    static byte[] spec(SchemaSpec schema, PredicateComparatorSpec predicate) {
+        return SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setPredicate(ComparatorSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                         .setSchema(schema)
                         .setPredicate(predicate))
-                .build().toByteArray());
+                .build().toByteArray();
     }
 
     /**
@@ -56,6 +82,42 @@ final class KeySeeker implements AutoCloseable {
      * @throws IllegalArgumentException when the native core refuses them
      */
     static KeySeeker compile(byte[] spec) {
+        return compile(spec, false);
+    }
+
+    /**
+     * {@link #compile} for a RegionServer rebuilding a filter: one seeker per distinct spec, shared
+     * by every filter parsed from the same bytes, so a query that reads several regions of one
+     * server, or runs again, compiles once (about 30 µs each time otherwise). Its {@link #close()}
+     * does nothing: it is freed by the cleaner once it has left the {@link #PARSED_KEPT} kept and no
+     * filter holds it. A refused spec is not kept.
+     */
+    static KeySeeker parsed(byte[] spec) {
+        if (spec.length > PARSED_MAX_BYTES) {
+            return compile(spec);
+        }
+        ByteBuffer key = ByteBuffer.wrap(spec.clone());
+        synchronized (PARSED) {
+            KeySeeker kept = PARSED.get(key);
+            if (kept != null) {
+                return kept;
+            }
+        }
+        KeySeeker made = compile(spec, true); // outside the lock: other regions' filters go on meanwhile
+        synchronized (PARSED) {
+            KeySeeker raced = PARSED.putIfAbsent(key, made);
+            return raced != null ? raced : made;
+        }
+    }
+
+    /** How many {@link #parsed} seekers are kept now. */
+    static int parsedKept() {
+        synchronized (PARSED) {
+            return PARSED.size();
+        }
+    }
+
+    private static KeySeeker compile(byte[] spec, boolean shared) {
         NativeHandle skip = new NativeHandle("SkipScanFilter", SkipScanNative.parse(spec), SkipScanNative::free);
         try {
             long pointer = skip.get();
@@ -63,7 +125,7 @@ final class KeySeeker implements AutoCloseable {
             byte[] saltSet = SkipScanNative.saltSet(pointer);
             int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
             PredicateComparator predicate = PredicateComparator.parseFrom(SkipScanNative.predicate(pointer));
-            return new KeySeeker(skip, predicate, canonical, saltSet, decidingPrefix);
+            return new KeySeeker(skip, predicate, canonical, saltSet, decidingPrefix, shared);
         } catch (DeserializationException e) {
             skip.close();
             throw new IllegalStateException("the native core returned an unreadable canonical predicate", e);
@@ -131,9 +193,15 @@ final class KeySeeker implements AutoCloseable {
         return canonical.clone();
     }
 
-    /** Frees the native state now; later calls throw {@link IllegalStateException}. Idempotent. */
+    /**
+     * Frees the native state now; later calls throw {@link IllegalStateException}. Idempotent. A
+     * {@link #parsed} seeker, which other filters share, is left as it is.
+     */
     @Override
     public void close() {
+        if (shared) {
+            return;
+        }
         skip.close();
         predicate.close();
     }

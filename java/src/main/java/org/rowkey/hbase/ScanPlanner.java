@@ -77,13 +77,13 @@ final class ScanPlanner {
 
     /**
      * The filter every scan of {@code plan} checks rows with: the skip scan of {@code predicate}
-     * or the residual filter; null where the ranges enforce every condition. Built (compiled
-     * natively) once per query and shared by the scans of its chunks: only its bytes leave the
-     * client, and building one costs about as much as a region parsing it.
+     * or the residual filter; null where the ranges enforce every condition. Built once per
+     * query and shared by the scans of its chunks: only its bytes leave the client (the skip scan
+     * is not even compiled here, {@link SkipScanFilter#toSend}).
      */
     static Filter rowsFilter(ScanPlan plan, PredicateComparatorSpec predicate) {
         return plan.getNoResidual() ? null
-                : plan.getSkipScan() ? new SkipScanFilter(plan.getResidual().getSchema(), predicate)
+                : plan.getSkipScan() ? SkipScanFilter.toSend(plan.getResidual().getSchema(), predicate)
                 : new RowFilter(CompareOperator.EQUAL, residual(plan));
     }
 
@@ -133,8 +133,8 @@ final class ScanPlanner {
     }
 
     private static Filter serverSkipScan(ScanPlan plan, PredicateComparatorSpec predicate) {
-        try (SkipScanFilter client = new SkipScanFilter(plan.getResidual().getSchema(), predicate)) {
-            return SkipScanFilter.parseFrom(client.toByteArray());
+        try {
+            return SkipScanFilter.parseFrom(KeySeeker.spec(plan.getResidual().getSchema(), predicate));
         } catch (DeserializationException e) {
             throw new IllegalStateException("a skip scan filter does not read its own bytes", e);
         }

@@ -1,7 +1,9 @@
 package org.rowkey.hbase;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +16,7 @@ import java.util.Random;
 import org.apache.hadoop.hbase.ByteBufferKeyValue;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.Filter.ReturnCode;
 import org.apache.hadoop.hbase.filter.HintingFilter;
@@ -58,6 +61,51 @@ class SkipScanFilterTest {
             assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, f.filterCell(cell(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9})));
             assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(CellUtil.cloneRow(f.getNextCellHint(null))));
         }
+    }
+
+    @Test
+    void filtersParsedFromTheSameBytesShareOneCompiledStateAndKeepTheirOwnScanState() throws Exception {
+        byte[] bytes;
+        try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5))) {
+            bytes = f.toByteArray();
+        }
+        SkipScanFilter first = SkipScanFilter.parseFrom(bytes);
+        SkipScanFilter second = SkipScanFilter.parseFrom(bytes.clone());
+        assertSame(first.seeker(), second.seeker(), "one compile for every region scan of the same bytes");
+        // Each filter has its own run of failing rows: the first seeks from its second, the other does not yet.
+        assertEquals(ReturnCode.NEXT_ROW, first.filterCell(cell(key(3, 6))));
+        assertEquals(ReturnCode.INCLUDE, second.filterCell(cell(key(3, 5))));
+        assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, first.filterCell(cell(key(4, 0))));
+        assertEquals(ReturnCode.NEXT_ROW, second.filterCell(cell(key(4, 0))));
+        first.close();
+        assertEquals(ReturnCode.INCLUDE, second.filterCell(cell(key(7, 5))), "closing one leaves the others working");
+        assertSame(second.seeker(), SkipScanFilter.parseFrom(bytes).seeker());
+    }
+
+    @Test
+    void aFilterMadeToBeSentParsesToTheSameFilterAndCompilesHereOnlyWhenUsed() throws Exception {
+        RowKeyQuery q = RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5);
+        SkipScanFilter sent = SkipScanFilter.toSend(schema.spec(), q.toPredicateComparatorSpec());
+        assertTrue(sent.toString().contains("to send"), sent.toString());
+        try (SkipScanFilter compiled = new SkipScanFilter(q)) {
+            assertArrayEquals(compiled.toByteArray(), SkipScanFilter.parseFrom(sent.toByteArray()).toByteArray());
+        }
+        assertEquals(ReturnCode.INCLUDE, sent.filterCell(cell(key(3, 5))));
+        assertEquals(ReturnCode.NEXT_ROW, sent.filterCell(cell(key(3, 6))));
+        assertEquals(ReturnCode.SEEK_NEXT_USING_HINT, sent.filterCell(cell(key(4, 0))));
+        assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(CellUtil.cloneRow(sent.getNextCellHint(null))));
+        sent.close();
+    }
+
+    @Test
+    void theSharedCompiledStatesAreBounded() throws Exception {
+        for (int i = 0; i < KeySeeker.PARSED_KEPT + 10; i++) {
+            try (SkipScanFilter f = new SkipScanFilter(RowKeyQuery.on(schema).eq("a", 1000 + i))) {
+                assertEquals(ReturnCode.INCLUDE, SkipScanFilter.parseFrom(f.toByteArray()).filterCell(cell(key(1000 + i, 0))));
+            }
+        }
+        assertTrue(KeySeeker.parsedKept() <= KeySeeker.PARSED_KEPT, KeySeeker.parsedKept() + " kept");
+        assertThrows(DeserializationException.class, () -> SkipScanFilter.parseFrom(new byte[] {1, 2, 3}));
     }
 
     @Test
