@@ -14,7 +14,7 @@ use crate::schema::{check_version, Location, Schema, FORMAT_VERSION};
 use crate::wire;
 use protobuf::MessageFull;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Comparator {
     schema: Schema,
     canonical: Vec<u8>,
@@ -22,7 +22,7 @@ pub struct Comparator {
     evaluator: Evaluator,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Evaluator {
     /// Equal and predicate comparators: 0 when the row matches, 1 otherwise.
     Match { predicate: Predicate, program: Program },

@@ -512,12 +512,12 @@ impl AnySkipScan {
 }
 
 /// A serialized `SkipScanFilterSpec` (what `SkipScanFilter.toByteArray()` holds), validated and
-/// compiled: its skip scan, and the canonical bytes of the filter and of its predicate.
+/// compiled: its skip scan, its predicate's comparator, and the filter's canonical bytes.
 #[derive(Debug)]
 pub struct SkipScanFilter {
     skip: AnySkipScan,
     canonical: Vec<u8>,
-    predicate: Vec<u8>,
+    comparator: Comparator,
 }
 
 impl SkipScanFilter {
@@ -537,13 +537,10 @@ impl SkipScanFilter {
         }
         let comparator = Comparator::from_parsed(predicate)?;
         let skip = AnySkipScan::new(comparator.schema(), &comparator.branches());
-        let mut canonical = SkipScanFilterSpec::new();
-        canonical.format_version = FORMAT_VERSION;
-        canonical.predicate = protobuf::MessageField::some(wire::parse(comparator.canonical_bytes(), "comparator")?);
         Ok(SkipScanFilter {
             skip,
-            canonical: wire::serialize(&canonical, "skip scan filter")?,
-            predicate: comparator.canonical_bytes().to_vec(),
+            canonical: canonical_filter_bytes(comparator.canonical_bytes())?,
+            comparator,
         })
     }
 
@@ -556,8 +553,25 @@ impl SkipScanFilter {
         &self.canonical
     }
 
-    /// The canonical serialized predicate `ComparatorSpec`.
-    pub fn predicate_bytes(&self) -> &[u8] {
-        &self.predicate
+    /// The predicate's compiled comparator (its canonical bytes: the canonical predicate `ComparatorSpec`).
+    pub fn comparator(&self) -> &Comparator {
+        &self.comparator
     }
+}
+
+/// The canonical `SkipScanFilterSpec` around a canonical predicate, written field by field as
+/// protobuf orders them (version, then the predicate's bytes as they are), with no second parse.
+fn canonical_filter_bytes(predicate: &[u8]) -> Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(predicate.len() + 8);
+    let mut out = protobuf::CodedOutputStream::vec(&mut bytes);
+    let written = out
+        .write_uint32(1, FORMAT_VERSION)
+        .and_then(|()| out.write_bytes(2, predicate))
+        .and_then(|()| out.flush());
+    drop(out);
+    written.map_err(|e| Error::Corrupt {
+        what: "skip scan filter",
+        detail: format!("cannot be written: {e}"),
+    })?;
+    Ok(bytes)
 }

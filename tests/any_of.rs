@@ -2,7 +2,7 @@
 //! compiled OR matches exactly the rows some branch's oracle accepts; the union plan keeps every
 //! matching row inside its ranges, holds exactly the keys of the branches' own plans (merged, in
 //! key order, salted schemas too) and, with the whole OR as residual, gives exactly the oracle's
-//! rows; canonical bytes round-trip; misplaced conditions are refused (the limits: tests/limits.rs);
+//! rows; canonical bytes round-trip (the comparator's and its skip scan's); misplaced conditions are refused (the limits: tests/limits.rs);
 //! corrupt specs give clean errors.
 
 mod common;
@@ -208,6 +208,17 @@ fn canonical_bytes_round_trip_and_single_predicates_read_as_before() {
         let or = Comparator::from_spec(&spec).unwrap();
         let again = Comparator::from_bytes(or.canonical_bytes()).unwrap();
         assert_eq!(again.canonical_bytes(), or.canonical_bytes());
+        // The skip scan of it: its canonical bytes are the canonical spec serialized (they are
+        // written field by field), its comparator is the predicate's, and they round-trip.
+        let mut filter = SkipScanFilterSpec::new();
+        filter.format_version = FORMAT_VERSION;
+        filter.predicate = MessageField::some(spec.clone());
+        let skip = SkipScanFilter::from_bytes(&filter.write_to_bytes().unwrap()).unwrap();
+        assert_eq!(skip.comparator().canonical_bytes(), or.canonical_bytes());
+        filter.predicate = MessageField::some(ComparatorSpec::parse_from_bytes(or.canonical_bytes()).unwrap());
+        assert_eq!(skip.canonical_bytes(), filter.write_to_bytes().unwrap().as_slice());
+        let skip_again = SkipScanFilter::from_bytes(skip.canonical_bytes()).unwrap();
+        assert_eq!(skip_again.canonical_bytes(), skip.canonical_bytes());
         // An empty `predicate` beside the branches, given or not: the same canonical bytes.
         let mut with_empty = spec.clone();
         if let Some(Kind::Predicate(p)) = &mut with_empty.kind {

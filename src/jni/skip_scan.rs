@@ -31,9 +31,10 @@ jni_export! {
 }
 
 jni_export! {
-    /// The canonical serialized predicate `ComparatorSpec` of the filter.
-    fn Java_org_rowkey_hbase_SkipScanNative_predicate<'local>(env, filter: jlong) -> JByteArray<'local> {
-        Ok(env.byte_array_from_slice(filter_ref(filter)?.predicate_bytes())?)
+    /// A comparator handle (`RowKeyNative.comparator*`) of the filter's predicate: a copy of the
+    /// one the filter compiled, so the predicate is not parsed and compiled a second time.
+    fn Java_org_rowkey_hbase_SkipScanNative_comparator<'local>(_env, filter: jlong) -> jlong {
+        Ok(handle::into_handle(filter_ref(filter)?.comparator().clone()))
     }
 }
 

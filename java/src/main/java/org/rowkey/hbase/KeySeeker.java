@@ -7,7 +7,6 @@ import java.util.Objects;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.PrivateCellUtil;
-import org.apache.hadoop.hbase.exceptions.DeserializationException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
@@ -124,11 +123,8 @@ final class KeySeeker implements AutoCloseable {
             byte[] canonical = SkipScanNative.canonical(pointer);
             byte[] saltSet = SkipScanNative.saltSet(pointer);
             int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
-            PredicateComparator predicate = PredicateComparator.parseFrom(SkipScanNative.predicate(pointer));
+            PredicateComparator predicate = PredicateComparator.adopt(SkipScanNative.comparator(pointer));
             return new KeySeeker(skip, predicate, canonical, saltSet, decidingPrefix, shared);
-        } catch (DeserializationException e) {
-            skip.close();
-            throw new IllegalStateException("the native core returned an unreadable canonical predicate", e);
         } catch (RuntimeException | Error e) {
             skip.close();
             throw e;

@@ -170,7 +170,11 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
      * @throws IllegalArgumentException when the native core refuses the spec
      */
     static Compiled compile(String what, byte[] spec) {
-        long pointer = RowKeyNative.comparatorParse(spec);
+        return adopt(what, RowKeyNative.comparatorParse(spec));
+    }
+
+    /** Takes ownership of a comparator handle the native core made ({@code pointer}, not 0). */
+    static Compiled adopt(String what, long pointer) {
         NativeHandle handle = new NativeHandle(what, pointer, RowKeyNative::comparatorFree);
         try {
             return new Compiled(handle, RowKeyNative.comparatorCanonical(pointer),

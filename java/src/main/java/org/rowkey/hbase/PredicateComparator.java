@@ -29,6 +29,11 @@ public final class PredicateComparator extends NativeComparator {
         super(compiled);
     }
 
+    /** The comparator of a predicate compiled by the native core elsewhere (a skip scan's): its handle adopted. */
+    static PredicateComparator adopt(long pointer) {
+        return new PredicateComparator(adopt("PredicateComparator", pointer));
+    }
+
     /**
      * The comparator serialized by {@link #toByteArray()}.
      *

@@ -19,8 +19,11 @@ final class SkipScanNative {
     /** The canonical serialized {@code SkipScanFilterSpec}: equal filters give equal bytes. */
     static native byte[] canonical(long filter);
 
-    /** The canonical serialized predicate {@code ComparatorSpec} of the filter. */
-    static native byte[] predicate(long filter);
+    /**
+     * A comparator handle ({@link RowKeyNative}'s {@code comparator*} calls) of the filter's
+     * predicate, a copy of the one the filter compiled: not parsed and compiled again.
+     */
+    static native long comparator(long filter);
 
     /** The salt buckets the scan reads: 32 bytes, bit {@code b % 8} of byte {@code b / 8}; all for an unsalted schema. */
     static native byte[] saltSet(long skip);
