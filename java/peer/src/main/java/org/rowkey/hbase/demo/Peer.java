@@ -23,6 +23,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 /**
  * The peer, measured ({@code cargo make bench-peer}, also run by {@code cargo make bench}): the
@@ -345,6 +346,16 @@ public final class Peer {
                         "point ranges of the result rows, keys known in advance, grouped by region; no other filter",
                         () -> floor.read(ours.get(0), expected)));
             }
+            if (indexServes()) {
+                // Every index row in the plan's ranges is a result row: reading them plainly, the
+                // regions at once, is the floor of any way through this index.
+                TableName indexTable = indexed.physical().get(1);
+                List<RowRange> indexRanges = FloorBench.chosenRanges(indexed.explain(q, false));
+                list.add(new Way("floor: the index's key ranges read plainly, one scan per region at once"
+                        + (pass == Pass.DEFAULT ? "" : ", pass 2"), "floor", pass, List.of(indexTable),
+                        "the plan's " + indexRanges.size() + " index key range(s), every row in them a result row; no filter",
+                        () -> indexRowsFloor(indexTable, indexRanges)));
+            }
             list.add(phoenixWay("Phoenix", null, pass));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
             list.add(phoenixWay("Phoenix SKIP_SCAN", "SKIP_SCAN", pass));
@@ -353,6 +364,16 @@ public final class Peer {
                 list.add(phoenixWay("Phoenix INDEX uncovered", "INDEX(" + table.name + " " + table.uncoveredIndex() + ")", pass));
             }
             return list;
+        }
+
+        /** The index rows of {@code ranges}, read plainly; as many as the query's rows (their keys are index keys). */
+        private Demo.Outcome indexRowsFloor(TableName indexTable, List<RowRange> ranges) throws Exception {
+            Demo.Outcome read = floor.read(indexTable, ranges, System.nanoTime());
+            if (read.rows.size() != expected.size()) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "MISMATCH, %s, index floor: %,d index rows, the seed's way %,d rows",
+                        q.name, read.rows.size(), expected.size()));
+            }
+            return new Demo.Outcome(expected, read.rowsRead, -1, read.regions, read.millis);
         }
 
         private Way phoenixWay(String name, String hint, Pass pass) throws SQLException {
