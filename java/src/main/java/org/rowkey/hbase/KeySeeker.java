@@ -22,7 +22,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
  */
 @RunsIn(RunsIn.Where.SHARED)
 final class KeySeeker implements AutoCloseable {
-    /** How many {@link #parsed} seekers are kept, most recently used first. */
+    /** How many {@link #parsed} seekers are kept: the most recently used. */
     static final int PARSED_KEPT = 64;
     /** Specs longer than this (long IN lists) are compiled for each filter and not kept. */
     static final int PARSED_MAX_BYTES = 64 * 1024;
@@ -87,7 +87,7 @@ final class KeySeeker implements AutoCloseable {
     /**
      * {@link #compile} for a RegionServer rebuilding a filter: one seeker per distinct spec, shared
      * by every filter parsed from the same bytes, so a query that reads several regions of one
-     * server, or runs again, compiles once (about 30 µs each time otherwise). Its {@link #close()}
+     * server, or runs again, compiles once (15–40 µs each time otherwise). Its {@link #close()}
      * does nothing: it is freed by the cleaner once it has left the {@link #PARSED_KEPT} kept and no
      * filter holds it. A refused spec is not kept.
      */
