@@ -569,9 +569,6 @@ fn canonical_filter_bytes(predicate: &[u8]) -> Result<Vec<u8>> {
         .and_then(|()| out.write_bytes(2, predicate))
         .and_then(|()| out.flush());
     drop(out);
-    written.map_err(|e| Error::Corrupt {
-        what: "skip scan filter",
-        detail: format!("cannot be written: {e}"),
-    })?;
+    written.map_err(|e| Error::Internal(format!("serializing a skip scan filter: {e}")))?;
     Ok(bytes)
 }
