@@ -1,7 +1,6 @@
 package org.rowkey.hbase;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
@@ -51,25 +50,12 @@ final class IndexCoverage {
 
     /** Whether every cell of {@code family} is covered. */
     boolean coversFamily(byte[] family) {
-        for (byte[] f : families) {
-            if (Bytes.equals(f, family)) {
-                return true;
-            }
-        }
-        return false;
+        return coversFamily(family, 0, family.length);
     }
 
     /** Whether the index rows hold the data column {@code family:qualifier}. */
     boolean covers(byte[] family, byte[] qualifier) {
-        if (coversFamily(family)) {
-            return true;
-        }
-        for (CoveredColumn c : columns) {
-            if (Bytes.equals(c.family, family) && Bytes.equals(c.qualifier, qualifier)) {
-                return true;
-            }
-        }
-        return false;
+        return coversFamily(family) || coversColumn(family, 0, family.length, qualifier, 0, qualifier.length);
     }
 
     /** The covered families and the named columns' families (to check them against a table's). */
@@ -182,15 +168,25 @@ final class IndexCoverage {
      * row {@code dataKey}, in a data row's cell order (a Result's lookups need it).
      */
     List<Cell> dataCells(Result indexRow, Cell status, byte[] dataKey) {
-        List<Cell> cells = new ArrayList<>();
         Cell[] raw = indexRow.rawCells();
-        for (Cell copy : raw == null ? new Cell[0] : raw) {
-            CoveredColumn c = column(copy);
-            if (c == null || !covers(c.family, c.qualifier)
-                    || (coversFamily(c.family) && copy.getTimestamp() != status.getTimestamp())) {
+        if (raw == null) {
+            return new ArrayList<>(0);
+        }
+        List<Cell> cells = new ArrayList<>(raw.length);
+        for (Cell copy : raw) {
+            int familyLength = IndexRowFormat.coveredFamilyLength(copy);
+            if (familyLength == 0) {
                 continue;
             }
-            Cell cell = IndexRowFormat.dataCell(copy, dataKey, c);
+            byte[] names = copy.getQualifierArray();
+            int family = copy.getQualifierOffset() + 1;
+            boolean wholeFamily = coversFamily(names, family, familyLength);
+            if (wholeFamily ? copy.getTimestamp() != status.getTimestamp()
+                    : !coversColumn(names, family, familyLength, names, family + familyLength,
+                            copy.getQualifierLength() - 1 - familyLength)) {
+                continue;
+            }
+            Cell cell = IndexRowFormat.dataCell(copy, familyLength, dataKey);
             if (cell != null) {
                 cells.add(cell);
             }
@@ -201,15 +197,25 @@ final class IndexCoverage {
         return cells;
     }
 
-    /** The data column an index cell is the copy of, or null (the status, or no copy). */
-    private static CoveredColumn column(Cell indexCell) {
-        if (!CellUtil.matchingFamily(indexCell, IndexRowFormat.FAMILY)) {
-            return null;
+    /** Whether every cell of the family of {@code length} bytes at {@code at} is covered. */
+    private boolean coversFamily(byte[] names, int at, int length) {
+        for (byte[] f : families) {
+            if (Bytes.equals(f, 0, f.length, names, at, length)) {
+                return true;
+            }
         }
-        byte[] q = CellUtil.cloneQualifier(indexCell);
-        if (q.length < 2 || q[0] < 1 || 1 + q[0] > q.length) {
-            return null; // the status cell (one byte), or not a copy
+        return false;
+    }
+
+    /** Whether the column of the family and qualifier at these places is one of the named columns. */
+    private boolean coversColumn(byte[] family, int familyAt, int familyLength, byte[] qualifier, int qualifierAt,
+            int qualifierLength) {
+        for (CoveredColumn c : columns) {
+            if (Bytes.equals(c.family, 0, c.family.length, family, familyAt, familyLength)
+                    && Bytes.equals(c.qualifier, 0, c.qualifier.length, qualifier, qualifierAt, qualifierLength)) {
+                return true;
+            }
         }
-        return new CoveredColumn(Arrays.copyOfRange(q, 1, 1 + q[0]), Arrays.copyOfRange(q, 1 + q[0], q.length));
+        return false;
     }
 }

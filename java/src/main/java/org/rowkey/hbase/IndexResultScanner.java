@@ -3,6 +3,7 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -48,13 +49,9 @@ final class IndexResultScanner implements ResultScanner {
     private final Connection connection;
     private final Table indexTable;
     private final TableName dataTable;
-    private final ResultScanner indexRows;
-    private final Catalog catalog;
-    private final int index;
-    private final boolean covered;
-    private final boolean keysOnly;
-    /** The columns the query selects (all when none). */
-    private final List<CoveredColumn> selectedColumns;
+    private final Entries entries;
+    /** The index rows in the plan's ranges, made entries where they are read. */
+    private final ParallelScanner<Entry> indexRows;
     private final IndexRowRepair repair;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     /** The next batch, its data rows being read while the one before is answered. */
@@ -64,14 +61,10 @@ final class IndexResultScanner implements ResultScanner {
     private boolean exhausted;
     private long dataRowsRead;
 
-    IndexResultScanner(Connection connection, TableName data, TableName indexName, Catalog catalog, int index,
-            TablePlan plan, ResultScanner indexRows, List<Column> columns, boolean keysOnly) throws IOException {
-        this.catalog = catalog;
-        this.index = index;
-        this.covered = plan.getCovered();
-        this.keysOnly = keysOnly;
-        this.repair = new IndexRowRepair(catalog.coverage(index), connection.getConfiguration());
-        this.selectedColumns = CoveredColumn.of(columns);
+    IndexResultScanner(Connection connection, TableName data, TableName indexName, Entries entries,
+            ParallelScanner<Entry> indexRows) throws IOException {
+        this.entries = entries;
+        this.repair = new IndexRowRepair(entries.catalog.coverage(entries.index), connection.getConfiguration());
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = data;
@@ -111,42 +104,134 @@ final class IndexResultScanner implements ResultScanner {
         }
     }
 
-    /** Reads up to {@link #BATCH} index rows and starts reading the data rows they need. */
+    /** Takes at least {@link #BATCH} index rows' entries (or the last) and starts reading the data rows they need. */
     private Batch readBatch() throws IOException {
-        List<Result> rows = new ArrayList<>(BATCH);
-        List<Cell> statuses = new ArrayList<>(BATCH);
-        Result r = null;
-        while (rows.size() < BATCH && (r = indexRows.next()) != null) {
-            Cell status = IndexRowFormat.status(r);
-            if (IndexRowFormat.isStatus(status, IndexRowFormat.STALE)) {
-                continue; // its write never reached the data table
-            }
-            rows.add(r);
-            statuses.add(status);
+        List<Entry> batch = new ArrayList<>();
+        List<Entry> more = Collections.emptyList();
+        while (batch.size() < BATCH && (more = indexRows.next()) != null) {
+            batch.addAll(more);
         }
-        indexDone = r == null;
-        // The batch's data keys with one native call.
-        List<byte[]> indexKeys = new ArrayList<>(rows.size());
-        for (Result row : rows) {
-            indexKeys.add(row.getRow());
-        }
-        byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
-        List<Entry> entries = new ArrayList<>(rows.size());
+        indexDone = more == null;
         List<Get> gets = new ArrayList<>();
-        for (int i = 0; i < dataKeys.length; i++) {
-            if (dataKeys[i] == null) {
-                continue; // not a row the index wrote (Catalog.dataKeyOrNull)
-            }
-            Entry entry = new Entry(rows.get(i), dataKeys[i], statuses.get(i),
-                    covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null);
-            entries.add(entry);
+        for (Entry entry : batch) {
             if (entry.fromIndex == null) {
                 gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
             }
         }
         dataRowsRead += gets.size();
-        return new Batch(entries, startReading(gets), gets.size());
+        return new Batch(batch, startReading(gets), gets.size());
     }
+
+    /**
+     * Makes index rows entries, on the thread that read them: each row's status and data key (the
+     * batch's with one native call), and a covered plan's answers from the index alone. Every
+     * field is fixed when it is made, so the reading threads share it.
+     */
+    static final class Entries implements ParallelScanner.Prepare<Entry> {
+        private final Catalog catalog;
+        private final int index;
+        private final boolean covered;
+        private final boolean keysOnly;
+        /** The columns the query selects (all when none). */
+        private final List<CoveredColumn> selectedColumns;
+
+        Entries(Catalog catalog, int index, TablePlan plan, List<Column> columns, boolean keysOnly) {
+            this.catalog = catalog;
+            this.index = index;
+            this.covered = plan.getCovered();
+            this.keysOnly = keysOnly;
+            this.selectedColumns = CoveredColumn.of(columns);
+        }
+
+        @Override
+        public List<Entry> apply(List<Result> read) {
+            List<Result> rows = new ArrayList<>(read.size());
+            List<Cell> statuses = new ArrayList<>(read.size());
+            for (Result r : read) {
+                Cell status = IndexRowFormat.status(r);
+                if (IndexRowFormat.isStatus(status, IndexRowFormat.STALE)) {
+                    continue; // its write never reached the data table
+                }
+                rows.add(r);
+                statuses.add(status);
+            }
+            List<byte[]> indexKeys = new ArrayList<>(rows.size());
+            for (Result row : rows) {
+                indexKeys.add(row.getRow());
+            }
+            byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
+            List<Entry> made = new ArrayList<>(rows.size());
+            for (int i = 0; i < dataKeys.length; i++) {
+                if (dataKeys[i] != null) { // null: not a row the index wrote (Catalog.dataKeyOrNull)
+                    made.add(new Entry(rows.get(i), dataKeys[i], statuses.get(i),
+                            covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null));
+                }
+            }
+            return made;
+        }
+
+        String indexName() {
+            return catalog.indexes().get(index).getName();
+        }
+
+        /**
+         * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
+         * cells the query selects (every one it holds when the query selects every column); null when it
+         * does not answer alone: not VERIFIED, or not telling whether the data row has a selected column
+         * (a named column's cell missing: the row was not written whole), and answered from its data row.
+         * A row none of whose selected columns exist is no answer ({@link #NO_ROW}).
+         */
+        private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
+            if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
+                return null;
+            }
+            if (keysOnly) {
+                return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
+                        IndexRowFormat.STATUS, status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
+            }
+            IndexCoverage coverage = catalog.coverage(index);
+            if (selectedColumns.isEmpty()) {
+                // Every column, the table's families all covered: a row has a cell, so its copy must.
+                List<Cell> all = coverage.dataCells(indexRow, status, dataKey);
+                return all.isEmpty() ? null : Result.create(all);
+            }
+            List<Cell> cells = new ArrayList<>(selectedColumns.size());
+            for (CoveredColumn c : selectedColumns) {
+                if (!coverage.tells(indexRow, c)) {
+                    return null;
+                }
+                Cell cell = coverage.dataCell(indexRow, status, dataKey, c);
+                if (cell != null) {
+                    cells.add(cell);
+                }
+            }
+            return cells.isEmpty() ? NO_ROW : Result.create(cells);
+        }
+
+        /** A data row cut to what the query asks: the selected columns, or its first cell without its value. */
+        Result selected(Result row) {
+            if (keysOnly) {
+                Cell first = row.rawCells()[0];
+                return Result.create(new Cell[] {CellUtil.createCell(row.getRow(), CellUtil.cloneFamily(first),
+                        CellUtil.cloneQualifier(first), first.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
+            }
+            if (selectedColumns.isEmpty()) {
+                return row;
+            }
+            List<Cell> cells = new ArrayList<>();
+            for (Cell cell : row.rawCells()) {
+                for (CoveredColumn c : selectedColumns) {
+                    if (CellUtil.matchingColumn(cell, c.family, c.qualifier)) {
+                        cells.add(cell);
+                    }
+                }
+            }
+            return cells.isEmpty() ? null : Result.create(cells);
+        }
+    }
+
+    /** The answer of an index row whose data row has none of the selected columns: no row. */
+    private static final Result NO_ROW = Result.create(new Cell[0]);
 
     /** The answers of a batch: from the index alone, or from the data rows, repairing what it can. */
     private void answer(Batch batch) throws IOException {
@@ -167,7 +252,7 @@ final class IndexResultScanner implements ResultScanner {
                 if (!entry.verified) {
                     repair.repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
                 }
-                answer = selected(row);
+                answer = entries.selected(row);
             }
             if (answer != null) {
                 ready.add(answer);
@@ -211,7 +296,7 @@ final class IndexResultScanner implements ResultScanner {
                 at += part.length;
             } catch (ExecutionException e) {
                 throw e.getCause() instanceof IOException ? (IOException) e.getCause()
-                        : new IOException("reading the data rows of index " + catalog.indexes().get(index).getName(), e.getCause());
+                        : new IOException("reading the data rows of index " + entries.indexName(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException("interrupted while reading data rows");
@@ -220,45 +305,8 @@ final class IndexResultScanner implements ResultScanner {
         return rows;
     }
 
-    /**
-     * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
-     * cells the query selects (every one it holds when the query selects every column); null when it
-     * does not answer alone: not VERIFIED, or not telling whether the data row has a selected column
-     * (a named column's cell missing: the row was not written whole), and answered from its data row.
-     * A row none of whose selected columns exist is no answer ({@link #NO_ROW}).
-     */
-    private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
-        if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
-            return null;
-        }
-        if (keysOnly) {
-            return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
-                    IndexRowFormat.STATUS, status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
-        }
-        IndexCoverage coverage = catalog.coverage(index);
-        if (selectedColumns.isEmpty()) {
-            // Every column, the table's families all covered: a row has a cell, so its copy must.
-            List<Cell> all = coverage.dataCells(indexRow, status, dataKey);
-            return all.isEmpty() ? null : Result.create(all);
-        }
-        List<Cell> cells = new ArrayList<>(selectedColumns.size());
-        for (CoveredColumn c : selectedColumns) {
-            if (!coverage.tells(indexRow, c)) {
-                return null;
-            }
-            Cell cell = coverage.dataCell(indexRow, status, dataKey, c);
-            if (cell != null) {
-                cells.add(cell);
-            }
-        }
-        return cells.isEmpty() ? NO_ROW : Result.create(cells);
-    }
-
-    /** The answer of an index row whose data row has none of the selected columns: no row. */
-    private static final Result NO_ROW = Result.create(new Cell[0]);
-
     /** An index row read, its data key and its status cell (null when it has none), looked up once. */
-    private static final class Entry {
+    static final class Entry {
         final Result row;
         final byte[] dataKey;
         final Cell status;
@@ -273,27 +321,6 @@ final class IndexResultScanner implements ResultScanner {
             this.verified = IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED);
             this.fromIndex = fromIndex;
         }
-    }
-
-    /** A data row cut to what the query asks: the selected columns, or its first cell without its value. */
-    private Result selected(Result row) {
-        if (keysOnly) {
-            Cell first = row.rawCells()[0];
-            return Result.create(new Cell[] {CellUtil.createCell(row.getRow(), CellUtil.cloneFamily(first),
-                    CellUtil.cloneQualifier(first), first.getTimestamp(), KeyValue.Type.Put.getCode(), new byte[0])});
-        }
-        if (selectedColumns.isEmpty()) {
-            return row;
-        }
-        List<Cell> cells = new ArrayList<>();
-        for (Cell cell : row.rawCells()) {
-            for (CoveredColumn c : selectedColumns) {
-                if (CellUtil.matchingColumn(cell, c.family, c.qualifier)) {
-                    cells.add(cell);
-                }
-            }
-        }
-        return cells.isEmpty() ? null : Result.create(cells);
     }
 
     @Override

@@ -152,13 +152,39 @@ final class IndexRowFormat {
      * column, or null when the data row has no such column (or {@code covered} is null).
      */
     static Cell dataCell(Cell covered, byte[] dataKey, CoveredColumn column) {
-        if (covered == null || covered.getValueLength() < Bytes.SIZEOF_LONG) {
+        return covered == null ? null : dataCell(covered, column.family.length, dataKey);
+    }
+
+    /**
+     * The data cell that covered cell {@code covered} stands for under {@code dataKey}, its column
+     * the one its qualifier names (its family {@code familyLength} bytes), or null when the data row
+     * has no such column. One cell made, no name copied twice: a covered read makes one a row.
+     */
+    static Cell dataCell(Cell covered, int familyLength, byte[] dataKey) {
+        int valueLength = covered.getValueLength();
+        if (valueLength < Bytes.SIZEOF_LONG) {
             return null;
         }
-        long timestamp = Bytes.toLong(covered.getValueArray(), covered.getValueOffset());
-        byte[] value = new byte[covered.getValueLength() - Bytes.SIZEOF_LONG];
-        System.arraycopy(covered.getValueArray(), covered.getValueOffset() + Bytes.SIZEOF_LONG, value, 0, value.length);
-        return CellUtil.createCell(dataKey, column.family, column.qualifier, timestamp, KeyValue.Type.Put.getCode(), value);
+        byte[] names = covered.getQualifierArray();
+        int family = covered.getQualifierOffset() + 1;
+        byte[] value = covered.getValueArray();
+        int at = covered.getValueOffset();
+        return new KeyValue(dataKey, 0, dataKey.length, names, family, familyLength, names, family + familyLength,
+                covered.getQualifierLength() - 1 - familyLength, Bytes.toLong(value, at), KeyValue.Type.Put, value,
+                at + Bytes.SIZEOF_LONG, valueLength - Bytes.SIZEOF_LONG);
+    }
+
+    /**
+     * The length of the data family an index cell's qualifier names ({@link #coveredQualifier}), or
+     * 0 when it is no covered cell (the status, or another cell).
+     */
+    static int coveredFamilyLength(Cell indexCell) {
+        int length = indexCell.getQualifierLength();
+        if (length < 2 || !CellUtil.matchingFamily(indexCell, FAMILY)) {
+            return 0;
+        }
+        int familyLength = indexCell.getQualifierArray()[indexCell.getQualifierOffset()];
+        return familyLength >= 1 && 1 + familyLength <= length ? familyLength : 0;
     }
 
     /**

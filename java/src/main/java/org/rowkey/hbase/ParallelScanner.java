@@ -1,5 +1,6 @@
 package org.rowkey.hbase;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
@@ -33,19 +34,24 @@ import org.apache.hadoop.hbase.util.Bytes;
  * at once, as Phoenix's parallel iterators do: a plain {@code ResultScanner} visits the regions one
  * after another, so 16 salt buckets cost 16 round trips in a row. The ranges are cut at region
  * boundaries into chunks (one scan each: the ranges of one region), and up to {@link #THREADS_KEY}
- * chunks are read at once by a pool shared by every scan of the connection. Rows come back in key
+ * chunks are read at once by a pool shared by every scan of the connection. Batches come back in key
  * order, chunk after chunk (chunks are disjoint and ordered), or in the order chunks deliver them
  * when the query says order does not matter.
+ *
+ * <p>A reader may have each batch prepared where it is read ({@link Prepare}): the work every row
+ * needs that does not depend on the rows before it (an index row made its answer) is then spread over
+ * the reading threads instead of done by the one consumer after the rows arrive.
  *
  * <p>Read-ahead is bounded: a chunk being read holds at most one batch (up to {@value #BATCH} rows) read
  * and one being read. A task never waits for the consumer, so scans sharing the pool never starve
  * each other. The first failure of any chunk fails the scan with that exception and closes every
  * chunk; {@link #close} frees every chunk's scanner at once (one whose batch is in flight closes when
  * its batch ends). A region split or move under a chunk is the chunk's own HBase scanner's business
- * (it scans keys, not regions).
+ * (it scans keys, not regions). A read of one chunk, or with a parallelism of 1, reads on the
+ * consumer's thread, a batch when one is asked for.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class ParallelScanner implements ResultScanner {
+final class ParallelScanner<T> implements Closeable {
     /**
      * The connection setting that bounds the threads reading chunks for all scans of one connection,
      * and the chunks one scan reads at once; 1 reads every query serially.
@@ -72,7 +78,15 @@ final class ParallelScanner implements ResultScanner {
         ANY
     }
 
+    /** What a reading task makes of each batch of rows it reads, on its own thread. */
+    @FunctionalInterface
+    interface Prepare<T> {
+        List<T> apply(List<Result> rows) throws IOException;
+    }
+
+    /** The pool reading chunks; null: the one chunk is read on the consumer's thread. */
     private final ExecutorService pool;
+    private final Prepare<T> prepare;
     private final int batchRows;
     private final int parallelism;
     private final Order order;
@@ -80,7 +94,6 @@ final class ParallelScanner implements ResultScanner {
     /** The chunks started and not yet finished, in key order. */
     private final ArrayDeque<Chunk> active = new ArrayDeque<>();
     private int started;
-    private final ArrayDeque<Result> ready = new ArrayDeque<>();
     /** Guards the chunks' hand-over state; tasks notify it when a batch is read. */
     private final Object lock = new Object();
     private Throwable failure;
@@ -88,12 +101,18 @@ final class ParallelScanner implements ResultScanner {
     /** Metrics of every chunk's scanner, summed on demand. */
     private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
 
-    private ParallelScanner(ExecutorService pool, int batch, int parallelism, Order order, List<Chunk> chunks) {
-        this.pool = pool;
-        this.batchRows = batch;
-        this.parallelism = parallelism;
+    private ParallelScanner(Connection connection, TableName name, List<List<RowRange>> pieces,
+            Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare) {
+        this.parallelism = Math.max(1, Math.min(parallelism, pieces.size()));
+        this.pool = this.parallelism > 1 ? pool(connection) : null;
+        this.prepare = prepare;
+        this.batchRows = Math.max(1, Math.min(BATCH, connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING,
+                Integer.MAX_VALUE)));
         this.order = order;
-        this.chunks = chunks;
+        this.chunks = new ArrayList<>(pieces.size());
+        for (List<RowRange> piece : pieces) {
+            chunks.add(new Chunk(connection, name, scanOf.apply(piece)));
+        }
     }
 
     /** The pool of {@code connection}'s parallel reads. */
@@ -125,14 +144,7 @@ final class ParallelScanner implements ResultScanner {
      */
     static ResultScanner open(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf,
             int parallelism, Order order) throws IOException {
-        List<List<RowRange>> pieces = Collections.singletonList(ranges);
-        if (!ranges.isEmpty() && parallelism > 1) {
-            try {
-                pieces = regionPieces(connection, name, ranges);
-            } catch (IOException e) {
-                // Regions unknown (the table may be gone): one scan, whose first next() says why.
-            }
-        }
+        List<List<RowRange>> pieces = pieces(connection, name, ranges, parallelism);
         if (pieces.size() == 1) {
             Table table = connection.getTable(name);
             try {
@@ -142,15 +154,29 @@ final class ParallelScanner implements ResultScanner {
                 throw e;
             }
         }
-        List<Chunk> chunks = new ArrayList<>(pieces.size());
-        int batch = Math.max(1, Math.min(BATCH, connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING,
-                Integer.MAX_VALUE)));
-        ParallelScanner scanner = new ParallelScanner(pool(connection), batch, Math.min(parallelism, pieces.size()), order,
-                chunks);
-        for (List<RowRange> piece : pieces) {
-            chunks.add(scanner.new Chunk(connection, name, scanOf.apply(piece)));
+        return new Rows(new ParallelScanner<>(connection, name, pieces, scanOf, parallelism, order, rows -> rows));
+    }
+
+    /**
+     * The batches of the rows of {@code ranges}, as {@link #open(Connection, TableName, List, Function, int, Order)}
+     * reads them, each made by {@code prepare} where it is read.
+     */
+    static <T> ParallelScanner<T> open(Connection connection, TableName name, List<RowRange> ranges,
+            Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare) {
+        return new ParallelScanner<>(connection, name, pieces(connection, name, ranges, parallelism), scanOf, parallelism,
+                order, prepare);
+    }
+
+    /** The chunks of {@code ranges}: one per region they touch when read in parallel, else one. */
+    private static List<List<RowRange>> pieces(Connection connection, TableName name, List<RowRange> ranges, int parallelism) {
+        if (!ranges.isEmpty() && parallelism > 1) {
+            try {
+                return regionPieces(connection, name, ranges);
+            } catch (IOException e) {
+                // Regions unknown (the table may be gone): one scan, whose first read says why.
+            }
         }
-        return scanner;
+        return Collections.singletonList(ranges);
     }
 
     /**
@@ -201,34 +227,33 @@ final class ParallelScanner implements ResultScanner {
         }
     }
 
-    @Override
-    public Result next() throws IOException {
-        while (ready.isEmpty()) {
-            if (!fill()) {
-                return null;
-            }
-        }
-        return ready.poll();
-    }
-
-    /** Hands over the next batch; false when no row is left. */
-    private boolean fill() throws IOException {
+    /**
+     * The next batch, prepared (empty when its rows made nothing); null when no row is left. It
+     * throws the first failure of any chunk as it is (an IOException or an unchecked one).
+     */
+    List<T> next() throws IOException {
         Chunk delivered = null;
         synchronized (lock) {
             if (closed) {
-                return false;
+                return null;
             }
             while (started < chunks.size() && active.size() < parallelism) {
                 Chunk c = chunks.get(started++);
                 active.add(c);
-                c.fetch();
+                if (pool != null) {
+                    c.fetch();
+                }
             }
             if (active.isEmpty()) {
-                return false;
+                return null;
             }
             try {
                 while (failure == null && (delivered = deliverable()) == null) {
-                    lock.wait();
+                    if (pool == null) {
+                        active.peek().readBatch(); // this thread reads the one chunk
+                    } else {
+                        lock.wait();
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -238,19 +263,24 @@ final class ParallelScanner implements ResultScanner {
             if (failure != null) {
                 Throwable cause = failure;
                 closeAll();
-                throw cause instanceof IOException ? (IOException) cause
-                        : new IOException("a parallel read failed", cause);
+                if (cause instanceof IOException) {
+                    throw (IOException) cause;
+                }
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                throw new IOException("a parallel read failed", cause);
             }
-            ready.addAll(delivered.batch);
+            List<T> batch = delivered.batch;
             delivered.batch = null;
             if (delivered.exhausted) {
                 active.remove(delivered);
                 delivered.closeScanner();
-            } else {
+            } else if (pool != null) {
                 delivered.fetch(); // the next batch, read while this one is handed out
             }
+            return batch;
         }
-        return true;
     }
 
     /** A chunk whose batch may be handed out now: the first in key order, or any in {@link Order#ANY}. */
@@ -281,11 +311,10 @@ final class ParallelScanner implements ResultScanner {
             c.closeScanner();
         }
         active.clear();
-        ready.clear();
     }
 
-    @Override
-    public boolean renewLease() {
+    /** Renews the leases of the chunks' scanners that no task is reading. */
+    boolean renewLease() {
         boolean renewed = true;
         synchronized (lock) {
             for (Chunk c : active) {
@@ -298,8 +327,7 @@ final class ParallelScanner implements ResultScanner {
     }
 
     /** The sum of the chunks' scan metrics. */
-    @Override
-    public ScanMetrics getScanMetrics() {
+    ScanMetrics getScanMetrics() {
         ScanMetrics sum = new ScanMetrics();
         synchronized (chunkMetrics) {
             for (ScanMetrics m : chunkMetrics) {
@@ -316,8 +344,8 @@ final class ParallelScanner implements ResultScanner {
         final Scan scan;
         Table table;
         ResultScanner scanner;
-        /** A batch read and not handed out (under {@link #lock}). */
-        List<Result> batch;
+        /** A batch read and prepared, not handed out (under {@link #lock}). */
+        List<T> batch;
         boolean exhausted;
         /** A task is reading (it owns {@link #scanner} meanwhile). */
         boolean reading;
@@ -343,6 +371,7 @@ final class ParallelScanner implements ResultScanner {
 
         private void readBatch() {
             List<Result> rows = new ArrayList<>(Math.min(batchRows, 64));
+            List<T> prepared = null;
             Throwable error = null;
             boolean end = false;
             try {
@@ -362,6 +391,7 @@ final class ParallelScanner implements ResultScanner {
                         rows.add(r);
                     }
                     end = r == null;
+                    prepared = prepare.apply(rows);
                 }
             } catch (Throwable t) {
                 error = t;
@@ -375,7 +405,7 @@ final class ParallelScanner implements ResultScanner {
                         failure = error;
                     }
                 } else {
-                    batch = rows;
+                    batch = prepared;
                     exhausted = end;
                 }
                 lock.notifyAll();
@@ -400,6 +430,45 @@ final class ParallelScanner implements ResultScanner {
                 }
                 table = null;
             }
+        }
+    }
+
+    /** The rows of a parallel read, one at a time. */
+    private static final class Rows implements ResultScanner {
+        private final ParallelScanner<Result> batches;
+        private List<Result> batch = Collections.emptyList();
+        private int next;
+
+        Rows(ParallelScanner<Result> batches) {
+            this.batches = batches;
+        }
+
+        @Override
+        public Result next() throws IOException {
+            while (next == batch.size()) {
+                batch = batches.next();
+                next = 0;
+                if (batch == null) {
+                    batch = Collections.emptyList();
+                    return null;
+                }
+            }
+            return batch.get(next++);
+        }
+
+        @Override
+        public void close() {
+            batches.close();
+        }
+
+        @Override
+        public boolean renewLease() {
+            return batches.renewLease();
+        }
+
+        @Override
+        public ScanMetrics getScanMetrics() {
+            return batches.getScanMetrics();
         }
     }
 }

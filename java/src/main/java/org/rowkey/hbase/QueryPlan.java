@@ -66,11 +66,12 @@ final class QueryPlan {
         }
         int index = catalog.indexNumber(single.getIndex());
         TableName indexTable = RowKeyTable.indexTableName(table, single.getIndex());
-        ResultScanner indexRows = ParallelScanner.open(connection, indexTable, ranges,
-                r -> ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order);
+        IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, index, single, query.columns(),
+                query.isKeysOnly());
+        ParallelScanner<IndexResultScanner.Entry> indexRows = ParallelScanner.open(connection, indexTable, ranges,
+                r -> ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order, entries);
         try {
-            return new IndexResultScanner(connection, table, indexTable, catalog, index, single, indexRows, query.columns(),
-                    query.isKeysOnly());
+            return new IndexResultScanner(connection, table, indexTable, entries, indexRows);
         } catch (IOException | RuntimeException e) {
             indexRows.close();
             throw e;

@@ -374,6 +374,60 @@ class ParallelReadIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void batchesPreparedWhereTheyAreReadComeInKeyOrderAndAPreparingFailureFailsTheScan() throws Exception {
+        TableName name = TableName.valueOf("par_plain");
+        List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange> all = Arrays.asList(
+                new org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange(new byte[0], true, new byte[0], false));
+        java.util.function.Function<List<org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange>,
+                org.apache.hadoop.hbase.client.Scan> scanOf = ranges -> new org.apache.hadoop.hbase.client.Scan()
+                        .withStartRow(ranges.get(0).getStartRow()).withStopRow(ranges.get(0).getStopRow());
+        List<String> expected = new ArrayList<>(new TreeSet<>(live.get("par_plain").keySet()));
+        for (int parallelism : new int[] {1, 4}) {
+            // Each row made its key in hex, by the thread that read it.
+            Set<String> preparedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            List<String> got = new ArrayList<>();
+            try (ParallelScanner<String> keys = ParallelScanner.open(connection(), name, all, scanOf, parallelism,
+                    ParallelScanner.Order.KEY, rows -> {
+                        preparedBy.add(Thread.currentThread().getName());
+                        List<String> hex = new ArrayList<>();
+                        rows.forEach(r -> hex.add(Bytes.toHex(r.getRow())));
+                        return hex;
+                    })) {
+                for (List<String> batch; (batch = keys.next()) != null;) {
+                    got.addAll(batch);
+                }
+            }
+            assertEquals(expected, got, parallelism + "-way: every row once, in key order");
+            assertEquals(java.util.Collections.singleton(parallelism == 1 ? Thread.currentThread().getName() : ParallelScanner.THREAD_NAME),
+                    preparedBy, parallelism + "-way: where the batches were prepared");
+
+            // The 3rd batch prepared throws: the scan fails with that exception, as it is, and closes.
+            java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+            IllegalStateException thrown = new IllegalStateException("the third batch cannot be prepared");
+            try (ParallelScanner<Result> rows = ParallelScanner.open(connection(), name, all, scanOf, parallelism,
+                    ParallelScanner.Order.KEY, read -> {
+                        if (batches.incrementAndGet() == 3) {
+                            throw thrown;
+                        }
+                        return read;
+                    })) {
+                RuntimeException failed = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> {
+                    while (rows.next() != null) {
+                        // read on until the failure
+                    }
+                });
+                assertTrue(failed == thrown, parallelism + "-way: " + failed);
+                assertEquals(null, rows.next(), "a failed scan is closed");
+            }
+        }
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (serverScanners() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(0, serverScanners(), "scanners left open on the RegionServer");
+    }
+
+    @Test
     @Order(Integer.MAX_VALUE)
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aRegionServerAbortedUnderAParallelScanLosesAndRepeatsNoRow() throws Exception {

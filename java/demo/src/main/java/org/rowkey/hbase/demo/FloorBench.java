@@ -174,13 +174,18 @@ public final class FloorBench {
         return rows.size();
     }
 
-    /** The index table of the plan {@code explain} shows as chosen; the query must be read through one. */
+    /** The index table of the plain table's plan {@code explain} shows as chosen; the query must be read through one. */
     static TableName indexTable(String explain) {
+        return indexTable(Demo.PLAIN_TABLE, explain);
+    }
+
+    /** The index table of {@code data}'s plan {@code explain} shows as chosen; the query must be read through one. */
+    static TableName indexTable(TableName data, String explain) {
         Matcher m = Pattern.compile("(?m)^INDEX (\\S+) ").matcher(explain);
         if (!m.find()) {
-            throw new IllegalStateException("seed 2 is not read through an index:\n" + explain);
+            throw new IllegalStateException("the query is not read through an index:\n" + explain);
         }
-        return TableName.valueOf(Demo.PLAIN_TABLE.getNameAsString() + "__idx_" + m.group(1));
+        return TableName.valueOf(data.getNameAsString() + "__idx_" + m.group(1));
     }
 
     /** The key ranges of the chosen plan, as {@code explain()} prints them (all of them, or refused). */

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
 
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
@@ -17,6 +18,9 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
  * plain scans with no row filter, one per region at once (every row any filter-based way reads, with
  * none of our machinery), and (4) the floor: the result rows alone, keys known in advance, one
  * plain scan per region, the regions at once. The ways take turns.
+ * With {@code --index}, the queries the (sdate, code) index answers instead (seed 2 and the salted
+ * covered query, on tables with the demo's indexes); their floor is the plan's index key ranges
+ * read plainly, one scan per region at once (every index row in them is a result row).
  * Run the JVM with {@code -XX:StartFlightRecording} to profile it.
  */
 public final class QueryCost {
@@ -24,14 +28,18 @@ public final class QueryCost {
 
     public static void main(String[] args) {
         List<String> rest = new ArrayList<>(Arrays.asList(args));
+        boolean indexQueries = rest.remove("--index");
         Demo.Options options = Demo.Options.parse(rest.toArray(new String[0]), true);
-        Demo.benchmarkMain("bench-query-cost", options, connection -> new QueryCost().run(connection, options));
+        Demo.benchmarkMain("bench-query-cost", options, connection -> new QueryCost().run(connection, options, indexQueries));
     }
 
-    private int run(Connection connection, Demo.Options options) throws Exception {
+    private int run(Connection connection, Demo.Options options, boolean indexQueries) throws Exception {
         DataSet data = new DataSet(options.rows, options.seed);
         Demo demo = new Demo(connection, options, true);
-        demo.createAndLoad(Demo.PLAIN_TABLE, Demo.seedSchema().build(), false, Demo.plainIndexes(), data);
+        demo.createAndLoad(Demo.PLAIN_TABLE, demo.schema(false), false, Demo.plainIndexes(), data);
+        if (indexQueries) {
+            demo.createAndLoad(Demo.SALTED_TABLE, demo.schema(true), true, Demo.saltedIndexes(), data);
+        }
         ResultRowsFloor plain = new ResultRowsFloor(connection, THREADS);
         int runs = Math.max(options.runs, 200);
         System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
@@ -41,12 +49,17 @@ public final class QueryCost {
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         boolean same = true;
         for (DemoQuery q : DemoQuery.all(data)) {
-            if (q.salted || !q.name.contains("md5url")) {
+            // The queries on the key's leading field, or those the (sdate, code) index answers.
+            if (indexQueries ? !q.name.contains("sdate = ? AND code") : q.salted || !q.name.contains("md5url")) {
                 continue;
             }
+            String explain = demo.explain(q);
+            boolean throughIndex = explain.startsWith("INDEX ") || explain.contains("\nINDEX ");
             TreeSet<String> expected = demo.runTable(q, false).rows;
-            List<RowRange> planRanges = FloorBench.chosenRanges(demo.explain(q));
-            int rangeRows = plain.read(Demo.PLAIN_TABLE, planRanges, System.nanoTime()).rows.size();
+            // The table the plan's ranges are in: the data table, or the index table it reads.
+            TableName rangesTable = throughIndex ? FloorBench.indexTable(q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE, explain) : Demo.PLAIN_TABLE;
+            List<RowRange> planRanges = FloorBench.chosenRanges(explain);
+            int rangeRows = plain.read(rangesTable, planRanges, System.nanoTime()).rows.size();
             double[] plan = new double[runs];
             double[] serial = new double[runs];
             double[] parallel = new double[runs];
@@ -58,14 +71,16 @@ public final class QueryCost {
                 double p = Demo.millisSince(start);
                 Demo.Outcome s = demo.runTable(q, false, true);
                 Demo.Outcome o = demo.runTable(q, false);
-                double r = plain.read(Demo.PLAIN_TABLE, planRanges, System.nanoTime()).millis;
-                Demo.Outcome f = plain.read(Demo.PLAIN_TABLE, expected);
-                same &= s.rows.equals(expected) && o.rows.equals(expected) && f.rows.equals(expected);
+                Demo.Outcome r = plain.read(rangesTable, planRanges, System.nanoTime());
+                // Through an index, the plan's ranges hold exactly the result rows: they are its floor.
+                Demo.Outcome f = throughIndex ? r : plain.read(Demo.PLAIN_TABLE, expected);
+                same &= s.rows.equals(expected) && o.rows.equals(expected)
+                        && (throughIndex ? r.rows.size() == expected.size() : f.rows.equals(expected));
                 if (run >= 0) {
                     plan[run] = p;
                     serial[run] = s.millis;
                     parallel[run] = o.millis;
-                    ranges[run] = r;
+                    ranges[run] = r.millis;
                     floor[run] = f.millis;
                 }
             }
