@@ -151,16 +151,18 @@ pub fn plan_message(
         plan(schema, predicate, max_ranges),
         conditions,
         own_keys,
+        true,
     )
 }
 
-/// [`plan_message`] of a plan already made.
+/// [`plan_message`] of a plan already made; without its explain text unless `explain`.
 fn scan_plan_message(
     schema: &Schema,
     predicate: &Predicate,
     plan: Plan,
     conditions: &[Condition],
     own_keys: bool,
+    explain: bool,
 ) -> (Plan, ScanPlan) {
     let residual_conditions: Vec<Condition> = conditions
         .iter()
@@ -177,20 +179,22 @@ fn scan_plan_message(
     residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
     out.residual = protobuf::MessageField::some(residual_spec(schema, residual_predicate));
     out.capped = plan.capped;
-    let enforced: Vec<Condition> = conditions
-        .iter()
-        .filter(|c| !residual_conditions.contains(c))
-        .cloned()
-        .collect();
     out.no_residual = own_keys && residual_conditions.is_empty();
-    out.explain = describe_plan(schema, &plan, &enforced, &residual_conditions, out.no_residual);
     let choice = scan_choice::choose(schema, predicate, &plan);
     out.skip_scan = choice.method == ScanMethod::SkipScan;
-    out.explain.push_str(&format!(
-        "  {}: {}\n",
-        if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
-        describe_choice(schema, &choice)
-    ));
+    if explain {
+        let enforced: Vec<Condition> = conditions
+            .iter()
+            .filter(|c| !residual_conditions.contains(c))
+            .cloned()
+            .collect();
+        out.explain = describe_plan(schema, &plan, &enforced, &residual_conditions, out.no_residual);
+        out.explain.push_str(&format!(
+            "  {}: {}\n",
+            if out.skip_scan { "SKIP SCAN" } else { "no skip scan" },
+            describe_choice(schema, &choice)
+        ));
+    }
     (plan, out)
 }
 
@@ -270,11 +274,14 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
         .collect();
     let chosen = &choice.alternatives[choice.chosen];
     let (index, covered, schema): (String, bool, &Schema) = (chosen.index.to_owned(), chosen.covered, chosen.schema);
-    let (_, message) = scan_plan_message(schema, &choice.predicate, choice.plan, conditions, !index.is_empty());
+    let explain = !request.no_explain;
+    let (_, message) = scan_plan_message(schema, &choice.predicate, choice.plan, conditions, !index.is_empty(), explain);
     let mut out = TablePlan::new();
     out.index = index;
     out.covered = !out.index.is_empty() && covered;
-    out.explain = explain_table_plan(&out.index, out.covered, &message.explain, &alternatives);
+    if explain {
+        out.explain = explain_table_plan(&out.index, out.covered, &message.explain, &alternatives);
+    }
     out.plan = protobuf::MessageField::some(message);
     out.alternatives = alternatives;
     Ok(out)

@@ -158,6 +158,17 @@ fn table_case(out: &mut String, name: &str, catalog: &TableCatalog, conditions: 
     match hbase_rowkey::plan_wire::plan_table_request(&request.write_to_bytes().unwrap()) {
         Ok(bytes) => {
             let plan = TablePlan::parse_from_bytes(&bytes).unwrap();
+            // A plan to read by is the plan to show, without its text.
+            request.no_explain = true;
+            let to_read = TablePlan::parse_from_bytes(
+                &hbase_rowkey::plan_wire::plan_table_request(&request.write_to_bytes().unwrap()).unwrap(),
+            )
+            .unwrap();
+            let mut shown = plan.clone();
+            shown.explain.clear();
+            shown.plan.mut_or_insert_default().explain.clear();
+            assert_eq!(to_read, shown, "{name}: the plan to read by is the plan explained");
+            assert!(!plan.explain.is_empty() && !plan.plan.explain.is_empty(), "{name}: explained");
             let source = if plan.index.is_empty() {
                 "data table"
             } else {
@@ -422,3 +433,4 @@ fn the_planner_makes_the_recorded_choices() {
         );
     }
 }
+
