@@ -52,7 +52,8 @@ final class IndexResultScanner implements ResultScanner {
     private final Entries entries;
     /** The index rows in the plan's ranges, made entries where they are read. */
     private final ParallelScanner<Entry> indexRows;
-    private final IndexRowRepair repair;
+    /** Made when a batch first needs a repair: most reads of VERIFIED rows never do. */
+    private IndexRowRepair repair;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     /** The next batch, its data rows being read while the one before is answered. */
     private Batch pending;
@@ -64,7 +65,6 @@ final class IndexResultScanner implements ResultScanner {
     IndexResultScanner(Connection connection, TableName data, TableName indexName, Entries entries,
             ParallelScanner<Entry> indexRows) throws IOException {
         this.entries = entries;
-        this.repair = new IndexRowRepair(entries.catalog.coverage(entries.index), connection.getConfiguration());
         this.connection = connection;
         this.indexTable = connection.getTable(indexName);
         this.dataTable = data;
@@ -246,11 +246,11 @@ final class IndexResultScanner implements ResultScanner {
                 Result row = rows[next++];
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
-                    repair.staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
+                    repair().staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
                     continue;
                 }
                 if (!entry.verified) {
-                    repair.repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
+                    repair().repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
                 }
                 answer = entries.selected(row);
             }
@@ -261,6 +261,13 @@ final class IndexResultScanner implements ResultScanner {
         if (!repairs.isEmpty()) {
             indexTable.checkAndMutate(repairs);
         }
+    }
+
+    private IndexRowRepair repair() {
+        if (repair == null) {
+            repair = new IndexRowRepair(entries.catalog.coverage(entries.index), connection.getConfiguration());
+        }
+        return repair;
     }
 
     /**
@@ -356,41 +363,5 @@ final class IndexResultScanner implements ResultScanner {
     /** HBase's scan metrics and one counter of ours. */
     static final class Metrics extends ScanMetrics {
         final AtomicLong dataRowsRead = createCounter(RowKeyTable.DATA_ROWS_READ_METRIC);
-    }
-
-    /** A data table scanner that also closes its table. */
-    static final class Closing implements ResultScanner {
-        private final ResultScanner scanner;
-        private final Table table;
-
-        Closing(ResultScanner scanner, Table table) {
-            this.scanner = scanner;
-            this.table = table;
-        }
-
-        @Override
-        public Result next() throws IOException {
-            return scanner.next();
-        }
-
-        @Override
-        public void close() {
-            scanner.close();
-            try {
-                table.close();
-            } catch (IOException ignored) {
-                // nothing is buffered: a table of a shared connection
-            }
-        }
-
-        @Override
-        public boolean renewLease() {
-            return scanner.renewLease();
-        }
-
-        @Override
-        public ScanMetrics getScanMetrics() {
-            return scanner.getScanMetrics();
-        }
     }
 }

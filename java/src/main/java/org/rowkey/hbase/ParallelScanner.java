@@ -148,7 +148,7 @@ final class ParallelScanner<T> implements Closeable {
         if (pieces.size() == 1) {
             Table table = connection.getTable(name);
             try {
-                return new IndexResultScanner.Closing(table.getScanner(scanOf.apply(pieces.get(0))), table);
+                return new Closing(table.getScanner(scanOf.apply(pieces.get(0))), table);
             } catch (IOException | RuntimeException e) {
                 table.close();
                 throw e;
@@ -469,6 +469,42 @@ final class ParallelScanner<T> implements Closeable {
         @Override
         public ScanMetrics getScanMetrics() {
             return batches.getScanMetrics();
+        }
+    }
+
+    /** A data table scanner that also closes its table. */
+    private static final class Closing implements ResultScanner {
+        private final ResultScanner scanner;
+        private final Table table;
+
+        Closing(ResultScanner scanner, Table table) {
+            this.scanner = scanner;
+            this.table = table;
+        }
+
+        @Override
+        public Result next() throws IOException {
+            return scanner.next();
+        }
+
+        @Override
+        public void close() {
+            scanner.close();
+            try {
+                table.close();
+            } catch (IOException ignored) {
+                // nothing is buffered: a table of a shared connection
+            }
+        }
+
+        @Override
+        public boolean renewLease() {
+            return scanner.renewLease();
+        }
+
+        @Override
+        public ScanMetrics getScanMetrics() {
+            return scanner.getScanMetrics();
         }
     }
 }
