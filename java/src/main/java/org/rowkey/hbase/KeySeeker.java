@@ -1,6 +1,6 @@
 package org.rowkey.hbase;
 
-import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -27,11 +27,11 @@ final class KeySeeker implements AutoCloseable {
     /** Specs longer than this (long IN lists) are compiled for each filter and not kept. */
     static final int PARSED_MAX_BYTES = 64 * 1024;
     /** The {@link #parsed} seekers, by their spec bytes, least recently used first. */
-    private static final Map<ByteBuffer, KeySeeker> PARSED = new LinkedHashMap<ByteBuffer, KeySeeker>(16, 0.75f, true) {
+    private static final Map<SpecBytes, KeySeeker> PARSED = new LinkedHashMap<SpecBytes, KeySeeker>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, KeySeeker> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<SpecBytes, KeySeeker> eldest) {
             return size() > PARSED_KEPT; // dropped, not closed: filters may still use it
         }
     };
@@ -95,7 +95,7 @@ final class KeySeeker implements AutoCloseable {
         if (spec.length > PARSED_MAX_BYTES) {
             return compile(spec);
         }
-        ByteBuffer key = ByteBuffer.wrap(spec.clone());
+        SpecBytes key = new SpecBytes(spec.clone()); // hashed here, outside the lock
         synchronized (PARSED) {
             KeySeeker kept = PARSED.get(key);
             if (kept != null) {
@@ -106,6 +106,27 @@ final class KeySeeker implements AutoCloseable {
         synchronized (PARSED) {
             KeySeeker raced = PARSED.putIfAbsent(key, made);
             return raced != null ? raced : made;
+        }
+    }
+
+    /** A spec's bytes as a key of {@link #PARSED}, hashed once when made. */
+    private static final class SpecBytes {
+        private final byte[] bytes;
+        private final int hash;
+
+        SpecBytes(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SpecBytes && hash == ((SpecBytes) o).hash && Arrays.equals(bytes, ((SpecBytes) o).bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 
