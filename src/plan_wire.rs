@@ -275,7 +275,14 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
     let chosen = &choice.alternatives[choice.chosen];
     let (index, covered, schema): (String, bool, &Schema) = (chosen.index.to_owned(), chosen.covered, chosen.schema);
     let explain = !request.no_explain;
-    let (_, message) = scan_plan_message(schema, &choice.predicate, choice.plan, conditions, !index.is_empty(), explain);
+    let (_, message) = scan_plan_message(
+        schema,
+        &choice.predicate,
+        choice.plan,
+        conditions,
+        !index.is_empty(),
+        explain,
+    );
     let mut out = TablePlan::new();
     out.index = index;
     out.covered = !out.index.is_empty() && covered;

@@ -168,7 +168,10 @@ fn table_case(out: &mut String, name: &str, catalog: &TableCatalog, conditions: 
             shown.explain.clear();
             shown.plan.mut_or_insert_default().explain.clear();
             assert_eq!(to_read, shown, "{name}: the plan to read by is the plan explained");
-            assert!(!plan.explain.is_empty() && !plan.plan.explain.is_empty(), "{name}: explained");
+            assert!(
+                !plan.explain.is_empty() && !plan.plan.explain.is_empty(),
+                "{name}: explained"
+            );
             let source = if plan.index.is_empty() {
                 "data table"
             } else {
@@ -433,4 +436,3 @@ fn the_planner_makes_the_recorded_choices() {
         );
     }
 }
-
