@@ -147,6 +147,7 @@ final class IndexResultScanner implements ResultScanner {
         public List<Entry> apply(List<Result> read) {
             List<Result> rows = new ArrayList<>(read.size());
             List<Cell> statuses = new ArrayList<>(read.size());
+            List<byte[]> indexKeys = new ArrayList<>(read.size());
             for (Result r : read) {
                 Cell status = IndexRowFormat.status(r);
                 if (IndexRowFormat.isStatus(status, IndexRowFormat.STALE)) {
@@ -154,10 +155,7 @@ final class IndexResultScanner implements ResultScanner {
                 }
                 rows.add(r);
                 statuses.add(status);
-            }
-            List<byte[]> indexKeys = new ArrayList<>(rows.size());
-            for (Result row : rows) {
-                indexKeys.add(row.getRow());
+                indexKeys.add(r.getRow());
             }
             byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
             List<Entry> made = new ArrayList<>(rows.size());

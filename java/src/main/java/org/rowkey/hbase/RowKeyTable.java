@@ -449,9 +449,9 @@ public final class RowKeyTable {
     /**
      * The one plan of {@code query}: joins of key streams for the queries only they answer, the
      * relay where several streams fix the query and the single plan would read an uncovered index,
-     * else the single plan that reads the fewest rows.
+     * else the single plan that reads the fewest rows; its single read's explain text only when it is
+     * {@code toShow}.
      */
-    /** The plan of {@code query}; with the explain text of its single read when it is to be shown. */
     private QueryPlan plan(RowKeyQuery query, Catalog current, boolean toShow) {
         if (isJoin(query)) {
             return QueryPlan.joins(connection, name, current, query, joinPlan(query, current));

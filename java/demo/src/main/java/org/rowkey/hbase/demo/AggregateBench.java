@@ -205,7 +205,7 @@ public final class AggregateBench {
      */
     private long[] floor(RowKeyTable table, RowKeyQuery query, boolean atOnce) throws Exception {
         String explain = table.explain(query);
-        TableName source = explain.contains("\nINDEX ") ? FloorBench.indexTable(explain) : Demo.PLAIN_TABLE;
+        TableName source = FloorBench.readsIndex(explain) ? FloorBench.indexTable(explain) : Demo.PLAIN_TABLE;
         List<RowRange> ranges = explain.contains(" FULL SCAN")
                 ? Collections.singletonList(new RowRange(HConstants.EMPTY_START_ROW, true, HConstants.EMPTY_END_ROW, false))
                 : FloorBench.chosenRanges(explain);

@@ -179,9 +179,17 @@ public final class FloorBench {
         return indexTable(Demo.PLAIN_TABLE, explain);
     }
 
+    /** The line of explain() that names the index a plan reads. */
+    private static final Pattern CHOSEN_INDEX = Pattern.compile("(?m)^INDEX (\\S+) ");
+
+    /** Whether the plan {@code explain} shows reads an index. */
+    static boolean readsIndex(String explain) {
+        return CHOSEN_INDEX.matcher(explain).find();
+    }
+
     /** The index table of {@code data}'s plan {@code explain} shows as chosen; the query must be read through one. */
     static TableName indexTable(TableName data, String explain) {
-        Matcher m = Pattern.compile("(?m)^INDEX (\\S+) ").matcher(explain);
+        Matcher m = CHOSEN_INDEX.matcher(explain);
         if (!m.find()) {
             throw new IllegalStateException("the query is not read through an index:\n" + explain);
         }

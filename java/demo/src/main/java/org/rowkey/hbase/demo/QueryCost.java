@@ -54,7 +54,7 @@ public final class QueryCost {
                 continue;
             }
             String explain = demo.explain(q);
-            boolean throughIndex = explain.startsWith("INDEX ") || explain.contains("\nINDEX ");
+            boolean throughIndex = FloorBench.readsIndex(explain);
             TreeSet<String> expected = demo.runTable(q, false).rows;
             // The table the plan's ranges are in: the data table, or the index table it reads.
             TableName rangesTable = throughIndex ? FloorBench.indexTable(q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE, explain) : Demo.PLAIN_TABLE;
