@@ -222,6 +222,30 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         liveUrl.put(Bytes.toHex(key), url == null ? "" : url);
     }
 
+    /**
+     * Whether every region of {@code name} is open with the load window. The descriptor says so
+     * before its regions have reopened with it (HBase updates the descriptor, then reopens them), and
+     * the coprocessor reads the window when its region opens: a write with a timestamp after the
+     * load's, made in between, is not one the window covers.
+     */
+    private boolean windowOpenInEveryRegion(Admin admin, TableName name) throws IOException {
+        int open = 0;
+        for (org.apache.hadoop.hbase.ServerName server : cluster().getRegionServerAddresses()) {
+            java.util.Optional<org.apache.hadoop.hbase.regionserver.OnlineRegions> regions =
+                    cluster().getOnlineRegionsInterface(server);
+            if (!regions.isPresent()) {
+                continue;
+            }
+            for (org.apache.hadoop.hbase.regionserver.Region region : regions.get().getRegions(name)) {
+                if (region.getTableDescriptor().getValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY)) == null) {
+                    return false;
+                }
+                open++;
+            }
+        }
+        return open == admin.getRegions(name).size();
+    }
+
     private String key(Row row) {
         return Bytes.toHex(schema.encode(row.fields));
     }
@@ -525,7 +549,7 @@ class BulkLoadIT extends HBaseMiniClusterBase {
                 // before S by the clock), then, once the clock is past T, one before T (the index
                 // step stamped after S, and reading the row back perhaps before the loaded data).
                 try (Admin admin = connection().getAdmin()) {
-                    while (!BulkLoad.hasWindow(admin, name)) {
+                    while (!BulkLoad.hasWindow(admin, name) || !windowOpenInEveryRegion(admin, name)) {
                         Thread.sleep(20);
                     }
                 }
