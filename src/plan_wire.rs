@@ -19,7 +19,7 @@ use crate::proto::rowkey::{
 use crate::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
 use crate::schema::{Schema, FORMAT_VERSION};
 use crate::source_choice::{self, estimated_rows, Exclusion, SourceQuery, DEFAULT_TABLE_ROWS};
-use crate::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources};
+use crate::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources, StreamSource};
 use crate::text::{describe_conditions, hex};
 use crate::wire;
 
@@ -291,6 +291,9 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
     }
     out.plan = protobuf::MessageField::some(message);
     out.alternatives = alternatives;
+    if request.relay_streams && hint == IndexHint::INDEX_HINT_AUTOMATIC && !out.index.is_empty() && !out.covered {
+        out.relay = relay_streams(catalog, request, &out.index)?.into();
+    }
     Ok(out)
 }
 
@@ -310,11 +313,37 @@ pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Resul
         what: "join branch request",
         detail: format!("unknown index hint {n}"),
     })?;
-    let key_plan = |conditions: &[Condition], index: &str| -> Result<TablePlan> {
+    let sources = stream_sources(catalog, conditions, hint, &request.hint_index);
+    plan_streams(catalog, conditions, request.max_ranges, &sources)
+}
+
+/// The relay of a table plan's query ([`TablePlan::relay`]): when `chosen`, an index that does not
+/// cover the query, is one of two or more key streams. Without statistics that index may be the
+/// larger stream; a relay's reads follow the smaller, whichever it is.
+fn relay_streams(catalog: &Catalog, request: &TablePlanRequest, chosen: &str) -> Result<Option<JoinBranchPlan>> {
+    let conditions = &request.predicate.get_or_default().conditions;
+    let sources = stream_sources(catalog, conditions, IndexHint::INDEX_HINT_AUTOMATIC, "");
+    if sources.len() < 2 {
+        return Ok(None); // the common query: no planning of streams
+    }
+    let branch = plan_streams(catalog, conditions, request.max_ranges, &sources)?;
+    let relays = branch.streams.len() >= 2 && branch.streams.iter().any(|s| s.index == chosen);
+    Ok(relays.then_some(branch))
+}
+
+fn plan_streams(
+    catalog: &Catalog,
+    conditions: &[Condition],
+    max_ranges: u32,
+    sources: &[StreamSource],
+) -> Result<JoinBranchPlan> {
+    // A source's key ranges and estimate; their explain text is not shown, only the data plan's.
+    let key_plan = |conditions: &[Condition], index: &str, explain: bool| -> Result<TablePlan> {
         let mut table = TablePlanRequest::new();
         table.predicate.mut_or_insert_default().conditions = conditions.to_vec();
-        table.max_ranges = request.max_ranges;
+        table.max_ranges = max_ranges;
         table.key_only = true;
+        table.no_explain = !explain;
         table.hint = if index.is_empty() {
             IndexHint::NO_INDEX
         } else {
@@ -332,15 +361,14 @@ pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Resul
             .ok_or_else(|| Error::Internal(format!("no estimate for source '{index}'")))
     };
 
-    let sources = stream_sources(catalog, conditions, hint, &request.hint_index);
     let mut streams: Vec<KeyStreamSpec> = Vec::new();
-    'sources: for source in &sources {
+    'sources: for source in sources {
         let Some(points) = stream_choice::points(&source.conditions) else {
             continue;
         };
         let mut stream = KeyStreamSpec::new();
         for equalities in points {
-            let plan = key_plan(&equalities, &source.index)?.plan.unwrap_or_default();
+            let plan = key_plan(&equalities, &source.index, false)?.plan.unwrap_or_default();
             if plan.capped || !plan.ranges.iter().all(|r| is_prefix_range(&r.start, &r.stop)) {
                 continue 'sources; // not one run of keys per combination, in data-key order
             }
@@ -349,7 +377,7 @@ pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Resul
             point.ranges = plan.ranges;
             stream.points.push(point);
         }
-        stream.estimated_rows = estimate(&key_plan(&source.conditions, &source.index)?, &source.index)?;
+        stream.estimated_rows = estimate(&key_plan(&source.conditions, &source.index, false)?, &source.index)?;
         stream.index = source.index.clone();
         stream.conditions = source.conditions.clone();
         streams.push(stream);
@@ -357,9 +385,8 @@ pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Resul
     streams.sort_by(|a, b| a.estimated_rows.total_cmp(&b.estimated_rows));
 
     let mut out = JoinBranchPlan::new();
-    out.sources = sources.len() as u32;
     if streams.is_empty() {
-        let data = key_plan(conditions, "")?;
+        let data = key_plan(conditions, "", true)?;
         out.cost = estimate(&data, "")?;
         out.data_plan = data.plan;
         return Ok(out);

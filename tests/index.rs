@@ -626,7 +626,6 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
     };
 
     let plan = branch(both(), IndexHint::INDEX_HINT_AUTOMATIC, "");
-    assert_eq!(plan.sources, 2);
     assert_eq!(plan.streams.len(), 2, "{plan:?}");
     let sources: Vec<&str> = plan.streams.iter().map(|s| s.index.as_str()).collect();
     assert!(
@@ -655,16 +654,16 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
 
     // Hints: the data table alone, the index alone.
     let data_only = branch(both(), IndexHint::NO_INDEX, "");
-    assert_eq!((data_only.sources, data_only.streams[0].index.as_str()), (1, ""));
+    assert_eq!((data_only.streams.len(), data_only.streams[0].index.as_str()), (1, ""));
     let index_only = branch(both(), IndexHint::USE_INDEX, "by_date_code");
     assert_eq!(
-        (index_only.sources, index_only.streams[0].index.as_str()),
+        (index_only.streams.len(), index_only.streams[0].index.as_str()),
         (1, "by_date_code")
     );
 
-    // Over the cap of value combinations: the source counts, but is no stream.
+    // Over the cap of value combinations: no stream.
     let many = branch(vec![urls(MAX_POINTS + 1)], IndexHint::INDEX_HINT_AUTOMATIC, "");
-    assert_eq!((many.sources, many.streams.len()), (1, 0));
+    assert_eq!((many.streams.len(), many.left_out.len()), (0, 0));
     assert!(many.data_plan.is_some());
 
     // No fixed leading field and only a BUILDING index on type: the data table's plan, its cost.
@@ -673,6 +672,86 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
         IndexHint::INDEX_HINT_AUTOMATIC,
         "",
     );
-    assert_eq!((none.sources, none.streams.len()), (0, 0));
+    assert_eq!((none.streams.len(), none.left_out.len()), (0, 0));
     assert!(!none.data_plan.ranges.is_empty() && none.cost > 0.0, "{none:?}");
+}
+
+/// A table plan asked for its relay carries the query's key streams when it reads an uncovered
+/// index that is one of two or more streams (the same streams a join branch plans), and nothing
+/// when the index is the only stream, when the data table or a hint is chosen, or when not asked.
+#[test]
+fn a_table_plan_carries_the_relay_of_its_streams_when_an_uncovered_index_is_one_of_them() {
+    use hbase_rowkey::plan_wire::{plan_join_branch, plan_table};
+    use hbase_rowkey::proto::rowkey::{Condition, JoinBranchRequest, Op, TablePlanRequest};
+    let mut spec = seed_catalog();
+    spec.indexes = vec![
+        index_spec("by_code", &["code"], 0),
+        index_spec("by_sdate", &["sdate"], 4),
+    ];
+    let catalog = Catalog::from_spec(&spec).unwrap();
+    let plan = |conditions: Vec<Condition>, relay: bool, hint: IndexHint, index: &str| {
+        let mut r = TablePlanRequest::new();
+        r.predicate.mut_or_insert_default().conditions = conditions;
+        r.relay_streams = relay;
+        r.no_explain = true;
+        r.hint = hint.into();
+        r.hint_index = index.into();
+        plan_table(&catalog, &r).unwrap()
+    };
+    let both = || {
+        vec![
+            int_condition("code", Op::EQ, &[404]),
+            int_condition("sdate", Op::IN, &[20161209, 20161210]),
+        ]
+    };
+
+    let relayed = plan(both(), true, IndexHint::INDEX_HINT_AUTOMATIC, "");
+    assert!(!relayed.index.is_empty() && !relayed.covered, "{relayed:?}");
+    let relay = relayed.relay.as_ref().expect("two index streams: a relay");
+    let streams: Vec<&str> = relay.streams.iter().map(|s| s.index.as_str()).collect();
+    assert_eq!(streams.len(), 2, "{streams:?}");
+    assert!(streams.contains(&relayed.index.as_str()), "{streams:?}");
+    let mut branch = JoinBranchRequest::new();
+    branch.predicate.mut_or_insert_default().conditions = both();
+    assert_eq!(
+        *relay,
+        plan_join_branch(&catalog, &branch).unwrap(),
+        "the join branch's own streams"
+    );
+    assert_eq!(
+        plan(both(), false, IndexHint::INDEX_HINT_AUTOMATIC, "").relay.as_ref(),
+        None,
+        "not asked"
+    );
+
+    let mut alone = plan(both(), false, IndexHint::INDEX_HINT_AUTOMATIC, "");
+    alone.relay = relayed.relay.clone();
+    assert_eq!(alone, relayed, "the relay changes nothing else of the plan");
+
+    let hinted = plan(both(), true, IndexHint::USE_INDEX, "by_code");
+    assert_eq!(
+        (hinted.index.as_str(), hinted.relay.as_ref()),
+        ("by_code", None),
+        "a hint is kept"
+    );
+    let one_stream = plan(
+        vec![
+            int_condition("code", Op::EQ, &[404]),
+            int_condition("sdate", Op::GE, &[20161209]),
+        ],
+        true,
+        IndexHint::INDEX_HINT_AUTOMATIC,
+        "",
+    );
+    assert_eq!(
+        (one_stream.index.as_str(), one_stream.relay.as_ref()),
+        ("by_code", None),
+        "{one_stream:?}"
+    );
+    let data = plan(both(), true, IndexHint::NO_INDEX, "");
+    assert_eq!(
+        (data.index.as_str(), data.relay.as_ref()),
+        ("", None),
+        "the data table is read as planned"
+    );
 }

@@ -1,6 +1,7 @@
 package org.rowkey.hbase;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
@@ -65,19 +66,18 @@ final class JoinPlanner {
         return new JoinPlan.DataScan(scanned, union, ScanPlanner.plan(union, maxRanges));
     }
 
-    /**
-     * Whether a query of one AND-branch has at least two sources that may be streams (see
-     * {@link #plan}): what a relay needs.
-     */
-    boolean mayRelay(RowKeyQuery query) {
-        List<List<Condition>> branches = query.disjuncts();
-        return branches.size() == 1 && catalog.planJoinBranch(request(branches.get(0), query.indexHint(), query.maxRanges()))
-                .getSources() >= 2;
+    /** The relay of a query of one AND-branch, planned natively with its table plan ({@code TablePlan.relay}). */
+    JoinPlan relay(RowKeyQuery query, JoinBranchPlan relay) {
+        JoinPlan.Branch branch = branch(query.disjuncts().get(0), relay, query.isLeapfrog());
+        return new JoinPlan(Collections.singletonList(branch), query.limit(), query.isReversed(), null);
     }
 
     /** One AND-branch planned natively ({@code stream_choice}): its streams in lead order, or the data table's plan. */
     private JoinPlan.Branch branch(List<Condition> conditions, String hint, boolean leapfrog, int maxRanges) {
-        JoinBranchPlan plan = catalog.planJoinBranch(request(conditions, hint, maxRanges));
+        return branch(conditions, catalog.planJoinBranch(request(conditions, hint, maxRanges)), leapfrog);
+    }
+
+    private JoinPlan.Branch branch(List<Condition> conditions, JoinBranchPlan plan, boolean leapfrog) {
         List<JoinPlan.Stream> streams = streams(plan.getStreamsList());
         return new JoinPlan.Branch(conditions, streams, streams(plan.getLeftOutList()),
                 streams.isEmpty() ? plan.getDataPlan() : null, leapfrog, plan.getCost());

@@ -456,10 +456,9 @@ public final class RowKeyTable {
         if (isJoin(query)) {
             return QueryPlan.joins(connection, name, current, query, joinPlan(query, current));
         }
-        TablePlan single = tablePlan(query, current, query.columns(), query.isKeysOnly(), toShow);
-        JoinPlan relay = relay(query, single, current);
-        return relay != null ? QueryPlan.joins(connection, name, current, query, relay)
-                : QueryPlan.single(connection, name, current, query, single);
+        TablePlan single = tablePlan(query, current, query.columns(), query.isKeysOnly(), toShow, true);
+        return single.hasRelay() ? QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).relay(query,
+                single.getRelay())) : QueryPlan.single(connection, name, current, query, single);
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
@@ -539,36 +538,7 @@ public final class RowKeyTable {
             columns.add(Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(c.family))
                     .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
         }
-        return tablePlan(query, catalog, columns, columns.isEmpty(), toShow);
-    }
-
-    /**
-     * The relay of a plain query's streams (docs/joins.md) when the single plan reads an index that
-     * is one of several streams (indexes, or the data table's leading fields, each fixing some of
-     * the query's conditions) and does not cover the query (it reads each data row anyway): without
-     * statistics that index may be the larger one, and the relay's reads follow the smaller
-     * whichever it is, its first turn the single plan's own read. A single plan of the data table
-     * (its ranges may be narrower than any stream), a covered one and a hinted one stay. Null: the
-     * single plan.
-     */
-    private JoinPlan relay(RowKeyQuery query, TablePlan plan, Catalog catalog) {
-        if (plan.getCovered() || plan.getIndex().isEmpty() || query.indexHint() != null) {
-            return null;
-        }
-        JoinPlanner planner = new JoinPlanner(catalog);
-        if (!planner.mayRelay(query)) {
-            return null; // fewer than two sources: no planning of streams for the common query
-        }
-        JoinPlan join = planner.plan(query);
-        if (join.branches.size() != 1 || !join.branches.get(0).relays()) {
-            return null;
-        }
-        for (JoinPlan.Stream s : join.branches.get(0).streams) {
-            if (s.index >= 0 && catalog.indexes().get(s.index).getName().equals(plan.getIndex())) {
-                return join;
-            }
-        }
-        return null;
+        return tablePlan(query, catalog, columns, columns.isEmpty(), toShow, false);
     }
 
     /**
@@ -596,13 +566,18 @@ public final class RowKeyTable {
 
     /**
      * The single plan of {@code query} for a read of {@code columns} (or of keys only); its explain
-     * text only when it is to be shown (the text is a third of the native planner's work).
+     * text only when it is to be shown (the text is a third of the native planner's work). With
+     * {@code relayStreams}, the plan of an uncovered index that is one of several key streams carries
+     * their relay ({@code TablePlan.relay}, docs/joins.md): without statistics that index may be the
+     * larger stream, and a relay's reads follow the smaller, whichever it is. A plan of the data table
+     * (its ranges may be narrower than any stream), a covered one and a hinted one have none.
      */
-    private TablePlan tablePlan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly, boolean toShow) {
+    private TablePlan tablePlan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly, boolean toShow,
+            boolean relayStreams) {
         checkSchema(query, catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setPredicate(query.toPredicateSpec())
-                .setMaxRanges(query.maxRanges()).setNoExplain(!toShow);
+                .setMaxRanges(query.maxRanges()).setNoExplain(!toShow).setRelayStreams(relayStreams);
         if (indexAloneAnswers) {
             request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(families);
         }

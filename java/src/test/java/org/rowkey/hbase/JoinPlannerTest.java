@@ -12,7 +12,10 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
+import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 
 /** Which streams {@link JoinPlanner} plans, and the query forms that lead to it; no cluster. */
 class JoinPlannerTest {
@@ -28,6 +31,16 @@ class JoinPlannerTest {
         return out;
     }
 
+    /** The single plan of a query that is not a join, as {@code RowKeyTable.scan} asks for it. */
+    private TablePlan singlePlan(RowKeyQuery query) {
+        TablePlanRequest.Builder request = TablePlanRequest.newBuilder().setPredicate(query.toPredicateSpec()).setNoExplain(true)
+                .setRelayStreams(true);
+        if (query.indexHint() != null) {
+            request.setHint(IndexHint.USE_INDEX).setHintIndex(query.indexHint());
+        }
+        return catalog.plan(request.build());
+    }
+
     @Test
     void filteredStreamsRelayedByDefaultIntersectedUnderTheLeapfrogHint() {
         RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
@@ -39,12 +52,18 @@ class JoinPlannerTest {
         assertEquals(4, plain.streams.get(0).ranges(), "one range per salt bucket");
         assertTrue(planner.plan(q).explain(schema).contains("relay"), planner.plan(q).explain(schema));
 
-        assertTrue(planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20)));
-        assertTrue(planner.mayRelay(RowKeyQuery.on(schema).eq("user_id", 7L).eq("age", 20)), "the data table's prefix");
-        assertTrue(!planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").between("age", 20, 30)));
-        assertTrue(!planner.mayRelay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age")));
-        assertTrue(!planner.mayRelay(RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20),
-                RowKeyQuery.on(schema).eq("vip", true))), "an anyOf is a join anyway");
+        TablePlan relayed = singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20));
+        assertTrue(relayed.hasRelay() && !relayed.getIndex().isEmpty(), relayed.toString());
+        JoinPlan relay = planner.relay(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20), relayed.getRelay());
+        assertEquals(sources(plain.streams), sources(relay.branches.get(0).streams), "the join plan's own streams");
+        assertTrue(relay.branches.get(0).relays() && relay.dataScan == null);
+        TablePlan withPrefix = singlePlan(RowKeyQuery.on(schema).eq("user_id", 7L).eq("age", 20));
+        assertTrue(withPrefix.hasRelay() && withPrefix.getRelay().getStreamsList().stream().anyMatch(s -> s.getIndex().isEmpty()),
+                "the data table's prefix is a stream: " + withPrefix);
+        assertTrue(!singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").between("age", 20, 30)).hasRelay(),
+                "one stream");
+        assertTrue(!singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age"))
+                .hasRelay(), "a hint is kept");
 
         JoinPlan.Branch one = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
                 .useIndex("by_age")).branches.get(0);
