@@ -1,7 +1,8 @@
 //! JNI exports: decode arguments, call the core, map errors. Nothing else lives here.
 //!
 //! One module per Java class with native methods (`row_key_native` for
-//! `org.rowkey.hbase.RowKeyNative`); errors and panics become Java exceptions in one place
+//! `org.rowkey.hbase.RowKeyNative`, the natives several classes call; `key_seeker` and
+//! `native_aggregator` for the classes that own their native objects alone); errors and panics become Java exceptions in one place
 //! (`errors`).
 
 /// A JNI export of the usual shape: a `static native` method whose body runs inside
@@ -36,10 +37,10 @@ macro_rules! jni_export {
     };
 }
 
-mod aggregate;
 mod errors;
+mod key_seeker;
 mod load;
+mod native_aggregator;
 mod row_key_native;
-mod skip_scan;
 #[cfg(feature = "test-hooks")]
 mod test_hooks;

@@ -138,13 +138,13 @@ final class KeySeeker implements AutoCloseable {
     }
 
     private static KeySeeker compile(byte[] spec, boolean shared) {
-        NativeHandle skip = new NativeHandle("SkipScanFilter", SkipScanNative.parse(spec), SkipScanNative::free);
+        NativeHandle skip = new NativeHandle("SkipScanFilter", nativeParse(spec), KeySeeker::nativeFree);
         try {
             long pointer = skip.get();
-            byte[] canonical = SkipScanNative.canonical(pointer);
-            byte[] saltSet = SkipScanNative.saltSet(pointer);
-            int decidingPrefix = SkipScanNative.decidingPrefix(pointer);
-            PredicateComparator predicate = PredicateComparator.adopt(SkipScanNative.comparator(pointer));
+            byte[] canonical = nativeCanonical(pointer);
+            byte[] saltSet = nativeSaltSet(pointer);
+            int decidingPrefix = nativeDecidingPrefix(pointer);
+            PredicateComparator predicate = PredicateComparator.adopt(nativeComparator(pointer));
             return new KeySeeker(skip, predicate, canonical, saltSet, decidingPrefix, shared);
         } catch (RuntimeException | Error e) {
             skip.close();
@@ -169,7 +169,7 @@ final class KeySeeker implements AutoCloseable {
     byte[] next(byte[] key, int length, boolean reversed) {
         byte[] next = new byte[predicate.keyLength()];
         try {
-            return SkipScanNative.seekInto(skip.get(), key, 0, length, reversed, next) < 0 ? null : next;
+            return nativeSeekInto(skip.get(), key, 0, length, reversed, next) < 0 ? null : next;
         } finally {
             NativeCleaner.keepAlive(skip);
         }
@@ -227,4 +227,41 @@ final class KeySeeker implements AutoCloseable {
     public String toString() {
         return predicate.toString();
     }
+
+    // ---- natives (src/jni/key_seeker.rs) ----
+    static {
+        RowKeyNative.ensureLoaded();
+    }
+
+    /** Parses and compiles a serialized {@code SkipScanFilterSpec}; returns its handle. */
+    static native long nativeParse(byte[] spec);
+
+    /** The canonical serialized {@code SkipScanFilterSpec}: equal filters give equal bytes. */
+    static native byte[] nativeCanonical(long filter);
+
+    /**
+     * A comparator handle ({@link RowKeyNative}'s {@code comparator*} calls) of the filter's
+     * predicate, a copy of the one the filter compiled: not parsed and compiled again.
+     */
+    static native long nativeComparator(long filter);
+
+    /** The salt buckets the scan reads: 32 bytes, bit {@code b % 8} of byte {@code b / 8}; all for an unsalted schema. */
+    static native byte[] nativeSaltSet(long skip);
+
+    /**
+     * How many leading bytes decide a match: keys of the schema's length sharing them all match or
+     * all fail.
+     */
+    static native int nativeDecidingPrefix(long skip);
+
+    /**
+     * The smallest key that can match strictly after row[offset, offset + length) (the largest
+     * strictly before it when {@code reversed}), written into {@code out[0, key length)}: returns
+     * the key length, or -1 when there is none. The caller checks the bounds and that {@code out}
+     * holds a key (the native side stays defined: an exception otherwise). No allocation, no
+     * {@code Env} upgrade: it runs once per skipped run of rows.
+     */
+    static native int nativeSeekInto(long skip, byte[] row, int offset, int length, boolean reversed, byte[] out);
+
+    static native void nativeFree(long skip);
 }

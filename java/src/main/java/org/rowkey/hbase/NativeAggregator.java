@@ -24,12 +24,12 @@ final class NativeAggregator implements AutoCloseable {
 
     /** @throws IllegalArgumentException naming what is wrong with the spec */
     NativeAggregator(byte[] spec) {
-        long pointer = AggregateNative.create(spec);
-        this.handle = new NativeHandle("aggregator", pointer, AggregateNative::free);
+        long pointer = nativeCreate(spec);
+        this.handle = new NativeHandle("aggregator", pointer, NativeAggregator::nativeFree);
         try {
-            this.keyLength = AggregateNative.keyLength(pointer);
+            this.keyLength = nativeKeyLength(pointer);
             this.columns = Collections.unmodifiableList(new ArrayList<>(
-                    ColumnList.parseFrom(AggregateNative.columns(pointer)).getColumnsList()));
+                    ColumnList.parseFrom(nativeColumns(pointer)).getColumnsList()));
         } catch (InvalidProtocolBufferException e) {
             handle.close();
             throw new IllegalStateException("native core returned an unreadable column list", e);
@@ -50,7 +50,7 @@ final class NativeAggregator implements AutoCloseable {
 
     void fold(byte[] batch, int rows) {
         try {
-            AggregateNative.fold(handle.get(), batch, rows);
+            nativeFold(handle.get(), batch, rows);
         } finally {
             NativeCleaner.keepAlive(handle);
         }
@@ -58,7 +58,7 @@ final class NativeAggregator implements AutoCloseable {
 
     byte[] takePartial() {
         try {
-            return AggregateNative.takePartial(handle.get());
+            return nativeTakePartial(handle.get());
         } finally {
             NativeCleaner.keepAlive(handle);
         }
@@ -66,7 +66,7 @@ final class NativeAggregator implements AutoCloseable {
 
     void merge(byte[] partial) {
         try {
-            AggregateNative.merge(handle.get(), partial);
+            nativeMerge(handle.get(), partial);
         } finally {
             NativeCleaner.keepAlive(handle);
         }
@@ -74,7 +74,7 @@ final class NativeAggregator implements AutoCloseable {
 
     AggregateResult finish() {
         try {
-            return AggregateResult.parseFrom(AggregateNative.finish(handle.get()));
+            return AggregateResult.parseFrom(nativeFinish(handle.get()));
         } catch (InvalidProtocolBufferException e) {
             throw new IllegalStateException("native core returned an unreadable aggregate result", e);
         } finally {
@@ -86,4 +86,35 @@ final class NativeAggregator implements AutoCloseable {
     public void close() {
         handle.close();
     }
+
+    // ---- natives (src/jni/native_aggregator.rs) ----
+    static {
+        RowKeyNative.ensureLoaded();
+    }
+
+    /** Parses and compiles a serialized {@code AggregationSpec}; returns an empty aggregator's handle. */
+    static native long nativeCreate(byte[] spec);
+
+    /** The distinct cells the aggregation reads, in batch slot order: a serialized {@code ColumnList}. */
+    static native byte[] nativeColumns(long aggregator);
+
+    /** Bytes of a row key of the aggregation's schema. */
+    static native int nativeKeyLength(long aggregator);
+
+    /**
+     * Folds {@code rows} rows laid end to end in {@code batch}: each its key, then one 9-byte slot
+     * per column (see {@link FoldBatch}).
+     */
+    static native void nativeFold(long aggregator, byte[] batch, int rows);
+
+    /** The partial state of every group so far; the aggregator is empty after. */
+    static native byte[] nativeTakePartial(long aggregator);
+
+    /** Merges a partial state of the same aggregation. */
+    static native void nativeMerge(long aggregator, byte[] partial);
+
+    /** The answer, groups in value order: a serialized {@code AggregateResult}. */
+    static native byte[] nativeFinish(long aggregator);
+
+    static native void nativeFree(long aggregator);
 }

@@ -15,8 +15,8 @@
  * <tr><td>both sides</td><td>{@code RowKeySchema}, {@code RowKeyQuery}, {@code ScanPlanner}, {@code KeySeeker},
  * {@code Catalog}, {@code RowKeyIndex}, {@code IndexRowFormat}, {@code IndexCoverage}, {@code Values},
  * {@code NativeAggregator}, {@code FoldBatch}, {@code BoundedPool}</td></tr>
- * <tr><td>the native bridge (in every JVM that loads the jar)</td><td>{@code RowKeyNative}, {@code SkipScanNative},
- * {@code AggregateNative}, {@code NativeLoader}, {@code NativeHandle}, {@code NativeCleaner}, {@code RowCalls},
+ * <tr><td>the native bridge (in every JVM that loads the jar)</td><td>{@code RowKeyNative} (the natives
+ * several classes call; {@code KeySeeker} and {@code NativeAggregator} declare their own), {@code NativeLoader}, {@code NativeHandle}, {@code NativeCleaner}, {@code RowCalls},
  * {@code RowMemory}</td></tr>
  * <tr><td>the client</td><td>{@code RowKeyTable}, {@code QueryPlan}, {@code ParallelScanner}, {@code IndexResultScanner},
  * {@code IndexRowRepair}, the joins ({@code JoinPlanner}, {@code JoinPlan}, {@code JoinScanner},

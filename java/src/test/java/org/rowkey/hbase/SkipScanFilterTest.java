@@ -257,30 +257,30 @@ class SkipScanFilterTest {
 
     @Test
     void theNativeSeekWritesTheKeyIntoTheCallersArrayAndRefusesBadArgumentsWithExceptions() {
-        long handle = SkipScanNative.parse(new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5)).toByteArray());
+        long handle = KeySeeker.nativeParse(new SkipScanFilter(RowKeyQuery.on(schema).in("a", 3, 7).eq("b", 5)).toByteArray());
         try {
             byte[] out = new byte[8];
             byte[] row = Bytes.add(new byte[] {9}, key(3, 6), new byte[] {9});
-            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 8, false, out));
+            assertEquals(8, KeySeeker.nativeSeekInto(handle, row, 1, 8, false, out));
             assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(out));
-            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 8, true, out));
+            assertEquals(8, KeySeeker.nativeSeekInto(handle, row, 1, 8, true, out));
             assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(out));
-            assertEquals(-1, SkipScanNative.seekInto(handle, key(7, 5), 0, 8, false, out), "nothing after the last match");
+            assertEquals(-1, KeySeeker.nativeSeekInto(handle, key(7, 5), 0, 8, false, out), "nothing after the last match");
             // A row longer than a key: its first 8 bytes and its being longer decide.
-            assertEquals(8, SkipScanNative.seekInto(handle, row, 1, 9, true, out));
+            assertEquals(8, KeySeeker.nativeSeekInto(handle, row, 1, 9, true, out));
             assertEquals(Bytes.toHex(key(3, 5)), Bytes.toHex(out));
-            assertEquals(8, SkipScanNative.seekInto(handle, Bytes.add(key(3, 5), new byte[] {0}), 0, 9, false, out));
+            assertEquals(8, KeySeeker.nativeSeekInto(handle, Bytes.add(key(3, 5), new byte[] {0}), 0, 9, false, out));
             assertEquals(Bytes.toHex(key(7, 5)), Bytes.toHex(out));
 
-            assertThrows(ArrayIndexOutOfBoundsException.class, () -> SkipScanNative.seekInto(handle, row, 0, 8, false, new byte[7]));
-            assertThrows(ArrayIndexOutOfBoundsException.class, () -> SkipScanNative.seekInto(handle, row, 3, 8, false, out));
-            assertThrows(NullPointerException.class, () -> SkipScanNative.seekInto(handle, null, 0, 8, false, out));
-            assertThrows(NullPointerException.class, () -> SkipScanNative.seekInto(handle, row, 0, 8, false, null));
-            assertThrows(IllegalArgumentException.class, () -> SkipScanNative.seekInto(handle, row, -1, 8, false, out));
-            assertThrows(IllegalArgumentException.class, () -> SkipScanNative.seekInto(handle, row, 0, -1, false, out));
-            assertThrows(IllegalStateException.class, () -> SkipScanNative.seekInto(0, row, 0, 8, false, out), "a closed filter");
+            assertThrows(ArrayIndexOutOfBoundsException.class, () -> KeySeeker.nativeSeekInto(handle, row, 0, 8, false, new byte[7]));
+            assertThrows(ArrayIndexOutOfBoundsException.class, () -> KeySeeker.nativeSeekInto(handle, row, 3, 8, false, out));
+            assertThrows(NullPointerException.class, () -> KeySeeker.nativeSeekInto(handle, null, 0, 8, false, out));
+            assertThrows(NullPointerException.class, () -> KeySeeker.nativeSeekInto(handle, row, 0, 8, false, null));
+            assertThrows(IllegalArgumentException.class, () -> KeySeeker.nativeSeekInto(handle, row, -1, 8, false, out));
+            assertThrows(IllegalArgumentException.class, () -> KeySeeker.nativeSeekInto(handle, row, 0, -1, false, out));
+            assertThrows(IllegalStateException.class, () -> KeySeeker.nativeSeekInto(0, row, 0, 8, false, out), "a closed filter");
         } finally {
-            SkipScanNative.free(handle);
+            KeySeeker.nativeFree(handle);
         }
     }
 

@@ -1,7 +1,7 @@
-//! Exports of `org.rowkey.hbase.AggregateNative` (all `static native`), the native side of
+//! Exports of `org.rowkey.hbase.NativeAggregator` (its `static native` methods), the native side of
 //! server-side aggregates (docs/aggregates.md): one call per batch of rows, never one per row.
 //!
-//! A `long` from `create` is a pointer made by [`handle::into_handle::<Mutex<Aggregator>>`]; its
+//! A `long` from `nativeCreate` is a pointer made by [`handle::into_handle::<Mutex<Aggregator>>`]; its
 //! Java owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
 //! The mutex makes a handle shared by two threads by mistake a wait, never a data race.
 #![allow(non_snake_case)] // JNI export names
@@ -20,7 +20,7 @@ use crate::wire;
 
 jni_export! {
     /// Parses and compiles a serialized `AggregationSpec`; returns an empty aggregator's handle.
-    fn Java_org_rowkey_hbase_AggregateNative_create<'local>(env, spec: JByteArray<'local>) -> jlong {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeCreate<'local>(env, spec: JByteArray<'local>) -> jlong {
         let aggregation = Aggregation::from_bytes(&read_message(env, &spec, "spec")?)?;
         Ok(handle::into_handle(Mutex::new(Aggregator::new(aggregation))))
     }
@@ -28,7 +28,7 @@ jni_export! {
 
 jni_export! {
     /// The distinct cells the aggregation reads, in batch slot order: a serialized `ColumnList`.
-    fn Java_org_rowkey_hbase_AggregateNative_columns<'local>(env, aggregator: jlong) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeColumns<'local>(env, aggregator: jlong) -> JByteArray<'local> {
         let columns = lock(aggregator)?.aggregation().columns_message()?;
         Ok(env.byte_array_from_slice(&columns)?)
     }
@@ -36,14 +36,14 @@ jni_export! {
 
 jni_export! {
     /// Bytes of a row key of the aggregation's schema.
-    fn Java_org_rowkey_hbase_AggregateNative_keyLength<'local>(_env, aggregator: jlong) -> jint {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeKeyLength<'local>(_env, aggregator: jlong) -> jint {
         Ok(jint::try_from(lock(aggregator)?.aggregation().key_length()).unwrap_or(jint::MAX))
     }
 }
 
 jni_export! {
     /// Folds `rows` rows laid end to end in `batch` (key, then one 9-byte slot per column).
-    fn Java_org_rowkey_hbase_AggregateNative_fold<'local>(env, aggregator: jlong, batch: JByteArray<'local>, rows: jint) -> () {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeFold<'local>(env, aggregator: jlong, batch: JByteArray<'local>, rows: jint) -> () {
         let rows = usize::try_from(rows).map_err(|_| BridgeError::InvalidArgument(format!("{rows} rows")))?;
         let bytes = read_message(env, &batch, "batch")?;
         Ok(lock(aggregator)?.fold_batch(&bytes, rows)?)
@@ -52,7 +52,7 @@ jni_export! {
 
 jni_export! {
     /// The partial state of every group folded or merged so far; the aggregator is empty after.
-    fn Java_org_rowkey_hbase_AggregateNative_takePartial<'local>(env, aggregator: jlong) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeTakePartial<'local>(env, aggregator: jlong) -> JByteArray<'local> {
         let partial = lock(aggregator)?.take_partial();
         Ok(env.byte_array_from_slice(&partial)?)
     }
@@ -60,7 +60,7 @@ jni_export! {
 
 jni_export! {
     /// Merges a partial state of the same aggregation.
-    fn Java_org_rowkey_hbase_AggregateNative_merge<'local>(env, aggregator: jlong, partial: JByteArray<'local>) -> () {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeMerge<'local>(env, aggregator: jlong, partial: JByteArray<'local>) -> () {
         // A partial may be larger than a message (up to max_groups groups): its structure is checked
         // byte for byte by the merge.
         let bytes = read_array(env, &partial, "partial")?;
@@ -70,14 +70,14 @@ jni_export! {
 
 jni_export! {
     /// The answer, groups in value order: a serialized `AggregateResult`.
-    fn Java_org_rowkey_hbase_AggregateNative_finish<'local>(env, aggregator: jlong) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeFinish<'local>(env, aggregator: jlong) -> JByteArray<'local> {
         let result = lock(aggregator)?.finish()?;
         Ok(env.byte_array_from_slice(&wire::serialize(&result, "aggregate result")?)?)
     }
 }
 
 jni_export! {
-    fn Java_org_rowkey_hbase_AggregateNative_free<'local>(_env, aggregator: jlong) -> () {
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeFree<'local>(_env, aggregator: jlong) -> () {
         // SAFETY: `aggregator` is 0 (ignored) or a handle made by `create` (a `Mutex<Aggregator>`),
         // and the Java owner frees it exactly once, after its last use.
         unsafe { handle::free::<Mutex<Aggregator>>(aggregator) };

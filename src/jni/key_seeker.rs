@@ -1,7 +1,7 @@
-//! Exports of `org.rowkey.hbase.SkipScanNative` (all `static native`), the native side of
-//! `SkipScanFilter`, each a [`jni_export!`] wrapper around a core call.
+//! Exports of `org.rowkey.hbase.KeySeeker` (its `static native` methods), the native side of
+//! the skip scan's seeker (for `SkipScanFilter` and the join streams), each a [`jni_export!`] wrapper around a core call.
 //!
-//! A `long` from `parse` is a pointer made by [`handle::into_handle::<SkipScanFilter>`]; its Java
+//! A `long` from `nativeParse` is a pointer made by [`handle::into_handle::<SkipScanFilter>`]; its Java
 //! owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
 #![allow(non_snake_case)] // JNI export names
 
@@ -17,7 +17,7 @@ use crate::skip_scan::SkipScanFilter;
 
 jni_export! {
     /// Parses and compiles a serialized `SkipScanFilterSpec`; returns its handle.
-    fn Java_org_rowkey_hbase_SkipScanNative_parse<'local>(env, spec: JByteArray<'local>) -> jlong {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeParse<'local>(env, spec: JByteArray<'local>) -> jlong {
         let filter = SkipScanFilter::from_bytes(&read_message(env, &spec, "spec")?)?;
         Ok(handle::into_handle(filter))
     }
@@ -25,7 +25,7 @@ jni_export! {
 
 jni_export! {
     /// The canonical serialized `SkipScanFilterSpec`.
-    fn Java_org_rowkey_hbase_SkipScanNative_canonical<'local>(env, filter: jlong) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeCanonical<'local>(env, filter: jlong) -> JByteArray<'local> {
         Ok(env.byte_array_from_slice(filter_ref(filter)?.canonical_bytes())?)
     }
 }
@@ -33,14 +33,14 @@ jni_export! {
 jni_export! {
     /// A comparator handle (`RowKeyNative.comparator*`) of the filter's predicate: a copy of the
     /// one the filter compiled, so the predicate is not parsed and compiled a second time.
-    fn Java_org_rowkey_hbase_SkipScanNative_comparator<'local>(_env, filter: jlong) -> jlong {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeComparator<'local>(_env, filter: jlong) -> jlong {
         Ok(handle::into_handle(filter_ref(filter)?.comparator().clone()))
     }
 }
 
 jni_export! {
     /// The salt buckets read, as 32 bytes: bit `b % 8` (least significant first) of byte `b / 8`.
-    fn Java_org_rowkey_hbase_SkipScanNative_saltSet<'local>(env, filter: jlong) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeSaltSet<'local>(env, filter: jlong) -> JByteArray<'local> {
         let skip = filter_ref(filter)?.skip_scan();
         let mut set = [0u8; 32];
         for b in 0..=255u8 {
@@ -54,7 +54,7 @@ jni_export! {
 
 jni_export! {
     /// How many leading bytes decide a match (`SkipScan::deciding_prefix`).
-    fn Java_org_rowkey_hbase_SkipScanNative_decidingPrefix<'local>(_env, filter: jlong) -> jint {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeDecidingPrefix<'local>(_env, filter: jlong) -> jint {
         let prefix = filter_ref(filter)?.skip_scan().deciding_prefix();
         jint::try_from(prefix).map_err(|_| BridgeError::InvalidArgument(format!("prefix {prefix}")))
     }
@@ -70,10 +70,10 @@ jni_export! {
 /// longer row is answered from its first `key_length` bytes and its being longer).
 ///
 /// # Safety
-/// Called by the JVM only, as the native method `SkipScanNative.seekInto`: `env` is the current
+/// Called by the JVM only, as the native method `KeySeeker.nativeSeekInto`: `env` is the current
 /// thread's valid `JNIEnv`, `row` and `out` local references or null.
 #[unsafe(no_mangle)]
-pub unsafe extern "system" fn Java_org_rowkey_hbase_SkipScanNative_seekInto(
+pub unsafe extern "system" fn Java_org_rowkey_hbase_KeySeeker_nativeSeekInto(
     env: *mut sys::JNIEnv,
     _class: sys::jclass,
     filter: jlong,
@@ -156,7 +156,7 @@ unsafe fn raw_seek_into(
 }
 
 jni_export! {
-    fn Java_org_rowkey_hbase_SkipScanNative_free<'local>(_env, filter: jlong) -> () {
+    fn Java_org_rowkey_hbase_KeySeeker_nativeFree<'local>(_env, filter: jlong) -> () {
         // SAFETY: `filter` is 0 (ignored) or a handle made by `parse` (a `SkipScanFilter`), freed
         // exactly once by its `NativeHandle` owner after its last use.
         unsafe { handle::free::<SkipScanFilter>(filter) };
@@ -166,7 +166,7 @@ jni_export! {
 
 /// The filter behind a handle; the null handle means its Java owner was closed.
 fn filter_ref<'a>(filter: jlong) -> BridgeResult<&'a SkipScanFilter> {
-    // SAFETY: these handles reach native code only from `SkipScanNative` callers, which pass 0 or
+    // SAFETY: these handles reach native code only from `KeySeeker` callers, which pass 0 or
     // a handle made by `parse` (`into_handle::<SkipScanFilter>`) that their `NativeHandle` owner
     // has not freed yet and frees only after its last use, so it outlives this call.
     unsafe { handle::borrow::<SkipScanFilter>(filter) }.ok_or(BridgeError::Closed("skip scan filter"))
