@@ -1,6 +1,6 @@
 //! The planner's face to Java: parses plan requests, runs the planning layers below
 //! (`key_ranges`, `scan_choice`, `source_choice`, `stream_choice`), and builds the replies
-//! (`ScanPlan`, `TablePlan`, `JoinBranchPlan`) with every line of their `explain` text. The one module of the planner that knows
+//! (`ScanPlan`, `TablePlan`, `JoinPlan`) with every line of their `explain` text. The one module of the planner that knows
 //! the request and reply messages or writes text about a plan.
 
 use std::fmt::Write as _;
@@ -12,8 +12,8 @@ use crate::key_ranges::{plan, plan_union, Plan};
 use crate::limits::DEFAULT_MAX_RANGES;
 use crate::predicate::Predicate;
 use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, JoinBranchPlan,
-    JoinBranchRequest, KeyRange, KeyStreamSpec, PlanAlternative, PredicateComparatorSpec, PredicateSpec, ScanPlan,
+    comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, JoinBranchPlan, JoinPlan,
+    JoinPlanRequest, KeyRange, KeyStreamSpec, PlanAlternative, PredicateComparatorSpec, PredicateSpec, ScanPlan,
     ScanPlanRequest, StreamPoint, TablePlan, TablePlanRequest,
 };
 use crate::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
@@ -292,43 +292,97 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
     out.plan = protobuf::MessageField::some(message);
     out.alternatives = alternatives;
     if request.relay_streams && hint == IndexHint::INDEX_HINT_AUTOMATIC && !out.index.is_empty() && !out.covered {
-        out.relay = relay_streams(catalog, request, &out.index)?.into();
+        out.relay = relay_streams(catalog, request, &out.index, explain)?.into();
     }
     Ok(out)
 }
 
-/// Plans a serialized `JoinBranchRequest` over a catalog handle into a serialized `JoinBranchPlan`.
-pub fn plan_join_branch_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
-    let request: JoinBranchRequest = wire::parse(request, "join branch request")?;
-    let plan = plan_join_branch(catalog, &request)?;
-    wire::serialize(&plan, "join branch plan")
+/// Plans a serialized `JoinPlanRequest` over a catalog handle into a serialized `JoinPlan`.
+pub fn plan_join_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
+    let request: JoinPlanRequest = wire::parse(request, "join plan request")?;
+    let plan = plan_join(catalog, &request)?;
+    wire::serialize(&plan, "join plan")
 }
 
-/// The key streams of one AND-branch ([`stream_choice`]): each source's value combinations planned
-/// as exact prefixes of its keys (a source whose combinations do not all plan so is no stream),
-/// the smallest kept in lead order, and the branch's cost; without a stream, the data table's plan.
-pub fn plan_join_branch(catalog: &Catalog, request: &JoinBranchRequest) -> Result<JoinBranchPlan> {
-    let conditions = &request.predicate.get_or_default().conditions;
+/// The joins of a query (docs/joins.md): each AND-branch's key streams ([`plan_join_branch`]), and
+/// the one data-table scan of the branches with no stream (one branch's own plan, or the union of
+/// theirs, so rows two such branches share, or that lie between their ranges, are read once).
+pub fn plan_join(catalog: &Catalog, request: &JoinPlanRequest) -> Result<JoinPlan> {
     let hint = request.hint.enum_value().map_err(|n| Error::Corrupt {
-        what: "join branch request",
+        what: "join plan request",
         detail: format!("unknown index hint {n}"),
     })?;
-    let sources = stream_sources(catalog, conditions, hint, &request.hint_index);
-    plan_streams(catalog, conditions, request.max_ranges, &sources)
+    let mut out = JoinPlan::new();
+    for branch in &request.branches {
+        let conditions = &branch.conditions;
+        out.branches.push(plan_join_branch(
+            catalog,
+            conditions,
+            request.max_ranges,
+            hint,
+            &request.hint_index,
+        )?);
+    }
+    out.data_scan_branches = (0..out.branches.len() as u32)
+        .filter(|&i| out.branches[i as usize].streams.is_empty())
+        .collect();
+    out.data_scan = match out.data_scan_branches.as_slice() {
+        [] => None.into(),
+        [one] => out.branches[*one as usize].data_plan.clone(),
+        several => {
+            let mut any_of = PredicateComparatorSpec::new();
+            any_of.any_of = several.iter().map(|&i| request.branches[i as usize].clone()).collect();
+            let comparator = Comparator::from_parsed(&residual_spec(catalog.schema(), any_of.clone()))?;
+            let max_ranges = max_ranges_or_default(request.max_ranges);
+            Some(union_plan_message(&comparator, &any_of.any_of, max_ranges).1).into()
+        }
+    };
+    if !request.no_explain {
+        let conditions: Vec<&[Condition]> = request.branches.iter().map(|b| b.conditions.as_slice()).collect();
+        out.explain = describe_join(&out, &conditions, request.leapfrog, request.limit, request.reversed);
+    }
+    Ok(out)
+}
+
+/// The key streams of one AND-branch ([`stream_choice`]) from the sources the hint allows: each
+/// source's value combinations planned as exact prefixes of its keys (a source whose combinations do
+/// not all plan so is no stream), the smallest kept in lead order, and the branch's cost; without a
+/// stream, the data table's plan.
+pub fn plan_join_branch(
+    catalog: &Catalog,
+    conditions: &[Condition],
+    max_ranges: u32,
+    hint: IndexHint,
+    hint_index: &str,
+) -> Result<JoinBranchPlan> {
+    let sources = stream_sources(catalog, conditions, hint, hint_index);
+    plan_streams(catalog, conditions, max_ranges, &sources)
 }
 
 /// The relay of a table plan's query ([`TablePlan::relay`]): when `chosen`, an index that does not
 /// cover the query, is one of two or more key streams. Without statistics that index may be the
 /// larger stream; a relay's reads follow the smaller, whichever it is.
-fn relay_streams(catalog: &Catalog, request: &TablePlanRequest, chosen: &str) -> Result<Option<JoinBranchPlan>> {
+fn relay_streams(
+    catalog: &Catalog,
+    request: &TablePlanRequest,
+    chosen: &str,
+    explain: bool,
+) -> Result<Option<JoinPlan>> {
     let conditions = &request.predicate.get_or_default().conditions;
     let sources = stream_sources(catalog, conditions, IndexHint::INDEX_HINT_AUTOMATIC, "");
     if sources.len() < 2 {
         return Ok(None); // the common query: no planning of streams
     }
     let branch = plan_streams(catalog, conditions, request.max_ranges, &sources)?;
-    let relays = branch.streams.len() >= 2 && branch.streams.iter().any(|s| s.index == chosen);
-    Ok(relays.then_some(branch))
+    if branch.streams.len() < 2 || !branch.streams.iter().any(|s| s.index == chosen) {
+        return Ok(None);
+    }
+    let mut relay = JoinPlan::new();
+    relay.branches.push(branch);
+    if explain {
+        relay.explain = describe_join(&relay, &[conditions], false, 0, false);
+    }
+    Ok(Some(relay))
 }
 
 fn plan_streams(
@@ -402,6 +456,90 @@ fn plan_streams(
     let kept: Vec<f64> = out.streams.iter().map(|s| s.estimated_rows).collect();
     out.cost = branch_cost(&kept);
     Ok(out)
+}
+
+/// A join plan in words: each branch's streams in lead (or turn) order with their estimates, how
+/// they are combined, and the data-table scan of the branches with none.
+fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], leapfrog: bool, limit: u32, reversed: bool) -> String {
+    let cost: f64 = plan.branches.iter().map(|b| b.cost).sum();
+    let mut s = match plan.branches.len() {
+        1 => "JOIN: one AND-branch".to_owned(),
+        n => format!("JOIN: union of {n} AND-branches (keys deduplicated)"),
+    };
+    s.push_str(if reversed {
+        ", rows in descending data-key order (reversed scans)"
+    } else {
+        ", rows in data-key order"
+    });
+    if limit > 0 {
+        let _ = write!(s, ", stops after {limit} rows");
+    }
+    let _ = writeln!(s, " (estimated rows read: {cost:.0})");
+    let describe_stream = |s: &mut String, role: &str, stream: &KeyStreamSpec| {
+        let source = if stream.index.is_empty() {
+            "DATA TABLE".to_owned()
+        } else {
+            format!("INDEX {}", stream.index)
+        };
+        let ranges: usize = stream.points.iter().map(|p| p.ranges.len()).sum();
+        let _ = writeln!(
+            s,
+            "    {role} {source} {}: ~{:.0} keys, {ranges} range(s)",
+            describe_conditions(&stream.conditions),
+            stream.estimated_rows
+        );
+    };
+    for (i, (branch, conditions)) in plan.branches.iter().zip(conditions).enumerate() {
+        let _ = writeln!(
+            s,
+            "  branch {}: {} (estimated {:.0})",
+            i + 1,
+            describe_conditions(conditions.iter()),
+            branch.cost
+        );
+        let streams = &branch.streams;
+        if streams.is_empty() {
+            s.push_str("    no index or data-table prefix fixes a condition: ");
+            if plan.data_scan_branches.len() == 1 {
+                let text = branch.data_plan.explain.trim().replace('\n', "\n      ");
+                let _ = writeln!(s, "DATA TABLE {text}");
+            } else {
+                s.push_str("read by the one data-table scan below\n");
+            }
+            continue;
+        }
+        let relays = !leapfrog && streams.len() > 1;
+        if relays {
+            s.push_str(
+                "    relay: each stream holds every match; in turn from the first, each reads on from where the last\n    \
+                 stopped (the server looking at a bounded number of rows per read) until one reaches its end:\n",
+            );
+        } else if streams.len() > 1 {
+            s.push_str("    leapfrog intersection, in turn from the lead each seeks to the highest key:\n");
+        }
+        for (j, stream) in streams.iter().enumerate() {
+            let role = match (streams.len(), relays, j) {
+                (1, _, _) => "stream".to_owned(),
+                (_, true, j) => format!("turn {}", j + 1),
+                (_, false, 0) => "lead  ".to_owned(),
+                _ => "follow".to_owned(),
+            };
+            describe_stream(&mut s, &role, stream);
+        }
+        if !leapfrog || streams.len() == 1 {
+            s.push_str("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
+        }
+        for stream in &branch.left_out {
+            describe_stream(&mut s, "not used (checked on the other streams' rows):", stream);
+        }
+        s.push_str("    each key is checked against the whole branch, then its data row read\n");
+    }
+    if plan.data_scan_branches.len() > 1 {
+        let numbers: Vec<String> = plan.data_scan_branches.iter().map(|i| (i + 1).to_string()).collect();
+        let text = plan.data_scan.explain.trim().replace('\n', "\n    ");
+        let _ = writeln!(s, "  one DATA TABLE scan for branches {}: {text}", numbers.join(" "));
+    }
+    s
 }
 
 /// Why a source was not chosen, as its alternative's note.

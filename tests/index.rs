@@ -604,17 +604,13 @@ fn every_source_finds_exactly_the_matching_rows() {
 #[test]
 fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap() {
     use common::messages::{condition, string};
-    use hbase_rowkey::plan_wire::{plan_join_branch, plan_join_branch_request_on};
-    use hbase_rowkey::proto::rowkey::{JoinBranchPlan, JoinBranchRequest, Op};
+    use hbase_rowkey::plan_wire::{plan_join, plan_join_branch, plan_join_request_on};
+    use hbase_rowkey::proto::rowkey::{JoinPlan, JoinPlanRequest, Op};
     use hbase_rowkey::stream_choice::{branch_cost, is_prefix_range, MAX_POINTS};
     use protobuf::Message;
     let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
     let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {
-        let mut r = JoinBranchRequest::new();
-        r.predicate.mut_or_insert_default().conditions = conditions;
-        r.hint = hint.into();
-        r.hint_index = index.into();
-        plan_join_branch(&catalog, &r).unwrap()
+        plan_join_branch(&catalog, &conditions, 0, hint, index).unwrap()
     };
     let urls = |n: usize| condition("md5url", Op::IN, (0..n).map(|i| string(&format!("u{i}"))).collect());
     let both = || {
@@ -645,12 +641,44 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
     assert_eq!(plan.cost, branch_cost(&estimates));
     assert!(plan.data_plan.is_none());
 
-    // The same over the wire, and a corrupt request refused.
-    let mut r = JoinBranchRequest::new();
-    r.predicate.mut_or_insert_default().conditions = both();
-    let bytes = plan_join_branch_request_on(&catalog, &r.write_to_bytes().unwrap()).unwrap();
-    assert_eq!(JoinBranchPlan::parse_from_bytes(&bytes).unwrap(), plan);
-    assert!(plan_join_branch_request_on(&catalog, b"\xff\xff").is_err());
+    // The same as the one branch of a join plan over the wire, and a corrupt request refused.
+    let mut r = JoinPlanRequest::new();
+    r.branches.push(Default::default());
+    r.branches[0].conditions = both();
+    let bytes = plan_join_request_on(&catalog, &r.write_to_bytes().unwrap()).unwrap();
+    let join = JoinPlan::parse_from_bytes(&bytes).unwrap();
+    assert_eq!(
+        (join.branches.as_slice(), join.data_scan_branches.len()),
+        (&[plan.clone()][..], 0)
+    );
+    assert!(
+        join.explain.contains("relay") && join.explain.contains("turn 2"),
+        "{}",
+        join.explain
+    );
+    r.no_explain = true;
+    assert_eq!(plan_join(&catalog, &r).unwrap().explain, "");
+
+    // Branches with no stream: one data-table scan, their union's plan.
+    let mut union = JoinPlanRequest::new();
+    for sdate in [20161209, 20161211] {
+        let mut branch = hbase_rowkey::proto::rowkey::PredicateSpec::new();
+        branch.conditions = vec![int_condition("sdate", Op::GE, &[sdate])];
+        union.branches.push(branch);
+    }
+    let union = plan_join(&catalog, &union).unwrap();
+    assert_eq!(union.data_scan_branches, vec![0, 1]);
+    assert!(
+        union.data_scan.explain.starts_with("UNION of 2 AND-branches"),
+        "{}",
+        union.data_scan.explain
+    );
+    assert!(
+        union.explain.contains("one DATA TABLE scan for branches 1 2"),
+        "{}",
+        union.explain
+    );
+    assert!(plan_join_request_on(&catalog, b"\xff\xff").is_err());
 
     // Hints: the data table alone, the index alone.
     let data_only = branch(both(), IndexHint::NO_INDEX, "");
@@ -682,7 +710,7 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
 #[test]
 fn a_table_plan_carries_the_relay_of_its_streams_when_an_uncovered_index_is_one_of_them() {
     use hbase_rowkey::plan_wire::{plan_join_branch, plan_table};
-    use hbase_rowkey::proto::rowkey::{Condition, JoinBranchRequest, Op, TablePlanRequest};
+    use hbase_rowkey::proto::rowkey::{Condition, Op, TablePlanRequest};
     let mut spec = seed_catalog();
     spec.indexes = vec![
         index_spec("by_code", &["code"], 0),
@@ -707,16 +735,23 @@ fn a_table_plan_carries_the_relay_of_its_streams_when_an_uncovered_index_is_one_
 
     let relayed = plan(both(), true, IndexHint::INDEX_HINT_AUTOMATIC, "");
     assert!(!relayed.index.is_empty() && !relayed.covered, "{relayed:?}");
-    let relay = relayed.relay.as_ref().expect("two index streams: a relay");
+    let relay = &relayed.relay.as_ref().expect("two index streams: a relay").branches[0];
     let streams: Vec<&str> = relay.streams.iter().map(|s| s.index.as_str()).collect();
     assert_eq!(streams.len(), 2, "{streams:?}");
     assert!(streams.contains(&relayed.index.as_str()), "{streams:?}");
-    let mut branch = JoinBranchRequest::new();
-    branch.predicate.mut_or_insert_default().conditions = both();
     assert_eq!(
         *relay,
-        plan_join_branch(&catalog, &branch).unwrap(),
+        plan_join_branch(&catalog, &both(), 0, IndexHint::INDEX_HINT_AUTOMATIC, "").unwrap(),
         "the join branch's own streams"
+    );
+    let mut shown = TablePlanRequest::new();
+    shown.predicate.mut_or_insert_default().conditions = both();
+    shown.relay_streams = true;
+    let shown = plan_table(&catalog, &shown).unwrap().relay.unwrap();
+    assert!(
+        shown.explain.starts_with("JOIN: one AND-branch") && shown.explain.contains("turn 2 INDEX"),
+        "{}",
+        shown.explain
     );
     assert_eq!(
         plan(both(), false, IndexHint::INDEX_HINT_AUTOMATIC, "").relay.as_ref(),

@@ -523,11 +523,10 @@ jni_export! {
 }
 
 jni_export! {
-    /// Plans a serialized `JoinBranchRequest` over a catalog handle; returns a serialized
-    /// `JoinBranchPlan`.
-    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanJoinBranch<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
+    /// Plans a serialized `JoinPlanRequest` over a catalog handle; returns a serialized `JoinPlan`.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanJoin<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
         let catalog = catalog_ref(catalog)?;
-        let plan = crate::plan_wire::plan_join_branch_request_on(catalog, &read_message(env, &request, "request")?)?;
+        let plan = crate::plan_wire::plan_join_request_on(catalog, &read_message(env, &request, "request")?)?;
         Ok(env.byte_array_from_slice(&plan)?)
     }
 }

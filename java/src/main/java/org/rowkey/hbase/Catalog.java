@@ -9,8 +9,8 @@ import java.util.Objects;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
-import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinPlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
@@ -145,12 +145,12 @@ final class Catalog {
         }
     }
 
-    /** The native join planner's streams of one AND-branch over this catalog. */
-    JoinBranchPlan planJoinBranch(JoinBranchRequest request) {
+    /** The native join planner's plan of a query's AND-branches over this catalog. */
+    JoinPlan planJoin(JoinPlanRequest request) {
         try {
-            return JoinBranchPlan.parseFrom(RowKeyNative.catalogPlanJoinBranch(handle.get(), request.toByteArray()));
+            return JoinPlan.parseFrom(RowKeyNative.catalogPlanJoin(handle.get(), request.toByteArray()));
         } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("the native planner returned an unreadable join branch plan", e);
+            throw new IllegalStateException("the native planner returned an unreadable join plan", e);
         } finally {
             NativeCleaner.keepAlive(handle);
         }

@@ -179,11 +179,11 @@ final class IndexCoverage {
                 continue;
             }
             byte[] names = copy.getQualifierArray();
-            int family = copy.getQualifierOffset() + 1;
+            int family = IndexRowFormat.coveredFamilyOffset(copy);
             boolean wholeFamily = coversFamily(names, family, familyLength);
             if (wholeFamily ? copy.getTimestamp() != status.getTimestamp()
                     : !coversColumn(names, family, familyLength, names, family + familyLength,
-                            copy.getQualifierLength() - 1 - familyLength)) {
+                            IndexRowFormat.coveredQualifierLength(copy, familyLength))) {
                 continue;
             }
             Cell cell = IndexRowFormat.dataCell(copy, familyLength, dataKey);

@@ -166,12 +166,22 @@ final class IndexRowFormat {
             return null;
         }
         byte[] names = covered.getQualifierArray();
-        int family = covered.getQualifierOffset() + 1;
+        int family = coveredFamilyOffset(covered);
         byte[] value = covered.getValueArray();
         int at = covered.getValueOffset();
         return new KeyValue(dataKey, 0, dataKey.length, names, family, familyLength, names, family + familyLength,
-                covered.getQualifierLength() - 1 - familyLength, Bytes.toLong(value, at), KeyValue.Type.Put, value,
+                coveredQualifierLength(covered, familyLength), Bytes.toLong(value, at), KeyValue.Type.Put, value,
                 at + Bytes.SIZEOF_LONG, valueLength - Bytes.SIZEOF_LONG);
+    }
+
+    /** Where the data family's name starts in the qualifier array of a covered cell. */
+    static int coveredFamilyOffset(Cell covered) {
+        return covered.getQualifierOffset() + 1;
+    }
+
+    /** The length of the data qualifier a covered cell's qualifier names after its family of {@code familyLength} bytes. */
+    static int coveredQualifierLength(Cell covered, int familyLength) {
+        return covered.getQualifierLength() - 1 - familyLength;
     }
 
     /**

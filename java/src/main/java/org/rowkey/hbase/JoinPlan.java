@@ -35,14 +35,12 @@ final class JoinPlan {
         final String source;
         final List<Condition> conditions;
         final List<Point> points;
-        final double estimatedRows;
 
-        Stream(int index, String source, List<Condition> conditions, List<Point> points, double estimatedRows) {
+        Stream(int index, String source, List<Condition> conditions, List<Point> points) {
             this.index = index;
             this.source = source;
             this.conditions = conditions;
             this.points = points;
-            this.estimatedRows = estimatedRows;
         }
 
         int ranges() {
@@ -62,7 +60,7 @@ final class JoinPlan {
          * leapfrog hint, the streams are relayed, each filtered with the whole branch.
          */
         final List<Stream> streams;
-        /** Streams not used (their conditions are checked on the others' rows), for explain. */
+        /** Streams not used (their conditions are checked on the others' rows). */
         final List<Stream> leftOut;
         /** The data table's plan of the branch, when it has no stream. */
         final ScanPlan dataPlan;
@@ -82,17 +80,12 @@ final class JoinPlan {
             return !leapfrog && streams.size() > 1;
         }
 
-        /** Estimated rows read, each data-row lookup counted as {@code source_choice::LOOKUP_COST} rows. */
-        final double cost;
-
-        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, boolean leapfrog,
-                double cost) {
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, boolean leapfrog) {
             this.conditions = conditions;
             this.leapfrog = leapfrog;
             this.streams = Collections.unmodifiableList(streams);
             this.leftOut = Collections.unmodifiableList(leftOut);
             this.dataPlan = dataPlan;
-            this.cost = cost;
         }
     }
 
@@ -115,11 +108,6 @@ final class JoinPlan {
         }
     }
 
-    private static void describe(StringBuilder s, String role, Stream st, RowKeySchema schema) {
-        s.append("    ").append(role).append(' ').append(st.source).append(' ').append(RowKeyQuery.of(schema, st.conditions))
-                .append(String.format(": ~%.0f keys, %d range(s)%n", st.estimatedRows, st.ranges()));
-    }
-
     final List<Branch> branches;
     /** 0: every row. */
     final int limit;
@@ -127,66 +115,18 @@ final class JoinPlan {
     final boolean reversed;
     /** The scan of the branches with no stream; null when every branch has streams. */
     final DataScan dataScan;
+    private final String explain;
 
-    JoinPlan(List<Branch> branches, int limit, boolean reversed, DataScan dataScan) {
+    JoinPlan(List<Branch> branches, int limit, boolean reversed, DataScan dataScan, String explain) {
         this.branches = Collections.unmodifiableList(branches);
         this.limit = limit;
         this.reversed = reversed;
         this.dataScan = dataScan;
+        this.explain = explain;
     }
 
-    double cost() {
-        double cost = 0;
-        for (Branch b : branches) {
-            cost += b.cost;
-        }
-        return cost;
-    }
-
-    /** What {@link RowKeyTable#explain} shows: each branch's streams in lead order with their estimates. */
-    String explain(RowKeySchema schema) {
-        StringBuilder s = new StringBuilder("JOIN: ");
-        s.append(branches.size() == 1 ? "one AND-branch" : "union of " + branches.size() + " AND-branches (keys deduplicated)")
-                .append(reversed ? ", rows in descending data-key order (reversed scans)" : ", rows in data-key order").append(limit > 0 ? ", stops after " + limit + " rows" : "")
-                .append(String.format(" (estimated rows read: %.0f)%n", cost()));
-        for (int i = 0; i < branches.size(); i++) {
-            Branch b = branches.get(i);
-            s.append("  branch ").append(i + 1).append(": ").append(RowKeyQuery.of(schema, b.conditions))
-                    .append(String.format(" (estimated %.0f)%n", b.cost));
-            if (b.streams.isEmpty()) {
-                s.append("    no index or data-table prefix fixes a condition: ");
-                if (dataScan.branches.size() == 1) {
-                    s.append("DATA TABLE ").append(b.dataPlan.getExplain().trim().replace("\n", "\n      ")).append('\n');
-                } else {
-                    s.append("read by the one data-table scan below\n");
-                }
-                continue;
-            }
-            if (b.relays()) {
-                s.append("    relay: each stream holds every match; in turn from the first, each reads on from where the last\n")
-                        .append("    stopped (the server looking at a bounded number of rows per read) until one reaches its end:\n");
-            } else if (b.streams.size() > 1) {
-                s.append("    leapfrog intersection, in turn from the lead each seeks to the highest key:\n");
-            }
-            for (int j = 0; j < b.streams.size(); j++) {
-                String role = b.streams.size() == 1 ? "stream" : b.relays() ? "turn " + (j + 1) : j == 0 ? "lead  " : "follow";
-                describe(s, role, b.streams.get(j), schema);
-            }
-            if (b.filtersOnServer()) {
-                s.append("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
-            }
-            for (Stream st : b.leftOut) {
-                describe(s, "not used (checked on the other streams' rows):", st, schema);
-            }
-            s.append("    each key is checked against the whole branch, then its data row read\n");
-        }
-        if (dataScan != null && dataScan.branches.size() > 1) {
-            s.append("  one DATA TABLE scan for branches");
-            for (int i : dataScan.branches) {
-                s.append(' ').append(i + 1);
-            }
-            s.append(": ").append(dataScan.plan.getExplain().trim().replace("\n", "\n    ")).append('\n');
-        }
-        return s.toString();
+    /** What {@link RowKeyTable#explain} shows, written by the native planner: empty unless asked for. */
+    String explain() {
+        return explain;
     }
 }

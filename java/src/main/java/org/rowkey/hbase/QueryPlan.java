@@ -82,7 +82,7 @@ final class QueryPlan {
     String explain() {
         if (joins != null) {
             int threads = ParallelScanner.threads(connection);
-            return query + "\n" + joins.explain(catalog.schema()) + "\nreads: "
+            return query + "\n" + joins.explain() + "\nreads: "
                     + (query.isSerial() || threads == 1 ? "serial: one range after another"
                             : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
         }

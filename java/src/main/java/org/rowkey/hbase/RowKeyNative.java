@@ -86,8 +86,8 @@ final class RowKeyNative {
     static native void catalogFree(long catalog);
     /** Plans a serialized {@code TablePlanRequest} without a catalog over a catalog handle; returns a serialized {@code TablePlan}. */
     static native byte[] catalogPlanTable(long catalog, byte[] request);
-    /** Plans a serialized {@code JoinBranchRequest} over a catalog handle; returns a serialized {@code JoinBranchPlan}. */
-    static native byte[] catalogPlanJoinBranch(long catalog, byte[] request);
+    /** Plans a serialized {@code JoinPlanRequest} over a catalog handle; returns a serialized {@code JoinPlan}. */
+    static native byte[] catalogPlanJoin(long catalog, byte[] request);
 
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */

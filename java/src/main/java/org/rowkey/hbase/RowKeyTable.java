@@ -454,10 +454,11 @@ public final class RowKeyTable {
      */
     private QueryPlan plan(RowKeyQuery query, Catalog current, boolean toShow) {
         if (isJoin(query)) {
-            return QueryPlan.joins(connection, name, current, query, joinPlan(query, current));
+            checkSchema(query, current);
+            return QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query, toShow));
         }
         TablePlan single = tablePlan(query, current, query.columns(), query.isKeysOnly(), toShow, true);
-        return single.hasRelay() ? QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).relay(query,
+        return single.hasRelay() ? QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query,
                 single.getRelay())) : QueryPlan.single(connection, name, current, query, single);
     }
 
@@ -549,11 +550,6 @@ public final class RowKeyTable {
     private static boolean isJoin(RowKeyQuery query) {
         Objects.requireNonNull(query, "query");
         return query.isUnion() || query.limit() > 0 || query.isLeapfrog() || query.isReversed();
-    }
-
-    private JoinPlan joinPlan(RowKeyQuery query, Catalog catalog) {
-        checkSchema(query, catalog);
-        return new JoinPlanner(catalog).plan(query);
     }
 
     private void checkSchema(RowKeyQuery query, Catalog catalog) {
