@@ -56,14 +56,12 @@ final class JoinPlan {
         /** The branch's whole predicate, checked on every key the streams give. */
         final List<Condition> conditions;
         /**
-         * In lead order: the smallest estimate first. Empty: {@link #dataPlan} is read. Without the
-         * leapfrog hint, the streams are relayed, each filtered with the whole branch.
+         * In lead order: the smallest estimate first. Empty: the branch is read by {@link JoinPlan#dataScan}.
+         * Without the leapfrog hint, the streams are relayed, each filtered with the whole branch.
          */
         final List<Stream> streams;
         /** Streams not used (their conditions are checked on the others' rows). */
         final List<Stream> leftOut;
-        /** The data table's plan of the branch, when it has no stream. */
-        final ScanPlan dataPlan;
         /** The streams are intersected by the leapfrog (the hint), not relayed. */
         final boolean leapfrog;
 
@@ -80,12 +78,11 @@ final class JoinPlan {
             return !leapfrog && streams.size() > 1;
         }
 
-        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, ScanPlan dataPlan, boolean leapfrog) {
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, boolean leapfrog) {
             this.conditions = conditions;
             this.leapfrog = leapfrog;
             this.streams = Collections.unmodifiableList(streams);
             this.leftOut = Collections.unmodifiableList(leftOut);
-            this.dataPlan = dataPlan;
         }
     }
 

@@ -448,8 +448,8 @@ public final class RowKeyTable {
 
     /**
      * The one plan of {@code query}: joins of key streams for the queries only they answer, the
-     * relay where several streams fix the query and the single plan would read an uncovered index,
-     * else the single plan that reads the fewest rows; its single read's explain text only when it is
+     * relay the single plan carries where several streams fix the query and it would read an uncovered
+     * index, else the single plan that reads the fewest rows; its explain text only when it is
      * {@code toShow}.
      */
     private QueryPlan plan(RowKeyQuery query, Catalog current, boolean toShow) {
