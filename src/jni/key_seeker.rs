@@ -1,8 +1,9 @@
 //! Exports of `org.rowkey.hbase.KeySeeker` (its `static native` methods), the native side of
-//! the skip scan's seeker (for `SkipScanFilter` and the join streams), each a [`jni_export!`] wrapper around a core call.
+//! the skip scan's seeker (for `SkipScanFilter` and the join streams), each a [`jni_export!`]
+//! wrapper around a core call.
 //!
-//! A `long` from `nativeParse` is a pointer made by [`handle::into_handle::<SkipScanFilter>`]; its Java
-//! owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
+//! A `long` from `nativeParse` is a pointer made by [`handle::into_handle::<SkipScanFilter>`]; its
+//! Java owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
 #![allow(non_snake_case)] // JNI export names
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,8 +1,8 @@
-//! Exports of `org.rowkey.hbase.NativeAggregator` (its `static native` methods), the native side of
-//! server-side aggregates (docs/aggregates.md): one call per batch of rows, never one per row.
+//! Exports of `org.rowkey.hbase.NativeAggregator` (its `static native` methods), the native side
+//! of server-side aggregates (docs/aggregates.md): one call per batch of rows, never one per row.
 //!
-//! A `long` from `nativeCreate` is a pointer made by [`handle::into_handle::<Mutex<Aggregator>>`]; its
-//! Java owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
+//! A `long` from `nativeCreate` is a pointer made by [`handle::into_handle::<Mutex<Aggregator>>`];
+//! its Java owner (`NativeHandle`) frees it exactly once, after its last use, and passes 0 once closed.
 //! The mutex makes a handle shared by two threads by mistake a wait, never a data race.
 #![allow(non_snake_case)] // JNI export names
 
