@@ -321,6 +321,7 @@ pub fn plan_join(catalog: &Catalog, request: &JoinPlanRequest) -> Result<JoinPla
             request.max_ranges,
             hint,
             &request.hint_index,
+            request.leapfrog,
         )?);
     }
     out.data_scan_branches = (0..out.branches.len() as u32)
@@ -339,24 +340,25 @@ pub fn plan_join(catalog: &Catalog, request: &JoinPlanRequest) -> Result<JoinPla
     };
     if !request.no_explain {
         let conditions: Vec<&[Condition]> = request.branches.iter().map(|b| b.conditions.as_slice()).collect();
-        out.explain = describe_join(&out, &conditions, request.leapfrog, request.limit, request.reversed);
+        out.explain = describe_join(&out, &conditions, request.limit, request.reversed);
     }
     Ok(out)
 }
 
 /// The key streams of one AND-branch ([`stream_choice`]) from the sources the hint allows: each
 /// source's value combinations planned as exact prefixes of its keys (a source whose combinations do
-/// not all plan so is no stream), the smallest kept in lead order, and the branch's cost; without a
-/// stream, the data table's plan.
+/// not all plan so is no stream), the smallest kept in lead order, relayed unless `leapfrog`, and the
+/// branch's cost; without a stream, the data table's plan.
 pub fn plan_join_branch(
     catalog: &Catalog,
     conditions: &[Condition],
     max_ranges: u32,
     hint: IndexHint,
     hint_index: &str,
+    leapfrog: bool,
 ) -> Result<JoinBranchPlan> {
     let sources = stream_sources(catalog, conditions, hint, hint_index);
-    plan_streams(catalog, conditions, max_ranges, &sources)
+    plan_streams(catalog, conditions, max_ranges, &sources, leapfrog)
 }
 
 /// The relay of a table plan's query ([`TablePlan::relay`]): when `chosen`, an index that does not
@@ -373,14 +375,14 @@ fn relay_streams(
     if sources.len() < 2 {
         return Ok(None); // the common query: no planning of streams
     }
-    let branch = plan_streams(catalog, conditions, request.max_ranges, &sources)?;
-    if branch.streams.len() < 2 || !branch.streams.iter().any(|s| s.index == chosen) {
+    let branch = plan_streams(catalog, conditions, request.max_ranges, &sources, false)?;
+    if !branch.relay || !branch.streams.iter().any(|s| s.index == chosen) {
         return Ok(None);
     }
     let mut relay = JoinPlan::new();
     relay.branches.push(branch);
     if explain {
-        relay.explain = describe_join(&relay, &[conditions], false, 0, false);
+        relay.explain = describe_join(&relay, &[conditions], 0, false);
     }
     Ok(Some(relay))
 }
@@ -390,6 +392,7 @@ fn plan_streams(
     conditions: &[Condition],
     max_ranges: u32,
     sources: &[StreamSource],
+    leapfrog: bool,
 ) -> Result<JoinBranchPlan> {
     // A source's key ranges and estimate; their explain text is not shown, only the data plan's.
     let key_plan = |conditions: &[Condition], index: &str, explain: bool| -> Result<TablePlan> {
@@ -455,12 +458,13 @@ fn plan_streams(
     }
     let kept: Vec<f64> = out.streams.iter().map(|s| s.estimated_rows).collect();
     out.cost = branch_cost(&kept);
+    out.relay = !leapfrog && out.streams.len() >= 2;
     Ok(out)
 }
 
 /// A join plan in words: each branch's streams in lead (or turn) order with their estimates, how
 /// they are combined, and the data-table scan of the branches with none.
-fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], leapfrog: bool, limit: u32, reversed: bool) -> String {
+fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit: u32, reversed: bool) -> String {
     let cost: f64 = plan.branches.iter().map(|b| b.cost).sum();
     let mut s = match plan.branches.len() {
         1 => "JOIN: one AND-branch".to_owned(),
@@ -508,7 +512,7 @@ fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], leapfrog: bool, l
             }
             continue;
         }
-        let relays = !leapfrog && streams.len() > 1;
+        let relays = branch.relay;
         if relays {
             s.push_str(
                 "    relay: each stream holds every match; in turn from the first, each reads on from where the last\n    \
@@ -526,7 +530,7 @@ fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], leapfrog: bool, l
             };
             describe_stream(&mut s, &role, stream);
         }
-        if !leapfrog || streams.len() == 1 {
+        if relays || streams.len() == 1 {
             s.push_str("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
         }
         for stream in &branch.left_out {

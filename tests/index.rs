@@ -610,7 +610,7 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
     use protobuf::Message;
     let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
     let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {
-        plan_join_branch(&catalog, &conditions, 0, hint, index).unwrap()
+        plan_join_branch(&catalog, &conditions, 0, hint, index, false).unwrap()
     };
     let urls = |n: usize| condition("md5url", Op::IN, (0..n).map(|i| string(&format!("u{i}"))).collect());
     let both = || {
@@ -623,6 +623,13 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
 
     let plan = branch(both(), IndexHint::INDEX_HINT_AUTOMATIC, "");
     assert_eq!(plan.streams.len(), 2, "{plan:?}");
+    assert!(plan.relay, "two streams are relayed");
+    let leapfrog = plan_join_branch(&catalog, &both(), 0, IndexHint::INDEX_HINT_AUTOMATIC, "", true).unwrap();
+    assert_eq!(
+        (leapfrog.streams.len(), leapfrog.relay),
+        (2, false),
+        "the leapfrog hint intersects them"
+    );
     let sources: Vec<&str> = plan.streams.iter().map(|s| s.index.as_str()).collect();
     assert!(
         sources.contains(&"") && sources.contains(&"by_date_code"),
@@ -741,7 +748,7 @@ fn a_table_plan_carries_the_relay_of_its_streams_when_an_uncovered_index_is_one_
     assert!(streams.contains(&relayed.index.as_str()), "{streams:?}");
     assert_eq!(
         *relay,
-        plan_join_branch(&catalog, &both(), 0, IndexHint::INDEX_HINT_AUTOMATIC, "").unwrap(),
+        plan_join_branch(&catalog, &both(), 0, IndexHint::INDEX_HINT_AUTOMATIC, "", false).unwrap(),
         "the join branch's own streams"
     );
     let mut shown = TablePlanRequest::new();

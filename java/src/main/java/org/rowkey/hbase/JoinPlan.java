@@ -62,25 +62,27 @@ final class JoinPlan {
         final List<Stream> streams;
         /** Streams not used (their conditions are checked on the others' rows). */
         final List<Stream> leftOut;
-        /** The streams are intersected by the leapfrog (the hint), not relayed. */
-        final boolean leapfrog;
+        /**
+         * The streams are relayed with row budgets (the native planner's choice: two or more, no
+         * leapfrog hint); else one stream, or the leapfrog intersection of several.
+         */
+        private final boolean relay;
 
         /**
          * Whether the streams' scans filter with the whole branch: a relay's do (index keys hold
          * every key field), a leapfrog's do not (their keys are what the followers seek among).
          */
         boolean filtersOnServer() {
-            return !leapfrog || streams.size() == 1;
+            return relay || streams.size() == 1;
         }
 
-        /** Whether the streams are relayed with row budgets (more than one, no leapfrog hint). */
         boolean relays() {
-            return !leapfrog && streams.size() > 1;
+            return relay;
         }
 
-        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, boolean leapfrog) {
+        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, boolean relay) {
             this.conditions = conditions;
-            this.leapfrog = leapfrog;
+            this.relay = relay;
             this.streams = Collections.unmodifiableList(streams);
             this.leftOut = Collections.unmodifiableList(leftOut);
         }

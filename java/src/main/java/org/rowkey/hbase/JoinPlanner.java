@@ -57,7 +57,7 @@ final class JoinPlanner {
         for (int i = 0; i < plan.getBranchesCount(); i++) {
             JoinBranchPlan b = plan.getBranches(i);
             List<JoinPlan.Stream> streams = streams(b.getStreamsList());
-            branches.add(new JoinPlan.Branch(disjuncts.get(i), streams, streams(b.getLeftOutList()), query.isLeapfrog()));
+            branches.add(new JoinPlan.Branch(disjuncts.get(i), streams, streams(b.getLeftOutList()), b.getRelay()));
         }
         JoinPlan.DataScan dataScan = null;
         if (plan.getDataScanBranchesCount() > 0) {
