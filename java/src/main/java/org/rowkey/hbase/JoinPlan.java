@@ -32,14 +32,10 @@ final class JoinPlan {
     static final class Stream {
         /** The index number, or -1 for the data table. */
         final int index;
-        final String source;
-        final List<Condition> conditions;
         final List<Point> points;
 
-        Stream(int index, String source, List<Condition> conditions, List<Point> points) {
+        Stream(int index, List<Point> points) {
             this.index = index;
-            this.source = source;
-            this.conditions = conditions;
             this.points = points;
         }
 
@@ -60,8 +56,6 @@ final class JoinPlan {
          * Without the leapfrog hint, the streams are relayed, each filtered with the whole branch.
          */
         final List<Stream> streams;
-        /** Streams not used (their conditions are checked on the others' rows). */
-        final List<Stream> leftOut;
         /**
          * The streams are relayed with row budgets (the native planner's choice: two or more, no
          * leapfrog hint); else one stream, or the leapfrog intersection of several.
@@ -80,11 +74,10 @@ final class JoinPlan {
             return relay;
         }
 
-        Branch(List<Condition> conditions, List<Stream> streams, List<Stream> leftOut, boolean relay) {
+        Branch(List<Condition> conditions, List<Stream> streams, boolean relay) {
             this.conditions = conditions;
             this.relay = relay;
             this.streams = Collections.unmodifiableList(streams);
-            this.leftOut = Collections.unmodifiableList(leftOut);
         }
     }
 

@@ -57,7 +57,7 @@ final class JoinPlanner {
         for (int i = 0; i < plan.getBranchesCount(); i++) {
             JoinBranchPlan b = plan.getBranches(i);
             List<JoinPlan.Stream> streams = streams(b.getStreamsList());
-            branches.add(new JoinPlan.Branch(disjuncts.get(i), streams, streams(b.getLeftOutList()), b.getRelay()));
+            branches.add(new JoinPlan.Branch(disjuncts.get(i), streams, b.getRelay()));
         }
         JoinPlan.DataScan dataScan = null;
         if (plan.getDataScanBranchesCount() > 0) {
@@ -80,9 +80,7 @@ final class JoinPlanner {
             for (StreamPoint p : s.getPointsList()) {
                 points.add(new JoinPlan.Point(p.getEqualitiesList(), p.getRangesList()));
             }
-            int index = s.getIndex().isEmpty() ? -1 : catalog.indexNumber(s.getIndex());
-            streams.add(new JoinPlan.Stream(index, index < 0 ? "DATA TABLE" : "INDEX " + s.getIndex(), s.getConditionsList(),
-                    points));
+            streams.add(new JoinPlan.Stream(s.getIndex().isEmpty() ? -1 : catalog.indexNumber(s.getIndex()), points));
         }
         return streams;
     }
