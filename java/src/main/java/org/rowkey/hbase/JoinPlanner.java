@@ -5,7 +5,6 @@ import java.util.List;
 
 import org.rowkey.hbase.proto.RowKeyProtos;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
-import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.JoinPlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyStreamSpec;
@@ -36,11 +35,9 @@ final class JoinPlanner {
      * read follow the smallest stream whichever it is.
      */
     JoinPlan plan(RowKeyQuery query, boolean toShow) {
-        String hint = query.indexHint();
         JoinPlanRequest.Builder request = JoinPlanRequest.newBuilder().setMaxRanges(query.maxRanges())
-                .setHint(hint == null ? IndexHint.INDEX_HINT_AUTOMATIC : hint.isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
-                .setHintIndex(hint == null ? "" : hint).setLeapfrog(query.isLeapfrog()).setLimit(query.limit())
-                .setReversed(query.isReversed()).setNoExplain(!toShow);
+                .setHint(query.indexHintKind()).setHintIndex(query.indexHint() == null ? "" : query.indexHint())
+                .setLeapfrog(query.isLeapfrog()).setLimit(query.limit()).setReversed(query.isReversed()).setNoExplain(!toShow);
         for (List<Condition> conditions : query.disjuncts()) {
             request.addBranches(PredicateSpec.newBuilder().addAllConditions(conditions));
         }

@@ -14,6 +14,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.ComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.FieldSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.Op;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
@@ -379,6 +380,11 @@ public final class RowKeyQuery {
     /** The index hint: null (choose), "" (no index) or an index name. */
     String indexHint() {
         return indexHint;
+    }
+
+    /** The kind of {@link #indexHint()}, as the planner's requests carry it beside the index's name. */
+    IndexHint indexHintKind() {
+        return indexHint == null ? IndexHint.INDEX_HINT_AUTOMATIC : indexHint.isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX;
     }
 
     /** The range cap; 0 for the native default. */

@@ -28,7 +28,6 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
-import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
@@ -578,8 +577,7 @@ public final class RowKeyTable {
             request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(families);
         }
         if (query.indexHint() != null) {
-            request.setHint(query.indexHint().isEmpty() ? IndexHint.NO_INDEX : IndexHint.USE_INDEX)
-                    .setHintIndex(query.indexHint());
+            request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
         }
         return catalog.plan(request.build());
     }

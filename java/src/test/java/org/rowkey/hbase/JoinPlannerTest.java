@@ -11,7 +11,6 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import org.rowkey.hbase.proto.RowKeyProtos.IndexHint;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
@@ -35,7 +34,7 @@ class JoinPlannerTest {
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder().setPredicate(query.toPredicateSpec()).setNoExplain(true)
                 .setRelayStreams(true);
         if (query.indexHint() != null) {
-            request.setHint(IndexHint.USE_INDEX).setHintIndex(query.indexHint());
+            request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
         }
         return catalog.plan(request.build());
     }
