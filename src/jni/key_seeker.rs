@@ -61,7 +61,7 @@ jni_export! {
     }
 }
 
-// `seekInto` runs once per skipped run of rows, so like the per-row compares it does not go
+// `nativeSeekInto` runs once per skipped run of rows, so like the per-row compares it does not go
 // through `with_env` (about 55 ns) nor allocate: the row is copied into a stack buffer, the key
 // written into the caller's array, and an `Env` is built only to throw.
 
@@ -158,7 +158,7 @@ unsafe fn raw_seek_into(
 
 jni_export! {
     fn Java_org_rowkey_hbase_KeySeeker_nativeFree<'local>(_env, filter: jlong) -> () {
-        // SAFETY: `filter` is 0 (ignored) or a handle made by `parse` (a `SkipScanFilter`), freed
+        // SAFETY: `filter` is 0 (ignored) or a handle made by `nativeParse` (a `SkipScanFilter`), freed
         // exactly once by its `NativeHandle` owner after its last use.
         unsafe { handle::free::<SkipScanFilter>(filter) };
         Ok(())
@@ -168,7 +168,7 @@ jni_export! {
 /// The filter behind a handle; the null handle means its Java owner was closed.
 fn filter_ref<'a>(filter: jlong) -> BridgeResult<&'a SkipScanFilter> {
     // SAFETY: these handles reach native code only from `KeySeeker` callers, which pass 0 or
-    // a handle made by `parse` (`into_handle::<SkipScanFilter>`) that their `NativeHandle` owner
+    // a handle made by `nativeParse` (`into_handle::<SkipScanFilter>`) that their `NativeHandle` owner
     // has not freed yet and frees only after its last use, so it outlives this call.
     unsafe { handle::borrow::<SkipScanFilter>(filter) }.ok_or(BridgeError::Closed("skip scan filter"))
 }

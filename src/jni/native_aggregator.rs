@@ -78,7 +78,7 @@ jni_export! {
 
 jni_export! {
     fn Java_org_rowkey_hbase_NativeAggregator_nativeFree<'local>(_env, aggregator: jlong) -> () {
-        // SAFETY: `aggregator` is 0 (ignored) or a handle made by `create` (a `Mutex<Aggregator>`),
+        // SAFETY: `aggregator` is 0 (ignored) or a handle made by `nativeCreate` (a `Mutex<Aggregator>`),
         // and the Java owner frees it exactly once, after its last use.
         unsafe { handle::free::<Mutex<Aggregator>>(aggregator) };
         Ok(())
@@ -86,7 +86,7 @@ jni_export! {
 }
 
 fn lock<'a>(aggregator: jlong) -> BridgeResult<MutexGuard<'a, Aggregator>> {
-    // SAFETY: `aggregator` is 0 or a live handle made by `create`, which its Java owner keeps alive
+    // SAFETY: `aggregator` is 0 or a live handle made by `nativeCreate`, which its Java owner keeps alive
     // for the duration of the call.
     let mutex = unsafe { handle::borrow::<Mutex<Aggregator>>(aggregator) }.ok_or(BridgeError::Closed("aggregator"))?;
     // A panic inside a call poisons the lock: the state may be half updated, so the aggregator is unusable.
