@@ -146,7 +146,8 @@ impl GroupPart {
             GroupPart::Int { field, unit_millis } => {
                 let mut v = field.read(key)?;
                 if *unit_millis > 1 {
-                    v = v.div_euclid(*unit_millis) * unit_millis;
+                    // The bucket's start; only the lowest bucket's can lie below i64::MIN: it starts there.
+                    v = v.div_euclid(*unit_millis).checked_mul(*unit_millis).unwrap_or(i64::MIN);
                 }
                 out.extend_from_slice(&((v as u64) ^ 0x8000_0000_0000_0000).to_be_bytes());
             }
@@ -783,9 +784,20 @@ fn update(state: &mut State, function: Function, value: CellValue) {
         (Function::Sum | Function::Avg, CellValue::Float(v)) => state.float += v,
         (Function::Min, CellValue::Int(v)) if first || i128::from(v) < state.int => state.int = i128::from(v),
         (Function::Max, CellValue::Int(v)) if first || i128::from(v) > state.int => state.int = i128::from(v),
-        (Function::Min, CellValue::Float(v)) if first || v < state.float => state.float = v,
-        (Function::Max, CellValue::Float(v)) if first || v > state.float => state.float = v,
+        (Function::Min, CellValue::Float(v)) if first || float_before(v, state.float) => state.float = v,
+        (Function::Max, CellValue::Float(v)) if first || float_before(state.float, v) => state.float = v,
         (Function::Min | Function::Max, _) => {}
+    }
+}
+
+/// The order of min and max over doubles, total so that the answer does not depend on the order
+/// rows and partial states arrive in: every NaN is greater than every number (as in PostgreSQL),
+/// and -0.0 comes before 0.0.
+#[inline(always)]
+fn float_before(a: f64, b: f64) -> bool {
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => a.total_cmp(&b) == std::cmp::Ordering::Less,
+        (a_nan, _) => !a_nan,
     }
 }
 
@@ -809,12 +821,12 @@ fn combine(mine: &mut State, other: &State, aggregate: &Aggregate) -> std::resul
                 .ok_or_else(|| format!("{}: the sum overflows 128 bits", aggregate.label))?
         }
         Function::Min if float => {
-            if first || other.float < mine.float {
+            if first || float_before(other.float, mine.float) {
                 mine.float = other.float
             }
         }
         Function::Max if float => {
-            if first || other.float > mine.float {
+            if first || float_before(mine.float, other.float) {
                 mine.float = other.float
             }
         }
