@@ -19,9 +19,11 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.RowKeyScannerContexts;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.hadoop.hbase.regionserver.Shipper;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,8 +187,11 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
         private final FoldBatch batch;
         private final byte[] family;
         private final List<Cell> row = new ArrayList<>();
-        /** Counts the rows the region scanner reads (and filters), added to the RPC's scan metrics. */
-        private final ScannerContext counting = ScannerContext.newBuilder().setTrackMetrics(true).build();
+        /**
+         * Reads the rest of a row that a call's time limit cut in two: a row is folded whole, and a
+         * row's cells are few. Counts the rows it reads in the RPC's scan metrics as a timed call does.
+         */
+        private final ScannerContext restOfRow = ScannerContext.newBuilder().setTrackMetrics(true).build();
         private boolean exhausted;
 
         AggregatingScanner(RegionScanner scanner, Request request, byte[] family) {
@@ -198,8 +203,27 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
 
         @Override
         public boolean nextRaw(List<Cell> result) throws IOException {
+            return nextRaw(result, null);
+        }
+
+        /**
+         * One partial state; the rows read for it counted in the caller's scan metrics (ROWS_SCANNED,
+         * ROWS_FILTERED). The region scanner is driven with a time limit of the call's budget, so that
+         * a region whose rows the filter drops is read a budget at a time too (HBase's own scans stop
+         * there the same way; the RPC answers with a heartbeat).
+         */
+        @Override
+        public boolean nextRaw(List<Cell> result, ScannerContext context) throws IOException {
+            ScannerContext timed = ScannerContext.newBuilder().setTrackMetrics(true)
+                    .setTimeLimit(ScannerContext.LimitScope.BETWEEN_CELLS,
+                            // +1: the clock's millisecond may turn at once; every call reads something
+                            EnvironmentEdgeManager.currentTime() + request.timeBudgetNanos / 1_000_000 + 1)
+                    .build();
+            ServerSideScanMetrics rest = restOfRow.getMetrics();
+            long scanned = rest.countOfRowsScanned.get();
+            long filtered = rest.countOfRowsFiltered.get();
             try {
-                return foldSome(result);
+                return foldSome(result, timed);
             } catch (IOException e) {
                 throw e;
             } catch (IllegalArgumentException e) {
@@ -209,6 +233,14 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
                 LOG.warn("hbase-rowkey: the aggregation of " + scanner.getRegionInfo().getRegionNameAsString() + " failed", e);
                 throw new DoNotRetryIOException("hbase-rowkey: the aggregation of "
                         + scanner.getRegionInfo().getRegionNameAsString() + " failed: " + e, e);
+            } finally {
+                if (context != null && context.isTrackingMetrics()) {
+                    ServerSideScanMetrics to = context.getMetrics();
+                    to.countOfRowsScanned.addAndGet(timed.getMetrics().countOfRowsScanned.get()
+                            + rest.countOfRowsScanned.get() - scanned);
+                    to.countOfRowsFiltered.addAndGet(timed.getMetrics().countOfRowsFiltered.get()
+                            + rest.countOfRowsFiltered.get() - filtered);
+                }
             }
         }
 
@@ -217,7 +249,7 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
          * keys wait for checking; then adds the partial state of those rows to {@code result} as one
          * row keyed by the last row read. Returns whether the region may have more rows.
          */
-        private boolean foldSome(List<Cell> result) throws IOException {
+        private boolean foldSome(List<Cell> result, ScannerContext timed) throws IOException {
             if (exhausted) {
                 return false;
             }
@@ -228,35 +260,26 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             Cell lastRow = null;
             ByteArrayOutputStream checks = new ByteArrayOutputStream();
             int read = 0;
-            boolean more;
-            do {
+            boolean more = true;
+            while (more) {
                 row.clear();
-                more = scanner.nextRaw(row, counting);
-                if (row.isEmpty()) {
-                    continue;
+                more = scanner.nextRaw(row, timed);
+                // The time limit may cut a row: its rest is read without one, since a row is folded whole.
+                boolean timeUp = row.isEmpty() || RowKeyScannerContexts.stoppedInsideRow(timed);
+                for (ScannerContext last = timed; more && RowKeyScannerContexts.stoppedInsideRow(last); last = restOfRow) {
+                    more = scanner.nextRaw(row, restOfRow);
                 }
-                read++;
-                Cell first = row.get(0);
-                lastRow = first;
-                if (first.getRowLength() != keyLength) {
-                    continue; // not a row of the schema (the scan's filter drops these too)
+                if (!row.isEmpty()) {
+                    read++;
+                    lastRow = row.get(0);
+                    fold(row, keyLength, checks);
                 }
-                if (request.indexRows) {
-                    Cell status = status(row);
-                    if (staleIndexRow(status)) {
-                        continue;
-                    }
-                    if (request.checkEveryRow || !trustedIndexRow(status)) {
-                        checks.write(CellUtil.cloneRow(first), 0, keyLength);
-                        continue;
-                    }
-                    // A VERIFIED row is its data row's copy as of its status's stamp (IndexRowFormat).
-                    batch.addIndexRow(row, status.getTimestamp());
-                    continue;
+                // A call returns no row while the region has more only when its time limit is reached.
+                if (timeUp || read >= request.rowBudget || checks.size() >= CHECK_BYTES_BUDGET
+                        || ((read & 255) == 0 && System.nanoTime() >= deadline)) {
+                    break;
                 }
-                batch.add(row);
-            } while (more && read < request.rowBudget && checks.size() < CHECK_BYTES_BUDGET
-                    && ((read & 255) != 0 || System.nanoTime() < deadline));
+            }
             batch.flush();
             exhausted = !more;
             if (lastRow == null) {
@@ -270,24 +293,30 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             return more;
         }
 
-        private Cell cell(byte[] row, byte[] qualifier, byte[] value) {
-            return new KeyValue(row, family, qualifier, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, value);
+        /** Folds one row read, or adds its key to those the client checks. */
+        private void fold(List<Cell> row, int keyLength, ByteArrayOutputStream checks) {
+            Cell first = row.get(0);
+            if (first.getRowLength() != keyLength) {
+                return; // not a row of the schema (the scan's filter drops these too)
+            }
+            if (!request.indexRows) {
+                batch.add(row);
+                return;
+            }
+            Cell status = status(row);
+            if (staleIndexRow(status)) {
+                return;
+            }
+            if (request.checkEveryRow || !trustedIndexRow(status)) {
+                checks.write(CellUtil.cloneRow(first), 0, keyLength);
+                return;
+            }
+            // A VERIFIED row is its data row's copy as of its status's stamp (IndexRowFormat).
+            batch.addIndexRow(row, status.getTimestamp());
         }
 
-        /** One partial state; the rows read for it counted in the caller's scan metrics (ROWS_SCANNED, ROWS_FILTERED). */
-        @Override
-        public boolean nextRaw(List<Cell> result, ScannerContext context) throws IOException {
-            ServerSideScanMetrics mine = counting.getMetrics();
-            long scanned = mine.countOfRowsScanned.get();
-            long filtered = mine.countOfRowsFiltered.get();
-            try {
-                return nextRaw(result);
-            } finally {
-                if (context != null && context.isTrackingMetrics()) {
-                    context.getMetrics().countOfRowsScanned.addAndGet(mine.countOfRowsScanned.get() - scanned);
-                    context.getMetrics().countOfRowsFiltered.addAndGet(mine.countOfRowsFiltered.get() - filtered);
-                }
-            }
+        private Cell cell(byte[] row, byte[] qualifier, byte[] value) {
+            return new KeyValue(row, family, qualifier, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, value);
         }
 
         @Override
@@ -302,7 +331,9 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
 
         @Override
         public boolean isFilterDone() throws IOException {
-            return exhausted || scanner.isFilterDone();
+            // Not "this region has no more rows": HBase reads a done filter with no results in the
+            // call as the end of the whole client scan, and the regions after this one would be dropped.
+            return scanner.isFilterDone();
         }
 
         @Override
