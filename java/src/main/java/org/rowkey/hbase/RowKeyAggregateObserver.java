@@ -3,6 +3,8 @@ package org.rowkey.hbase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -188,8 +190,8 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
         private final byte[] family;
         private final List<Cell> row = new ArrayList<>();
         /**
-         * Reads the rest of a row that a call's time limit cut in two: a row is folded whole, and a
-         * row's cells are few. Counts the rows it reads in the RPC's scan metrics as a timed call does.
+         * Reads the rest of a row that a call's time limit cut in two (a row is folded whole, and a
+         * row's cells are few), without a limit. Counts the rows it reads in the RPC's scan metrics.
          */
         private final ScannerContext restOfRow = ScannerContext.newBuilder().setTrackMetrics(true).build();
         private boolean exhausted;
@@ -264,18 +266,27 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             while (more) {
                 row.clear();
                 more = scanner.nextRaw(row, timed);
-                // The time limit may cut a row: its rest is read without one, since a row is folded whole.
-                boolean timeUp = row.isEmpty() || RowKeyScannerContexts.stoppedInsideRow(timed);
-                for (ScannerContext last = timed; more && RowKeyScannerContexts.stoppedInsideRow(last); last = restOfRow) {
-                    more = scanner.nextRaw(row, restOfRow);
+                if (row.isEmpty()) {
+                    break; // the region has no more rows, or the time limit passed over filtered ones
                 }
-                if (!row.isEmpty()) {
+                // The time limit may cut a row, which is folded whole: its rest is read without a limit.
+                // When the rest is filtered out, that call returns the next row instead, whole.
+                boolean cut = more && RowKeyScannerContexts.stoppedInsideRow(timed);
+                List<Cell> next = null;
+                if (cut) {
+                    next = new ArrayList<>();
+                    more = scanner.nextRaw(next, restOfRow);
+                    if (!next.isEmpty() && CellUtil.matchingRows(next.get(0), row.get(0))) {
+                        row.addAll(next);
+                        next = null;
+                    }
+                }
+                for (List<Cell> whole : next == null || next.isEmpty() ? Collections.singletonList(row) : Arrays.asList(row, next)) {
                     read++;
-                    lastRow = row.get(0);
-                    fold(row, keyLength, checks);
+                    lastRow = whole.get(0);
+                    fold(whole, keyLength, checks);
                 }
-                // A call returns no row while the region has more only when its time limit is reached.
-                if (timeUp || read >= request.rowBudget || checks.size() >= CHECK_BYTES_BUDGET
+                if (cut || read >= request.rowBudget || checks.size() >= CHECK_BYTES_BUDGET
                         || ((read & 255) == 0 && System.nanoTime() >= deadline)) {
                     break;
                 }
