@@ -10,14 +10,16 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use protobuf::EnumOrUnknown;
 
 use crate::error::{Error, Result};
+use crate::index::Catalog;
 use crate::limits;
 use crate::proto::rowkey::{
     aggregate_value, value::Kind as ValueKind, AggregateFunction, AggregateResult, AggregateRow, AggregateValue,
-    AggregationSpec, CellType, Column, ColumnList, TimeUnit, Value,
+    AggregationSpec, CellType, Column, ColumnList, IndexRowsOf, TimeUnit, Value,
 };
 use crate::schema::{check_version, Kind, Location, Schema};
 use crate::wire;
@@ -213,6 +215,8 @@ pub struct Aggregation {
     /// How each column's value is written.
     column_types: Vec<CellType>,
     max_groups: usize,
+    /// Set when the rows are an index's: only keys that index could have written are folded.
+    index_rows_of: Option<Arc<(Catalog, usize)>>,
 }
 
 impl Aggregation {
@@ -349,7 +353,12 @@ impl Aggregation {
             aggregates.push(Aggregate { function, input, label });
         }
         let group_width = groups.iter().map(GroupPart::width).sum();
+        let index_rows_of = match spec.index_rows_of.as_ref() {
+            None => None,
+            Some(of) => Some(Arc::new(index_rows_of(of, &schema)?)),
+        };
         Ok(Aggregation {
+            index_rows_of,
             key_length: schema.key_length(),
             groups,
             group_width,
@@ -358,6 +367,16 @@ impl Aggregation {
             column_types,
             max_groups,
         })
+    }
+
+    /// Whether `key` is a row of the rows folded: always, unless they are an index's and that index
+    /// could not have written it.
+    #[inline]
+    fn folds(&self, key: &[u8]) -> bool {
+        match self.index_rows_of.as_deref() {
+            None => true,
+            Some((catalog, index)) => catalog.indexes()[*index].wrote(catalog.schema(), key),
+        }
     }
 
     /// Bytes of one row in a fold batch: its key, then one slot per column.
@@ -383,6 +402,23 @@ impl Aggregation {
             .map(|a| a.label.as_str())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// The index an aggregation's rows come from, checked to be the one its schema describes.
+fn index_rows_of(of: &IndexRowsOf, schema: &Schema) -> Result<(Catalog, usize)> {
+    let spec = of.catalog.as_ref().ok_or_else(|| Error::Corrupt {
+        what: "aggregation",
+        detail: "the catalog of the index whose rows are folded is missing".into(),
+    })?;
+    let catalog = Catalog::from_parsed_spec(spec)?;
+    let index = of.index as usize;
+    match catalog.indexes().get(index) {
+        Some(i) if i.schema().key_length() == schema.key_length() => Ok((catalog, index)),
+        _ => Err(Error::Corrupt {
+            what: "aggregation",
+            detail: format!("index number {index} of its catalog is not an index of the aggregation's key length"),
+        }),
     }
 }
 
@@ -527,12 +563,15 @@ impl Aggregator {
             });
         }
         let key_length = self.aggregation.key_length;
-        if rows > 0 && self.aggregation.groups.is_empty() && self.aggregation.columns.is_empty() {
+        let every_row = self.aggregation.index_rows_of.is_none();
+        if rows > 0 && every_row && self.aggregation.groups.is_empty() && self.aggregation.columns.is_empty() {
             return self.fold_keys_ungrouped(batch, rows);
         }
         for row in batch.chunks_exact(stride.max(1)).take(rows) {
             let (key, cells) = row.split_at(key_length);
-            self.fold_row(key, cells)?;
+            if every_row || self.aggregation.folds(key) {
+                self.fold_row(key, cells)?;
+            }
         }
         Ok(())
     }

@@ -341,6 +341,15 @@ impl Index {
         Ok(key)
     }
 
+    /// Whether this index could have written the row `index_key` (its length and salt bytes are the
+    /// ones its data key gives): readers skip any other row of the index table, and so do folds.
+    pub fn wrote(&self, data: &Schema, index_key: &[u8]) -> bool {
+        if data.salt().is_none() && self.schema.salt().is_none() {
+            return index_key.len() == self.schema.key_length();
+        }
+        self.data_key(data, index_key).is_ok()
+    }
+
     /// The data keys of `count` index keys laid end to end in `index_keys`, laid end to end in
     /// the same order: a reader maps a whole batch of index rows with one call. Every key must
     /// have the index schema's length; the first that is refused fails the batch.

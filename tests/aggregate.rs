@@ -672,3 +672,84 @@ fn corrupt_partials_and_batches_are_refused() {
     let err = client.fold_batch(&[0; 10], 1).unwrap_err().to_string();
     assert!(err.contains("10 bytes are not 1 rows"), "{err}");
 }
+
+#[test]
+fn a_fold_of_index_rows_skips_rows_the_index_could_not_have_written() {
+    use common::messages::{boolean, int, named_value, string};
+    use hbase_rowkey::index::Catalog;
+    use hbase_rowkey::proto::rowkey::{IndexRowsOf, IndexSpec, IndexState, TableCatalog};
+    let data_spec = common::messages::seed_schema(4);
+    let mut index = IndexSpec::new();
+    index.name = "by_code".into();
+    index.fields = vec!["code".into()];
+    index.salt_buckets = 3;
+    index.state = IndexState::ACTIVE.into();
+    let mut catalog_spec = TableCatalog::new();
+    catalog_spec.schema = MessageField::some(data_spec);
+    catalog_spec.indexes = vec![index];
+    let catalog = Catalog::from_spec(&catalog_spec).unwrap();
+    let (data, by_code) = (catalog.schema(), &catalog.indexes()[0]);
+    let row = |n: i64| {
+        data.encode(&[
+            named_value("md5url", string(&format!("u{n}"))),
+            named_value("sitecode", string("s")),
+            named_value("status", int(0)),
+            named_value("code", int(200 + n)),
+            named_value("sdate", int(20161209)),
+            named_value("type", int(1)),
+            named_value("free", boolean(false)),
+            named_value("close", boolean(true)),
+            named_value("queue", int(n)),
+            named_value("scantype", int(0)),
+        ])
+        .unwrap()
+    };
+    let own: Vec<Vec<u8>> = (0..5).map(|n| by_code.index_key(data, &row(n)).unwrap()).collect();
+    let data_salt_at = by_code
+        .schema()
+        .field_index(hbase_rowkey::index::DATA_SALT_FIELD)
+        .unwrap();
+    let data_salt_at = by_code.schema().fields()[data_salt_at].location.offset();
+    let mut wrong_index_salt = own[0].clone();
+    wrong_index_salt[0] = (wrong_index_salt[0] + 1) % 3;
+    let mut wrong_data_salt = own[1].clone();
+    wrong_data_salt[data_salt_at] = (wrong_data_salt[data_salt_at] + 1) % 4;
+
+    let mut spec = AggregationSpec::new();
+    spec.schema = MessageField::some(by_code.schema().canonical_spec().clone());
+    let mut count = AggregateSpec::new();
+    count.function = AggregateFunction::COUNT.into();
+    spec.aggregates.push(count);
+    let mut of = IndexRowsOf::new();
+    of.catalog = MessageField::some(catalog_spec.clone());
+    of.index = 0;
+    spec.index_rows_of = MessageField::some(of);
+    let fold = |spec: &AggregationSpec| {
+        let mut aggregator = Aggregator::new(Aggregation::from_bytes(&spec.write_to_bytes().unwrap()).unwrap());
+        let batch: Vec<u8> = own
+            .iter()
+            .chain([&wrong_index_salt, &wrong_data_salt])
+            .flatten()
+            .copied()
+            .collect();
+        aggregator.fold_batch(&batch, own.len() + 2).unwrap();
+        answer_of(&aggregator.finish().unwrap())[0].1[0]
+    };
+    assert_eq!(fold(&spec), Some(Num::Int(5)), "the two foreign rows are not counted");
+    spec.index_rows_of = MessageField::none();
+    assert_eq!(
+        fold(&spec),
+        Some(Num::Int(7)),
+        "without the index, every row of the key length is"
+    );
+
+    let mut wrong = spec.clone();
+    let mut of = IndexRowsOf::new();
+    of.catalog = MessageField::some(catalog_spec);
+    of.index = 1;
+    wrong.index_rows_of = MessageField::some(of);
+    let err = Aggregation::from_bytes(&wrong.write_to_bytes().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("index number 1"), "{err}");
+}

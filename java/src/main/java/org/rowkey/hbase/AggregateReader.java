@@ -25,6 +25,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.AggregationSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexRowsOf;
 import org.rowkey.hbase.proto.RowKeyProtos.NumericCell;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
@@ -78,8 +79,11 @@ final class AggregateReader {
         AggregationSpec dataSpec = aggregation.toSpecFor(catalog.schema());
         boolean throughIndex = !plan.getIndex().isEmpty();
         int index = throughIndex ? catalog.indexNumber(plan.getIndex()) : -1;
+        // Through an index, the regions fold only rows the index could have written, as its readers do.
         AggregationSpec regionSpec = throughIndex
-                ? aggregation.toSpec(catalog.indexSchema(index), AggregateReader::asCovered) : dataSpec;
+                ? aggregation.toSpec(catalog.indexSchema(index), AggregateReader::asCovered).toBuilder()
+                        .setIndexRowsOf(IndexRowsOf.newBuilder().setCatalog(catalog.spec()).setIndex(index)).build()
+                : dataSpec;
         AggregateRequest.Builder request = AggregateRequest.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setAggregation(regionSpec).setIndexRows(throughIndex).setCheckEveryRow(checksEveryRow(plan))
                 .setRowBudget(aggregation.rowBudget()).setTimeBudgetMs(aggregation.timeBudgetMs());
@@ -156,7 +160,8 @@ final class AggregateReader {
 
     /**
      * Folds the data rows of index keys the regions did not trust (each read once; an index row whose
-     * data row does not exist is not a row), then forgets the keys. Returns how many were checked.
+     * data row does not exist is not a row, nor one the index could not have written), then forgets
+     * the keys. Returns how many were checked.
      */
     private int checkDataRows(int index, List<byte[]> indexKeys, FoldBatch into) throws IOException {
         if (indexKeys.isEmpty()) {
@@ -165,6 +170,9 @@ final class AggregateReader {
         byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
         List<Get> gets = new ArrayList<>(dataKeys.length);
         for (byte[] key : dataKeys) {
+            if (key == null) {
+                continue; // a row put into the index table by hand (Catalog.dataKeyOrNull)
+            }
             Get get = new Get(key);
             if (aggregation.cells().isEmpty()) {
                 get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
