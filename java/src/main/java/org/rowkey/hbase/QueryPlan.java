@@ -52,6 +52,11 @@ final class QueryPlan {
         return new QueryPlan(connection, table, catalog, query, null, plan);
     }
 
+    /** Whether the plan reads an index table (joins read key streams, mostly indexes'). */
+    boolean readsIndex() {
+        return joins != null || !single.getIndex().isEmpty();
+    }
+
     /** The rows of the query, read as planned. */
     ResultScanner open() throws IOException {
         if (joins != null) {

@@ -59,23 +59,64 @@ public final class RowKeyTable {
 
     private final Connection connection;
     private final TableName name;
-    /** Replaced by {@link #addIndex} and {@link #dropIndex}. */
-    private volatile Catalog catalog;
-    /**
-     * Whether an index row alone may answer (covered and key-only queries): not when a data family
-     * has a TTL, since an index row may outlive the cells it stands for.
-     */
-    private final boolean indexAloneAnswers;
-    /** The data table's families: an index covering them all answers a query of every column. */
-    private final List<ByteString> families;
+    /** Replaced by {@link #addIndex}, {@link #dropIndex}, and when the descriptor is found changed. */
+    private volatile Described described;
 
-    private RowKeyTable(Connection connection, TableName name, Catalog catalog, boolean indexAloneAnswers,
-            List<ByteString> families) {
+    private RowKeyTable(Connection connection, TableName name, Described described) {
         this.connection = connection;
         this.name = name;
-        this.catalog = catalog;
-        this.indexAloneAnswers = indexAloneAnswers;
-        this.families = families;
+        this.described = described;
+    }
+
+    /**
+     * What the data table's descriptor says: read by {@link #open}, and read again before every read
+     * of an index, since another client may have dropped or replaced the index, or set a TTL, since.
+     */
+    private static final class Described {
+        final Catalog catalog;
+        /**
+         * Whether an index row alone may answer (covered and key-only queries, VERIFIED rows folded
+         * by aggregates): not when a data family has a TTL, since an index row may outlive the cells
+         * it stands for.
+         */
+        final boolean indexAloneAnswers;
+        /** The data table's families: an index covering them all answers a query of every column. */
+        final List<ByteString> families;
+
+        Described(Catalog catalog, boolean indexAloneAnswers, List<ByteString> families) {
+            this.catalog = catalog;
+            this.indexAloneAnswers = indexAloneAnswers;
+            this.families = families;
+        }
+
+        static Described of(TableName name, TableDescriptor descriptor) {
+            byte[] bytes = descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+            if (bytes == null) {
+                throw new IllegalArgumentException("table " + name + " has no hbase-rowkey catalog ("
+                        + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
+            }
+            boolean noTtl = true;
+            List<ByteString> families = new ArrayList<>();
+            for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+                noTtl &= family.getTimeToLive() == HConstants.FOREVER;
+                families.add(ByteString.copyFrom(family.getName()));
+            }
+            try {
+                return new Described(Catalog.parse(bytes), noTtl, families);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
+                        + e.getMessage(), e);
+            }
+        }
+
+        Described with(Catalog changed) {
+            return new Described(changed, indexAloneAnswers, families);
+        }
+
+        boolean sameAs(Described other) {
+            return indexAloneAnswers == other.indexAloneAnswers && families.equals(other.families)
+                    && catalog.spec().equals(other.catalog.spec());
+        }
     }
 
     /** The table of index {@code index} of data table {@code table}. */
@@ -194,26 +235,8 @@ public final class RowKeyTable {
     public static RowKeyTable open(Connection connection, TableName name) throws IOException {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(name, "table name");
-        TableDescriptor descriptor;
         try (Admin admin = connection.getAdmin()) {
-            descriptor = admin.getDescriptor(name);
-        }
-        byte[] bytes = descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
-        if (bytes == null) {
-            throw new IllegalArgumentException("table " + name + " has no hbase-rowkey catalog ("
-                    + Catalog.DESCRIPTOR_KEY + "): it was not created with RowKeyTable.create");
-        }
-        boolean noTtl = true;
-        List<ByteString> families = new ArrayList<>();
-        for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
-            noTtl &= family.getTimeToLive() == HConstants.FOREVER;
-            families.add(ByteString.copyFrom(family.getName()));
-        }
-        try {
-            return new RowKeyTable(connection, name, Catalog.parse(bytes), noTtl, families);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("table " + name + ": its hbase-rowkey catalog is unreadable: "
-                    + e.getMessage(), e);
+            return new RowKeyTable(connection, name, Described.of(name, admin.getDescriptor(name)));
         }
     }
 
@@ -236,6 +259,7 @@ public final class RowKeyTable {
             throw new IllegalStateException("addIndex runs a MapReduce job: it needs hbase-mapreduce (the HBase version's"
                     + " org.apache.hbase:hbase-mapreduce) on the class path; nothing was changed", e);
         }
+        Catalog catalog = described.catalog;
         Catalog building = Catalog.parse(catalog.spec().toBuilder().addIndexes(index.toSpec(IndexState.BUILDING)).build()
                 .toByteArray());
         int number = building.indexNumber(index.name());
@@ -244,12 +268,12 @@ public final class RowKeyTable {
             checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
             createIndexTable(admin, name, building.indexes().get(number));
             storeCatalog(admin, data, building);
-            catalog = building;
+            described = described.with(building);
             IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
             IndexSpec active = building.indexes().get(number).toBuilder().setState(IndexState.ACTIVE).build();
             Catalog ready = Catalog.parse(building.spec().toBuilder().setIndexes(number, active).build().toByteArray());
             storeCatalog(admin, admin.getDescriptor(name), ready);
-            catalog = ready;
+            described = described.with(ready);
         }
     }
 
@@ -269,6 +293,7 @@ public final class RowKeyTable {
      * @throws IllegalArgumentException when the table has no index of that name
      */
     public void dropIndex(String index) throws IOException {
+        Catalog catalog = described.catalog;
         int number = catalog.indexNumber(Objects.requireNonNull(index, "index"));
         if (number < 0) {
             throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
@@ -278,7 +303,7 @@ public final class RowKeyTable {
         Catalog marked = Catalog.parse(catalog.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
         try (Admin admin = connection.getAdmin()) {
             storeCatalog(admin, admin.getDescriptor(name), marked);
-            catalog = marked;
+            described = described.with(marked);
             TableName table = indexTableName(name, index);
             if (admin.tableExists(table)) {
                 if (admin.isTableEnabled(table)) {
@@ -288,20 +313,25 @@ public final class RowKeyTable {
             }
             Catalog without = Catalog.parse(marked.spec().toBuilder().removeIndexes(number).build().toByteArray());
             storeCatalog(admin, admin.getDescriptor(name), without);
-            catalog = without;
+            described = described.with(without);
         }
     }
 
     /**
-     * Reads the catalog again from the data table's descriptor: after an index this object still
-     * knew was dropped by another client.
+     * The data table's descriptor read again (one call to the master), kept when it changed: before
+     * a read of an index, and after a table a plan read was found gone. Returns {@code known} when
+     * nothing that plans depend on changed.
      */
-    private Catalog reloadCatalog() throws IOException {
+    private Described reread(Described known) throws IOException {
+        Described now;
         try (Admin admin = connection.getAdmin()) {
-            byte[] bytes = admin.getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
-            catalog = Catalog.parse(bytes);
-            return catalog;
+            now = Described.of(name, admin.getDescriptor(name));
         }
+        if (now.sameAs(known)) {
+            return known;
+        }
+        described = now;
+        return now;
     }
 
     /** Stores a catalog in the data table's descriptor (its regions reopen with it). */
@@ -337,13 +367,13 @@ public final class RowKeyTable {
 
     /** The data table's schema. */
     public RowKeySchema schema() {
-        return catalog.schema();
+        return described.catalog.schema();
     }
 
     /** The names of the table's indexes. */
     public List<String> indexNames() {
         List<String> names = new ArrayList<>();
-        for (IndexSpec index : catalog.indexes()) {
+        for (IndexSpec index : described.catalog.indexes()) {
             names.add(index.getName());
         }
         return names;
@@ -374,7 +404,7 @@ public final class RowKeyTable {
      * range after another.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
-        return new Replanning(query, catalog);
+        return new Replanning(query, described);
     }
 
     /**
@@ -384,15 +414,20 @@ public final class RowKeyTable {
      */
     private final class Replanning implements ResultScanner {
         private final RowKeyQuery query;
-        private final Catalog planned;
+        private Described planned;
         private ResultScanner scanner;
         private boolean returned;
         private boolean replanned;
 
-        Replanning(RowKeyQuery query, Catalog planned) throws IOException {
+        Replanning(RowKeyQuery query, Described known) throws IOException {
             this.query = query;
-            this.planned = planned;
-            this.scanner = scan(query, planned);
+            this.scanner = open(known);
+        }
+
+        private ResultScanner open(Described known) throws IOException {
+            QueryPlan plan = plan(query, known, false);
+            planned = plan.readsIndex() ? reread(known) : known;
+            return planned == known ? plan.open() : plan(query, planned, false).open();
         }
 
         @Override
@@ -405,13 +440,13 @@ public final class RowKeyTable {
                 if (returned || replanned || !tableGone(e)) {
                     throw e;
                 }
-                Catalog fresh = reloadCatalog();
-                if (fresh.spec().equals(planned.spec())) {
+                Described fresh = reread(planned);
+                if (fresh == planned) {
                     throw e;
                 }
                 replanned = true;
                 scanner.close();
-                scanner = scan(query, fresh);
+                scanner = open(fresh);
                 return next();
             }
         }
@@ -441,29 +476,29 @@ public final class RowKeyTable {
         return false;
     }
 
-    private ResultScanner scan(RowKeyQuery query, Catalog current) throws IOException {
-        return plan(query, current, false).open();
-    }
-
     /**
      * The one plan of {@code query}: joins of key streams for the queries only they answer, the
      * relay the single plan carries where several streams fix the query and it would read an uncovered
      * index, else the single plan that reads the fewest rows; its explain text only when it is
      * {@code toShow}.
      */
-    private QueryPlan plan(RowKeyQuery query, Catalog current, boolean toShow) {
+    private QueryPlan plan(RowKeyQuery query, Described known, boolean toShow) {
+        Catalog current = known.catalog;
         if (isJoin(query)) {
             checkSchema(query, current);
             return QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query, toShow));
         }
-        TablePlan single = tablePlan(query, current, query.columns(), query.isKeysOnly(), toShow, true);
+        TablePlan single = tablePlan(query, known, query.columns(), query.isKeysOnly(), toShow, true);
         return single.hasRelay() ? QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query,
                 single.getRelay())) : QueryPlan.single(connection, name, current, query, single);
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
-    public String explain(RowKeyQuery query) {
-        return plan(query, catalog, true).explain();
+    public String explain(RowKeyQuery query) throws IOException {
+        Described known = described;
+        QueryPlan plan = plan(query, known, true);
+        Described now = plan.readsIndex() ? reread(known) : known;
+        return (now == known ? plan : plan(query, now, true)).explain();
     }
 
     /**
@@ -483,15 +518,35 @@ public final class RowKeyTable {
      *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, a cell that is not a number)
      */
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
-        Catalog current = catalog;
-        return new AggregateReader(connection, name, current, aggregatePlan(query, aggregation, current, false), query, aggregation)
-                .run();
+        Described known = described;
+        TablePlan plan = aggregatePlan(query, aggregation, known, false);
+        Described planned = plan.getIndex().isEmpty() ? known : reread(known);
+        if (planned != known) {
+            plan = aggregatePlan(query, aggregation, planned, false);
+        }
+        try {
+            return new AggregateReader(connection, name, planned.catalog, plan, query, aggregation).run();
+        } catch (IOException e) {
+            // An index another client dropped since: the answer is read again from the fresh plan,
+            // from the start (an aggregate returns nothing before it ends).
+            Described fresh = tableGone(e) ? reread(planned) : planned;
+            if (fresh == planned) {
+                throw e;
+            }
+            return new AggregateReader(connection, name, fresh.catalog, aggregatePlan(query, aggregation, fresh, false), query,
+                    aggregation).run();
+        }
     }
 
     /** Where each part of {@link #aggregate} runs: the ranges or index read and its filter, what the regions fold, what the client does. */
-    public String explain(RowKeyQuery query, Aggregation aggregation) {
-        Catalog current = catalog;
-        TablePlan plan = aggregatePlan(query, aggregation, current, true);
+    public String explain(RowKeyQuery query, Aggregation aggregation) throws IOException {
+        Described known = described;
+        TablePlan plan = aggregatePlan(query, aggregation, known, true);
+        Described now = plan.getIndex().isEmpty() ? known : reread(known);
+        if (now != known) {
+            plan = aggregatePlan(query, aggregation, now, true);
+        }
+        Catalog current = now.catalog;
         StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
                 .append(plan.getExplain()).append('\n');
         s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
@@ -526,19 +581,19 @@ public final class RowKeyTable {
         return s.toString();
     }
 
-    private TablePlan aggregatePlan(RowKeyQuery query, Aggregation aggregation, Catalog catalog, boolean toShow) {
+    private TablePlan aggregatePlan(RowKeyQuery query, Aggregation aggregation, Described known, boolean toShow) {
         Objects.requireNonNull(aggregation, "aggregation");
         if (isJoin(query)) {
             throw new IllegalArgumentException("aggregate: " + query + " is answered by joins of key streams (anyOf, a limit,"
                     + " reversed or leapfrog), which are not aggregated in the regions; limit and order the aggregation instead");
         }
-        aggregation.toSpecFor(catalog.schema());
+        aggregation.toSpecFor(known.catalog.schema());
         List<Column> columns = new ArrayList<>();
         for (Aggregation.Cell c : aggregation.cells()) {
             columns.add(Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(c.family))
                     .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
         }
-        return tablePlan(query, catalog, columns, columns.isEmpty(), toShow, false);
+        return tablePlan(query, known, columns, columns.isEmpty(), toShow, false);
     }
 
     /**
@@ -567,19 +622,19 @@ public final class RowKeyTable {
      * larger stream, and a relay's reads follow the smaller, whichever it is. A plan of the data table
      * (its ranges may be narrower than any stream), a covered one and a hinted one have none.
      */
-    private TablePlan tablePlan(RowKeyQuery query, Catalog catalog, List<Column> columns, boolean keysOnly, boolean toShow,
+    private TablePlan tablePlan(RowKeyQuery query, Described known, List<Column> columns, boolean keysOnly, boolean toShow,
             boolean relayStreams) {
-        checkSchema(query, catalog);
+        checkSchema(query, known.catalog);
         TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
                 .setPredicate(query.toPredicateSpec())
                 .setMaxRanges(query.maxRanges()).setNoExplain(!toShow).setRelayStreams(relayStreams);
-        if (indexAloneAnswers) {
-            request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(families);
+        if (known.indexAloneAnswers) {
+            request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(known.families);
         }
         if (query.indexHint() != null) {
             request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
         }
-        return catalog.plan(request.build());
+        return known.catalog.plan(request.build());
     }
 
     @Override

@@ -129,10 +129,9 @@ class IndexBackfillIT extends HBaseMiniClusterBase {
         try (Table t = connection().getTable(name)) {
             t.put(new Put(key(99_999)).addColumn(F, Q, Bytes.toBytes(1)));
         }
-        // A RowKeyTable opened before the drop plans the index, meets its missing table, reads the
-        // catalog again and answers from the data table: never rows of an index no longer maintained.
+        // A RowKeyTable opened before the drop plans the index, reads the catalog again before it reads
+        // an index, and answers from the data table: never rows of an index no longer maintained.
         RowKeyQuery byGroup = RowKeyQuery.on(schema).eq("group", 1).between("day", 3, 20);
-        assertTrue(reopened.explain(byGroup).contains("INDEX by_group_day"), "the stale object still plans the index");
         assertEquals(keys(dropped.scan(RowKeyQuery.on(schema).eq("group", 1).between("day", 3, 20).noIndex())),
                 keys(reopened.scan(byGroup)));
         assertFalse(reopened.explain(byGroup).contains("by_group_day"), "it has read the catalog again");
