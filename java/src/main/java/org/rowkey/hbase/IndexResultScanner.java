@@ -115,7 +115,11 @@ final class IndexResultScanner implements ResultScanner {
         List<Get> gets = new ArrayList<>();
         for (Entry entry : batch) {
             if (entry.fromIndex == null) {
-                gets.add(new Get(entry.dataKey)); // the whole row: it may be needed to repair the entry
+                Get get = new Get(entry.dataKey); // the whole row: it may be needed to repair the entry
+                if (!entry.verified) {
+                    get.setAttribute(IndexRowFormat.IN_FLIGHT_PROBE, new byte[] {1});
+                }
+                gets.add(get);
             }
         }
         dataRowsRead += gets.size();
@@ -241,13 +245,18 @@ final class IndexResultScanner implements ResultScanner {
             if (entry.fromIndex != null) {
                 answer = entry.fromIndex == NO_ROW ? null : entry.fromIndex;
             } else {
-                Result row = rows[next++];
+                Result probed = rows[next++];
+                // A row with a write in flight is answered as read, and its index row left to that write.
+                boolean settled = !IndexRowFormat.inFlight(probed);
+                Result row = IndexRowFormat.withoutInFlightMarker(probed);
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
-                    repair().staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
+                    if (settled) {
+                        repair().staleMark(entry.row.getRow(), entry.status).ifPresent(repairs::add);
+                    }
                     continue;
                 }
-                if (!entry.verified) {
+                if (!entry.verified && settled) {
                     repair().repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
                 }
                 answer = entries.selected(row);

@@ -51,6 +51,14 @@ final class IndexRowFormat {
      */
     static final byte[] STALE = {3};
     /**
+     * The first byte of the status of an index row whose data row has cells with a TTL of their own
+     * ({@code Mutation.setTTL}); 8 more bytes say when it was written, as {@link #unverified}'s.
+     * Such a row can change by expiry alone, which no write tells the index, so it is never
+     * trusted nor repaired: readers read its data row every time, and mark it STALE, like an
+     * UNVERIFIED row, once that row is gone and the grace period has passed.
+     */
+    static final byte EXPIRING = 4;
+    /**
      * The timestamp of index rows a job builds from a data table (backfill, bulk load): older than
      * every write of the coprocessor, so a live write of the row always wins over the job's copy.
      */
@@ -98,6 +106,41 @@ final class IndexRowFormat {
         return Bytes.add(unverified(stamp), Bytes.toBytes(loadTimestampMillis));
     }
 
+    /**
+     * The attribute of a reader's Get of a data row it may repair an index row from: the data
+     * region adds a marker cell ({@link #IN_FLIGHT_QUALIFIER}, last) when a write of the row is
+     * between its index marks and its post step. Such a row is not repaired from what the Get read:
+     * the write may land after it, and a repair would replace the mark its lost post step leaves.
+     */
+    static final String IN_FLIGHT_PROBE = "rowkey.inflight";
+    /** The qualifier of the in-flight marker cell: a NUL first, which no column of this library's tables uses. */
+    static final byte[] IN_FLIGHT_QUALIFIER = Bytes.toBytes("\u0000rowkey.inflight");
+
+    /** Whether a data row read with {@link #IN_FLIGHT_PROBE} has a write in flight. */
+    static boolean inFlight(Result probed) {
+        Cell[] cells = probed.rawCells();
+        return cells != null && cells.length > 0 && CellUtil.matchingQualifier(cells[cells.length - 1], IN_FLIGHT_QUALIFIER);
+    }
+
+    /** A data row read with {@link #IN_FLIGHT_PROBE}, without the marker cell. */
+    static Result withoutInFlightMarker(Result probed) {
+        if (!inFlight(probed)) {
+            return probed;
+        }
+        Cell[] cells = probed.rawCells();
+        return Result.create(java.util.Arrays.copyOf(cells, cells.length - 1));
+    }
+
+    /** An {@link #EXPIRING} status written at index timestamp {@code stamp}. */
+    static byte[] expiring(long stamp) {
+        return Bytes.add(new byte[] {EXPIRING}, Bytes.toBytes(stamp));
+    }
+
+    /** Whether {@code status} (null: none) is an {@link #EXPIRING} one. */
+    static boolean isExpiring(byte[] status) {
+        return status != null && status.length > 0 && status[0] == EXPIRING;
+    }
+
     /** The load timestamp of a status written during a bulk load, or -1 for any other status. */
     static long loadOf(byte[] status) {
         return status != null && status.length == 1 + 2 * Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
@@ -105,11 +148,11 @@ final class IndexRowFormat {
     }
 
     /**
-     * When an UNVERIFIED status was written, in milliseconds since the epoch, or -1 when it does not
-     * say (or is not UNVERIFIED, or was written during a bulk load).
+     * When an UNVERIFIED or {@link #EXPIRING} status was written, in milliseconds since the epoch, or
+     * -1 when it does not say (or is another status, or was written during a bulk load).
      */
     static long unverifiedSince(byte[] status) {
-        return status != null && status.length == 1 + Bytes.SIZEOF_LONG && status[0] == UNVERIFIED
+        return status != null && status.length == 1 + Bytes.SIZEOF_LONG && (status[0] == UNVERIFIED || status[0] == EXPIRING)
                 ? Bytes.toLong(status, 1) / 1_000 : -1;
     }
 

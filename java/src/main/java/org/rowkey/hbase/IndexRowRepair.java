@@ -13,7 +13,8 @@ import org.apache.hadoop.hbase.client.Result;
 /**
  * What a reader does with an UNVERIFIED index row of one index it met (docs/indexes.md), shared by
  * {@link IndexResultScanner} and {@link JoinScanner}: when the data row exists, rewrites the index
- * row as its copy, VERIFIED ({@link #repair}); when it does not, marks the index row STALE once it
+ * row as its copy, VERIFIED ({@link #repair}; never an {@link IndexRowFormat#EXPIRING} one); when it
+ * does not, marks the index row STALE once it
  * is older than the grace period ({@value #STALE_GRACE_KEY}, default one hour: a write in flight is
  * never touched), so that later readers skip it without reading the data table. Both only while the
  * status is still the one read: a write of the row since then has replaced it with its own.
@@ -58,8 +59,9 @@ final class IndexRowRepair {
      * no timestamp to repair at and is left to the next write.
      */
     Optional<CheckAndMutate> repair(byte[] row, Cell status, Result dataRow) {
-        if (status == null || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
-            return Optional.empty();
+        if (status == null || IndexRowFormat.isExpiring(CellUtil.cloneValue(status))
+                || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
+            return Optional.empty(); // an EXPIRING row is never trusted: its data row may expire unseen
         }
         return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
                 IndexRowFormat.wholeRow(row, status.getTimestamp(), IndexRowFormat.VERIFIED, coverage, dataRow)));

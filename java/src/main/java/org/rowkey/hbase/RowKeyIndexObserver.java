@@ -19,11 +19,15 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.TagType;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -172,6 +176,19 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
+     * Tells a reader that probes a row ({@link IndexRowFormat#IN_FLIGHT_PROBE}) whether a write of
+     * it is between its index marks and its post step, by a marker cell after the row's cells: such a
+     * row is not repaired from what the reader read (docs/indexes.md, "Read repair").
+     */
+    @Override
+    public void postGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result) {
+        if (get.getAttribute(IndexRowFormat.IN_FLIGHT_PROBE) != null && inFlight.containsKey(ByteBuffer.wrap(get.getRow()))) {
+            result.add(new KeyValue(get.getRow(), c.getEnvironment().getRegion().getTableDescriptor().getColumnFamilies()[0]
+                    .getName(), IndexRowFormat.IN_FLIGHT_QUALIFIER, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put));
+        }
+    }
+
+    /**
      * A connection that gives up within the write timeout: a handler waits for its index writes.
      * The server's settings are copied entry by entry: {@code new Configuration(c)} of the region's
      * configuration (a wrapper that keeps its values elsewhere) keeps none of them on HBase 2.4,
@@ -220,12 +237,17 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 return;
             }
             Map<ByteBuffer, byte[][]> rows = new java.util.LinkedHashMap<>();
+            java.util.Set<ByteBuffer> withTtl = new java.util.HashSet<>();
             for (int op = 0; op < batch.size(); op++) {
                 if (batch.getOperationStatus(op).getOperationStatusCode() != HConstants.OperationStatusCode.NOT_RUN) {
                     continue;
                 }
-                byte[] row = batch.getOperation(op).getRow();
+                Mutation mutation = batch.getOperation(op);
+                byte[] row = mutation.getRow();
                 ByteBuffer key = ByteBuffer.wrap(row);
+                if (mutation.getTTL() != Long.MAX_VALUE) {
+                    withTtl.add(key);
+                }
                 if (row.length != catalog.schema().keyLength() || rows.containsKey(key)) {
                     continue; // not a key of the schema (no query can match it, no index holds it), or seen
                 }
@@ -252,9 +274,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 // does not see it in flight took its stamp before this one (IndexClock).
                 long stamp = clock.next(row.getKey());
                 byte[][] indexKeys = row.getValue();
+                // A write of cells with a TTL leaves a row no reader may repair: it may expire unseen.
+                byte[] mark = withTtl.contains(row.getKey()) ? IndexRowFormat.expiring(stamp) : unverified(stamp);
                 for (int i = 0; i < indexKeys.length; i++) {
                     perIndex.get(i).add(new Put(indexKeys[i]).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, stamp,
-                            unverified(stamp)));
+                            mark));
                 }
             }
             writeIndexes(perIndex, true);
@@ -305,7 +329,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     if (now.isEmpty() && settled && !loading()) {
                         m = new Delete(indexKeys[i], stamp);
                     } else {
-                        byte[] status = settled && !loading() ? IndexRowFormat.VERIFIED : unverified(stamp);
+                        byte[] status = expires(now) ? IndexRowFormat.expiring(stamp)
+                                : settled && !loading() ? IndexRowFormat.VERIFIED : unverified(stamp);
                         m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
                     }
                     // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
@@ -316,6 +341,20 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         } catch (Throwable t) {
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
+    }
+
+    /**
+     * Whether a row read back has a cell with a TTL of its own: the row may then change by expiry
+     * alone, so its index rows are {@link IndexRowFormat#EXPIRING}. (The cells read are its covered
+     * ones, or its first: while a cell without a TTL is read, the row exists at least as long.)
+     */
+    private static boolean expires(Result row) {
+        for (Cell cell : row.rawCells()) {
+            if (PrivateCellUtil.getTag(cell, TagType.TTL_TAG_TYPE).isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean loading() {
