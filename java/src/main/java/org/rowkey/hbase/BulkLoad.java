@@ -541,7 +541,11 @@ public final class BulkLoad extends Configured implements Tool {
                 covered.add(catalog.coverage(i));
             }
             indexStamp = IndexRowFormat.loadStamp(timestamp);
-            unverified = IndexRowFormat.unverified(indexStamp);
+            // Marked as written during this load, as the live writes in its window are: a reader
+            // repairs the row only from a data row holding the load's cells. Copied from the data
+            // row as it was before the data step, the repair (a newer sequence id than step 1's
+            // file, and step 3 replaces only the status) would outlive the loaded values.
+            unverified = IndexRowFormat.unverifiedDuringLoad(indexStamp, timestamp);
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
         }
