@@ -1,5 +1,7 @@
 package org.rowkey.hbase;
 
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.Constructor;
@@ -9,10 +11,11 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
@@ -43,6 +46,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
+import org.apache.hadoop.io.Writable;
+import org.apache.hadoop.io.WritableUtils;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobContext;
 import org.apache.hadoop.mapreduce.Reducer;
@@ -95,6 +100,8 @@ public final class BulkLoad extends Configured implements Tool {
     private static final String FORMAT = "rowkey.bulkload.format";
     private static final String TIMESTAMP = "rowkey.bulkload.timestamp";
     private static final String DATA_TABLE = "rowkey.bulkload.table";
+    /** The load's input files in load order, one a line: a mapper's file's place among them. */
+    private static final String INPUT_FILES = "rowkey.bulkload.input.files";
     /** HFileOutputFormat2's list of the tables it may write (package-private there). */
     private static final String OUTPUT_TABLES = "hbase.mapreduce.hfileoutputformat.table.name";
     private static final String REJECTS = "rejects";
@@ -111,11 +118,12 @@ public final class BulkLoad extends Configured implements Tool {
     /** The suffix of the pseudo table whose HFiles hold an index's VERIFIED statuses (step 3). */
     private static final String VERIFIED_SUFFIX = ".verified";
 
-    /** Counters of the job. */
-    public enum Counter { ROWS, REJECTED, BLANK_LINES }
+    /** Counters of the job. REPLACED: lines whose row a later line of the same key replaced. */
+    public enum Counter { ROWS, REJECTED, BLANK_LINES, REPLACED }
 
-    /** What the last {@link #run} did: rows written, lines rejected, and where the rejects are. */
+    /** What the last {@link #run} did: lines written as rows, of them replaced, lines rejected, and where the rejects are. */
     private long rows;
+    private long replaced;
     private long rejected;
     private Path rejectsDir;
 
@@ -125,6 +133,10 @@ public final class BulkLoad extends Configured implements Tool {
 
     long rows() {
         return rows;
+    }
+
+    long replaced() {
+        return replaced;
     }
 
     long rejected() {
@@ -154,6 +166,7 @@ public final class BulkLoad extends Configured implements Tool {
                     + " would not replace the UNVERIFIED statuses (docs/bulk-load.md)");
         }
         PrintStream out = System.err;
+        List<Path> inputFiles = InputRecords.files(o.inputs, conf);
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(o.table);
             byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
@@ -201,19 +214,17 @@ public final class BulkLoad extends Configured implements Tool {
                         List<TableName> tables = new ArrayList<>();
                         tables.add(o.table);
                         tables.addAll(indexTables);
-                        List<Path> inputs = new ArrayList<>();
-                        for (String input : o.inputs) {
-                            inputs.add(new Path(input));
-                        }
-                        SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
+                        SplitSampler.split(connection, tables, catalog, mapping, o.format, inputFiles, o.splitRegions, conf, out);
                     }
-                    Job job = job(conf, connection, o, timestamp, catalog, data, indexTables, hfiles);
+                    Job job = job(conf, connection, o, inputFiles, timestamp, catalog, data, indexTables, hfiles);
                     runWithProgress(job, o.quiet ? null : out);
                     rows = job.getCounters().findCounter(Counter.ROWS).getValue();
+                    replaced = job.getCounters().findCounter(Counter.REPLACED).getValue();
                     rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
                     moveRejects(fs, hfiles, rejectsDir);
-                    out.printf(Locale.ROOT, "%,d rows written as HFiles for %s and %d index table(s); %,d line(s) rejected%s%n",
-                            rows, o.table, indexTables.size(), rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
+                    out.printf(Locale.ROOT, "%,d line(s) written as rows of %s and %d index table(s), %,d of them replaced by a later"
+                            + " line of the same key; %,d line(s) rejected%s%n", rows, o.table, indexTables.size(), replaced,
+                            rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
                     if (rejected > o.maxRejects) {
                         fs.delete(hfiles, true);
                         out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
@@ -338,8 +349,8 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /** The job writing every table's HFiles into {@code hfiles}. */
-    private static Job job(Configuration conf, Connection connection, Options o, long timestamp, Catalog catalog, TableDescriptor data,
-            List<TableName> indexTables, Path hfiles) throws IOException {
+    private static Job job(Configuration conf, Connection connection, Options o, List<Path> inputFiles, long timestamp,
+            Catalog catalog, TableDescriptor data, List<TableName> indexTables, Path hfiles) throws IOException {
         Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey bulk load into " + o.table);
         Configuration jc = job.getConfiguration();
         jc.set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
@@ -361,12 +372,14 @@ public final class BulkLoad extends Configured implements Tool {
         }
         job.setJarByClass(BulkLoad.class);
         job.setInputFormatClass(WholeFileLines.class);
-        for (String input : o.inputs) {
-            FileInputFormat.addInputPath(job, new Path(input));
+        FileInputFormat.setInputPaths(job, inputFiles.toArray(new Path[0]));
+        List<String> fileNames = new ArrayList<>();
+        for (Path file : inputFiles) {
+            fileNames.add(file.toString());
         }
+        jc.set(INPUT_FILES, String.join("\n", fileNames));
         job.setMapperClass(LineMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        job.setMapOutputValueClass(KeyValue.class);
         List<Object> tables = new ArrayList<>();
         tables.add(tableInfo(data, connection.getRegionLocator(o.table)));
         try (Admin admin = connection.getAdmin()) {
@@ -375,6 +388,8 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         configureIncrementalLoad(job, tables);
+        // Set after configureIncrementalLoad, which knows no reducer for it: ours is set here.
+        job.setMapOutputValueClass(LineCell.class);
         job.setReducerClass(RowReducer.class);
         // The verify step's HFiles go to pseudo tables of their own (an output directory each).
         List<String> outputs = new ArrayList<>(Arrays.asList(jc.get(OUTPUT_TABLES).split(";")));
@@ -504,11 +519,65 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
-     * covered cells) out: cells, not Puts, which cost far more to serialize through the shuffle. A line that
-     * cannot be loaded goes to the rejects output: file, line number, reason, the line.
+     * A cell of the row one input line makes, with the line's place in the load: its file's place
+     * among the load's input files and its line number. Of the lines of one key the last by that
+     * place makes the row, in the data table and in every index alike, whatever order the shuffle
+     * brings their cells in.
      */
-    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, KeyValue> {
+    public static final class LineCell implements Writable {
+        private int file;
+        private long line;
+        private KeyValue cell;
+
+        public LineCell() {}
+
+        LineCell set(int file, long line, KeyValue cell) {
+            this.file = file;
+            this.line = line;
+            this.cell = cell;
+            return this;
+        }
+
+        /** Whether this cell's line comes after {@code other}'s in the load. */
+        boolean after(LineCell other) {
+            return file != other.file ? file > other.file : line > other.line;
+        }
+
+        boolean sameLine(LineCell other) {
+            return file == other.file && line == other.line;
+        }
+
+        /** The line's place, as text. */
+        String place() {
+            return file + ":" + line;
+        }
+
+        @Override
+        public void write(DataOutput out) throws IOException {
+            WritableUtils.writeVInt(out, file);
+            WritableUtils.writeVLong(out, line);
+            out.writeInt(cell.getLength());
+            out.write(cell.getBuffer(), cell.getOffset(), cell.getLength());
+        }
+
+        /** Reads into a new cell (the reducer keeps the cells of a row while the object is reused). */
+        @Override
+        public void readFields(DataInput in) throws IOException {
+            file = WritableUtils.readVInt(in);
+            line = WritableUtils.readVLong(in);
+            byte[] bytes = new byte[in.readInt()];
+            in.readFully(bytes);
+            cell = new KeyValue(bytes, 0, bytes.length);
+        }
+    }
+
+    /**
+     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
+     * covered cells) out, each with the line's place in the load: cells, not Puts, which cost far
+     * more to serialize through the shuffle. A line that cannot be loaded goes to the rejects
+     * output: file, line number, reason, the line.
+     */
+    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, LineCell> {
         private Catalog catalog;
         private LoadMapping mapping;
         private Format format;
@@ -519,9 +588,12 @@ public final class BulkLoad extends Configured implements Tool {
         /** The index timestamp of the load's index rows (see {@link IndexRowFormat#loadStamp}) and their UNVERIFIED status. */
         private long indexStamp;
         private byte[] unverified;
-        private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
+        private MultipleOutputs<ImmutableBytesWritable, LineCell> rejects;
         private String file;
+        /** The file's place among the load's input files. */
+        private int fileRank;
         private long lineNumber;
+        private final LineCell out = new LineCell();
         private List<String> header;
 
         @Override
@@ -548,6 +620,10 @@ public final class BulkLoad extends Configured implements Tool {
             unverified = IndexRowFormat.unverifiedDuringLoad(indexStamp, timestamp);
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
+            fileRank = Arrays.asList(conf.get(INPUT_FILES).split("\n")).indexOf(file);
+            if (fileRank < 0) {
+                throw new IllegalStateException("input file " + file + " is not one of the load's (" + INPUT_FILES + ")");
+            }
         }
 
         @Override
@@ -608,12 +684,12 @@ public final class BulkLoad extends Configured implements Tool {
         }
 
         /** The cells of {@code put}, keyed by table and row for MultiTableHFileOutputFormat's partitioner. */
-        private static void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
+        private void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
             ImmutableBytesWritable key = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(table,
                     put.getRow()));
             for (List<Cell> family : put.getFamilyCellMap().values()) {
                 for (Cell cell : family) {
-                    context.write(key, KeyValueUtil.ensureKeyValue(cell));
+                    context.write(key, out.set(fileRank, lineNumber, KeyValueUtil.ensureKeyValue(cell)));
                 }
             }
         }
@@ -625,40 +701,66 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * The cells of one row of one table, sorted (as HBase's {@code CellSortReducer}), written to
-     * their table's HFiles; for a row of an index table also its VERIFIED status, to the index's
-     * pseudo table: derived here rather than sent through the shuffle, and in the same key order.
+     * The cells of one row of one table, of the last of its lines in the load, sorted (as HBase's
+     * {@code CellSortReducer}), written to their table's HFiles; for a row of an index table also its
+     * VERIFIED status, to the index's pseudo table: derived here rather than sent through the shuffle,
+     * and in the same key order.
      */
-    public static final class RowReducer extends Reducer<ImmutableBytesWritable, Cell, ImmutableBytesWritable, Cell> {
+    public static final class RowReducer extends Reducer<ImmutableBytesWritable, LineCell, ImmutableBytesWritable, Cell> {
         private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
+        private String dataTable;
 
         @Override
         protected void setup(Context context) {
             Configuration conf = context.getConfiguration();
             Catalog catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
             TableName data = TableName.valueOf(conf.get(DATA_TABLE));
+            dataTable = data.getNameAsString();
             for (int i = 0; i < catalog.indexes().size(); i++) {
                 TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
                 verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
             }
         }
 
+        private static Set<String> with(Set<String> set, String element) {
+            Set<String> out = set == null ? new HashSet<>() : set;
+            out.add(element);
+            return out;
+        }
+
         @Override
-        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<Cell> cells, Context context)
+        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<LineCell> cells, Context context)
                 throws IOException, InterruptedException {
-            TreeSet<Cell> sorted = new TreeSet<>(CellComparator.getInstance());
-            for (Cell cell : cells) {
-                sorted.add(KeyValueUtil.copyToNewKeyValue(cell));
+            // The last line's cells: the values come in the shuffle's order, the cells of several
+            // lines of a key mixed (the map side's sort is not stable).
+            List<Cell> lastLine = new ArrayList<>();
+            LineCell last = null;
+            Set<String> earlierLines = null; // made only for a key of several lines
+            for (LineCell c : cells) {
+                if (last == null || c.after(last)) {
+                    earlierLines = last == null ? null : with(earlierLines, last.place());
+                    last = new LineCell().set(c.file, c.line, null);
+                    lastLine.clear();
+                } else if (!c.sameLine(last)) {
+                    earlierLines = with(earlierLines, c.place());
+                    continue;
+                }
+                lastLine.add(c.cell);
             }
+            lastLine.sort(CellComparator.getInstance());
             Cell status = null;
-            for (Cell cell : sorted) {
+            for (Cell cell : lastLine) {
                 context.write(tableAndRow, cell);
                 status = status == null && CellUtil.matchingColumn(cell, IndexRowFormat.FAMILY, IndexRowFormat.STATUS)
                         ? cell : status;
             }
             byte[] composite = tableAndRow.copyBytes();
             int separator = Bytes.indexOf(composite, (byte) ';');
-            byte[] verified = verifiedTables.get(Bytes.toString(composite, 0, separator));
+            String table = Bytes.toString(composite, 0, separator);
+            if (earlierLines != null && table.equals(dataTable)) {
+                context.getCounter(Counter.REPLACED).increment(earlierLines.size());
+            }
+            byte[] verified = verifiedTables.get(table);
             if (verified != null && status != null) {
                 // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
                 byte[] row = CellUtil.cloneRow(status);

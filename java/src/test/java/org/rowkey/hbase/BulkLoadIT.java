@@ -730,6 +730,7 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         assertQueriesEqual(name, last);
         assertIndexesVerified(name, keys.size());
         assertEquals(500 + 300 + 350, tool.rows());
+        assertEquals(300 + 350, tool.replaced(), "lines replaced by a later line of their key");
     }
 
     /**
