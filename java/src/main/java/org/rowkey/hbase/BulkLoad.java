@@ -63,6 +63,7 @@ import org.apache.hadoop.util.ToolRunner;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 import org.rowkey.hbase.InputRecords.Format;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
@@ -105,8 +106,12 @@ public final class BulkLoad extends Configured implements Tool {
     /** HFileOutputFormat2's list of the tables it may write (package-private there). */
     private static final String OUTPUT_TABLES = "hbase.mapreduce.hfileoutputformat.table.name";
     private static final String REJECTS = "rejects";
-    /** The file under the work directory holding the load's timestamp (ms), for a resumed run. */
-    private static final String TIMESTAMP_FILE = "timestamp";
+    /**
+     * The data table's descriptor value naming the load whose window is open (beside
+     * {@link IndexRowFormat#LOAD_WINDOW_KEY}, set and removed with it): its id and work directory.
+     * Only that load's runs go on in the window, and only they close it.
+     */
+    static final String WINDOW_LOAD_KEY = "rowkey.bulkload.window.load";
     /**
      * Milliseconds past the load's timestamp before its window closes: what the servers' clocks
      * may differ by (index stamps are theirs).
@@ -166,144 +171,241 @@ public final class BulkLoad extends Configured implements Tool {
                     + " would not replace the UNVERIFIED statuses (docs/bulk-load.md)");
         }
         PrintStream out = System.err;
+        // Every input is checked before anything changes.
         List<Path> inputFiles = InputRecords.files(o.inputs, conf);
+        List<String> rules = o.mappingRules();
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(o.table);
-            byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
-            if (catalogBytes == null) {
-                throw new IllegalArgumentException("table " + o.table + " has no hbase-rowkey catalog: make it with RowKeyTable.create");
-            }
-            Catalog catalog = Catalog.parse(catalogBytes);
-            LoadMapping mapping = LoadMapping.parse(catalog.schema(), o.mappingRules());
+            LoadMapping mapping = LoadMapping.parse(catalogOf(data, o.table).schema(), rules);
             for (LoadMapping.ColumnRule c : mapping.columns()) {
                 if (!data.hasColumnFamily(c.family)) {
                     throw new IllegalArgumentException("mapping: table " + o.table + " has no column family '"
                             + Bytes.toString(c.family) + "'");
                 }
             }
-            List<TableName> indexTables = new ArrayList<>();
-            for (int i = 0; i < catalog.indexes().size(); i++) {
-                if (catalog.indexes().get(i).getState() == IndexState.DROPPING) {
-                    throw new IllegalStateException("index " + catalog.indexes().get(i).getName() + " of " + o.table
-                            + " is being dropped: load once dropIndex has finished");
-                }
-                indexTables.add(RowKeyTable.indexTableName(o.table, catalog.indexes().get(i).getName()));
+            Path dir = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
+            FileSystem fs = dir.getFileSystem(conf);
+            try (LoadWorkDir work = LoadWorkDir.claim(fs, fs.makeQualified(dir))) {
+                rejectsDir = work.rejects();
+                return load(conf, connection, admin, o, work, fs, definition(o, rules), mapping, inputFiles, out);
             }
-            Path work = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
-            FileSystem fs = work.getFileSystem(conf);
-            Path hfiles = new Path(work, "hfiles");
-            rejectsDir = new Path(work, REJECTS);
-            Path timestampFile = new Path(work, TIMESTAMP_FILE);
-            long timestamp;
-            boolean resuming = fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME));
-            // Once a load step may have begun, the window stays open until the load ends.
-            boolean loading = resuming;
-            if (resuming) {
+        }
+    }
+
+    /** A run of the load that {@code definition} describes, in its work directory (held by this run). */
+    private int load(Configuration conf, Connection connection, Admin admin, Options o, LoadWorkDir work, FileSystem fs,
+            String definition, LoadMapping mapping, List<Path> inputFiles, PrintStream out) throws Exception {
+        LoadWorkDir.Load load = work.load();
+        boolean newLoad = load == null;
+        if (newLoad) {
+            fs.delete(work.hfiles(), true); // a finished load's leftovers
+            fs.delete(work.rejects(), true);
+            load = work.begin(definition);
+        } else if (!load.definition.equals(definition)) {
+            throw new IllegalStateException(work.dir() + " holds another bulk load, stopped part way (" + load.definition
+                    + "): finish it by running the command again with those options, or give this load (" + definition
+                    + ") another --work directory");
+        }
+        String owner = load.id + " " + work.dir();
+        long timestamp;
+        try {
+            timestamp = openWindow(admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp, out);
+        } catch (IllegalStateException refused) {
+            if (newLoad) {
+                work.end(); // nothing of it happened
+            }
+            throw refused;
+        }
+        load = work.save(load.withTimestamp(timestamp));
+        Path hfiles = work.hfiles();
+        boolean jobDone = fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME));
+        // Once a load step may have begun, the window stays open until the load ends.
+        boolean loading = jobDone;
+        try {
+            if (jobDone) {
                 out.println("Resuming the load of " + o.table + " from " + hfiles + " (its HFiles were written before)");
-                timestamp = readTimestamp(fs, timestampFile);
-                openWindow(admin, o.table, timestamp, out);
             } else {
-                fs.delete(hfiles, true);
-                fs.delete(rejectsDir, true);
-                timestamp = openWindow(admin, o.table, o.timestamp, out);
-                writeTimestamp(fs, timestampFile, timestamp);
+                // The catalog as the window opened: an index added from now on is refused (IndexBackfill).
+                TableDescriptor data = admin.getDescriptor(o.table);
+                Catalog catalog = catalogOf(data, o.table);
+                List<String> indexes = new ArrayList<>();
+                List<TableName> indexTables = new ArrayList<>();
+                for (IndexSpec index : catalog.indexes()) {
+                    if (index.getState() == IndexState.DROPPING) {
+                        throw new IllegalStateException("index " + index.getName() + " of " + o.table
+                                + " is being dropped: load once dropIndex has finished");
+                    }
+                    indexes.add(index.getName());
+                    indexTables.add(RowKeyTable.indexTableName(o.table, index.getName()));
+                }
+                load = work.save(load.withIndexes(indexes));
+                fs.delete(hfiles, true); // what a killed job left
+                if (o.splitRegions > 1) {
+                    List<TableName> tables = new ArrayList<>();
+                    tables.add(o.table);
+                    tables.addAll(indexTables);
+                    SplitSampler.split(connection, tables, catalog, mapping, o.format, inputFiles, o.splitRegions, conf, out);
+                }
+                Job job = job(conf, connection, o, inputFiles, timestamp, catalog, data, indexTables, hfiles);
+                runWithProgress(job, o.quiet ? null : out);
+                rows = job.getCounters().findCounter(Counter.ROWS).getValue();
+                replaced = job.getCounters().findCounter(Counter.REPLACED).getValue();
+                rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
+                moveRejects(fs, hfiles, rejectsDir);
+                out.printf(Locale.ROOT, "%,d line(s) written as rows of %s and %d index table(s), %,d of them replaced by a later"
+                        + " line of the same key; %,d line(s) rejected%s%n", rows, o.table, indexTables.size(), replaced,
+                        rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
+                if (rejected > o.maxRejects) {
+                    out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
+                    return 1;
+                }
             }
-            try {
-                if (!resuming) {
-                    if (o.splitRegions > 1) {
-                        List<TableName> tables = new ArrayList<>();
-                        tables.add(o.table);
-                        tables.addAll(indexTables);
-                        SplitSampler.split(connection, tables, catalog, mapping, o.format, inputFiles, o.splitRegions, conf, out);
-                    }
-                    Job job = job(conf, connection, o, inputFiles, timestamp, catalog, data, indexTables, hfiles);
-                    runWithProgress(job, o.quiet ? null : out);
-                    rows = job.getCounters().findCounter(Counter.ROWS).getValue();
-                    replaced = job.getCounters().findCounter(Counter.REPLACED).getValue();
-                    rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
-                    moveRejects(fs, hfiles, rejectsDir);
-                    out.printf(Locale.ROOT, "%,d line(s) written as rows of %s and %d index table(s), %,d of them replaced by a later"
-                            + " line of the same key; %,d line(s) rejected%s%n", rows, o.table, indexTables.size(), replaced,
-                            rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
-                    if (rejected > o.maxRejects) {
-                        fs.delete(hfiles, true);
-                        out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
-                        return 1;
-                    }
-                }
-                loading = true;
-                if (o.stopAfter == Step.HFILES) {
-                    return 0; // the window open, as a kill would leave it
-                }
-                BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
-                for (TableName index : indexTables) {
-                    load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
-                }
-                if (o.stopAfter == Step.INDEXES) {
-                    return 0;
-                }
-                load(loader, fs, hfiles, o.table, o.table, "data rows", out);
-                if (o.stopAfter == Step.DATA) {
-                    return 0;
-                }
-                for (TableName index : indexTables) {
-                    load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
-                }
-                if (o.stopAfter == Step.VERIFIED) {
-                    return 0;
-                }
-                closeWindow(admin, o.table, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
-                fs.delete(hfiles, true);
-                fs.delete(timestampFile, false);
-                out.println("Loaded " + o.table + " and its indexes");
+            loading = true;
+            if (o.stopAfter == Step.HFILES) {
+                return 0; // the window open, as a kill would leave it
+            }
+            BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
+            for (TableName index : checkedIndexTables(admin, o.table, owner, load)) {
+                load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
+            }
+            if (o.stopAfter == Step.INDEXES) {
                 return 0;
-            } finally {
-                if (!loading && hasWindow(admin, o.table)) {
-                    // Nothing was loaded: writes may be trusted again at once.
-                    closeWindow(admin, o.table, timestamp, 0, out);
-                    fs.delete(timestampFile, false);
-                }
+            }
+            checkedIndexTables(admin, o.table, owner, load); // the window still this load's
+            load(loader, fs, hfiles, o.table, o.table, "data rows", out);
+            if (o.stopAfter == Step.DATA) {
+                return 0;
+            }
+            for (TableName index : checkedIndexTables(admin, o.table, owner, load)) {
+                load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
+            }
+            if (o.stopAfter == Step.VERIFIED) {
+                return 0;
+            }
+            checkedIndexTables(admin, o.table, owner, load); // no index added that lacks the loaded rows
+            closeWindow(admin, o.table, owner, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
+            work.end();
+            out.println("Loaded " + o.table + " and its indexes");
+            return 0;
+        } finally {
+            if (!loading) {
+                // Nothing was loaded: writes may be trusted again at once, and the directory is free.
+                closeWindow(admin, o.table, owner, timestamp, 0, out);
+                work.end();
             }
         }
     }
 
     /**
-     * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for a load at
-     * {@code timestamp}, or, when null, at a time after the window is open on every region (so that
-     * every write before it has a data timestamp and an index stamp before the load's); its regions
-     * reopen with it. Returns the load's timestamp. Refuses when another load's window is open.
+     * What a load loads, as text: the table, the inputs in order, the format, the mapping rules and
+     * the timestamp asked for. A re-run of a load gives the same; a run that gives other options is
+     * another load.
      */
-    private static long openWindow(Admin admin, TableName table, Long timestamp, PrintStream out) throws IOException {
+    static String definition(Options o, List<String> mappingRules) {
+        StringBuilder d = new StringBuilder("--table ").append(o.table.getNameAsString());
+        for (String input : o.inputs) {
+            d.append(" --input ").append(input);
+        }
+        d.append(" --format ").append(o.format.name().toLowerCase(Locale.ROOT));
+        List<String> rules = new ArrayList<>();
+        for (String rule : mappingRules) {
+            if (!rule.trim().isEmpty() && !rule.trim().startsWith("#")) {
+                rules.add(rule.trim());
+            }
+        }
+        d.append(" mapping ").append(rules);
+        if (o.timestamp != null) {
+            d.append(" --timestamp ").append(o.timestamp);
+        }
+        return d.toString();
+    }
+
+    private static Catalog catalogOf(TableDescriptor data, TableName table) {
+        byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+        if (catalogBytes == null) {
+            throw new IllegalArgumentException("table " + table + " has no hbase-rowkey catalog: make it with RowKeyTable.create");
+        }
+        return Catalog.parse(catalogBytes);
+    }
+
+    /**
+     * The index tables to load this load's index HFiles into, read again before each step: the
+     * indexes its HFiles were written for that the table still has (one being dropped is no longer
+     * read). Refuses, loading nothing more, when the window is no longer this load's or the table has
+     * an index the HFiles lack (it would miss the loaded rows): both only when another client changed
+     * the descriptor at the same moment as this load, which HBase cannot refuse (it has no
+     * compare-and-set of descriptors).
+     */
+    private static List<TableName> checkedIndexTables(Admin admin, TableName table, String owner, LoadWorkDir.Load load)
+            throws IOException {
+        TableDescriptor data = admin.getDescriptor(table);
+        if (!owner.equals(windowOwner(data))) {
+            String other = loadUnderWay(data);
+            throw new IllegalStateException("the load window of " + table + " is no longer this load's (" + (other == null
+                    ? "none is open" : "now " + other) + "): the table's descriptor was changed by another client as the window"
+                    + " opened; nothing more was loaded. Run the load again with the same options to finish it");
+        }
+        List<TableName> tables = new ArrayList<>();
+        for (IndexSpec index : catalogOf(data, table).indexes()) {
+            if (index.getState() == IndexState.DROPPING) {
+                continue;
+            }
+            if (!load.indexes.contains(index.getName())) {
+                throw new IllegalStateException("index " + index.getName() + " of " + table + " was added after this load's"
+                        + " HFiles were written (for " + load.indexes + "), so it would miss the loaded rows; nothing more was"
+                        + " loaded. Drop it, finish the load by running it again with the same options, then add it again");
+            }
+            tables.add(RowKeyTable.indexTableName(table, index.getName()));
+        }
+        return tables;
+    }
+
+    /**
+     * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for the load named
+     * {@code owner}, at {@code timestamp}, or, when null, at a time after the window is open on every
+     * region (so that every write before it has a data timestamp and an index stamp before the
+     * load's); its regions reopen with it. Returns the load's timestamp: the open window's when it is
+     * this load's already (a run before opened it). Refuses when another load's window is open, and
+     * when the window is replaced as it opens (another client changed the descriptor at that moment).
+     */
+    private static long openWindow(Admin admin, TableName table, String owner, Long timestamp, PrintStream out)
+            throws IOException {
         while (true) {
-            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
             TableDescriptor data = admin.getDescriptor(table);
             String open = windowOf(data);
             if (open != null) {
-                if (timestamp != null && Long.parseLong(open) == timestamp) {
-                    return timestamp; // a resumed load's own window
+                if (owner.equals(windowOwner(data))) {
+                    return Long.parseLong(open);
                 }
-                throw new IllegalStateException("table " + table + " has another bulk load under way (at timestamp " + open
-                        + "): finish it by running it again with its --work directory, then load this one (a load that"
-                        + " was abandoned: unset the table attribute " + IndexRowFormat.LOAD_WINDOW_KEY + ", docs/bulk-load.md)");
+                throw new IllegalStateException("table " + table + " has another " + loadUnderWay(data) + ": finish it by"
+                        + " running it again with its --work directory, then load this one (a load that was abandoned: unset the"
+                        + " table attributes " + IndexRowFormat.LOAD_WINDOW_KEY + " and " + WINDOW_LOAD_KEY + ", docs/bulk-load.md)");
             }
+            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
             long start = System.nanoTime();
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY),
-                    Bytes.toBytes(Long.toString(t))).build());
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data)
+                    .setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY), Bytes.toBytes(Long.toString(t)))
+                    .setValue(Bytes.toBytes(WINDOW_LOAD_KEY), Bytes.toBytes(owner)).build());
+            if (!owner.equals(windowOwner(admin.getDescriptor(table)))) {
+                throw new IllegalStateException("the load window of " + table + " was replaced as it opened (by another load,"
+                        + " or another change of the table's descriptor at that moment): nothing was loaded; run the load again");
+            }
             out.printf(Locale.ROOT, "Opened the load window of %s (its index rows written UNVERIFIED until the load ends):"
                     + " %.1f s%n", table, (System.nanoTime() - start) / 1e9);
             if (timestamp != null || System.currentTimeMillis() < t) {
                 return t;
             }
-            closeWindow(admin, table, t, 0, out); // the regions took longer than the lead to reopen: again, later
+            closeWindow(admin, table, owner, t, 0, out); // the regions took longer than the lead to reopen: again, later
         }
     }
 
     /**
-     * Closes the load window, once the clock is {@code settleMillis} past the load's timestamp (index
-     * stamps after it never fall below the window's): the regions reopen writing VERIFIED rows again.
+     * Closes the load window of the load named {@code owner}, once the clock is {@code settleMillis}
+     * past the load's timestamp (index stamps after it never fall below the window's): the regions
+     * reopen writing VERIFIED rows again. Another load's window is left open.
      */
-    private static void closeWindow(Admin admin, TableName table, long timestamp, long settleMillis, PrintStream out)
-            throws IOException {
+    private static void closeWindow(Admin admin, TableName table, String owner, long timestamp, long settleMillis,
+            PrintStream out) throws IOException {
         long wait = timestamp + settleMillis - System.currentTimeMillis();
         if (wait > 0) {
             out.printf(Locale.ROOT, "Waiting %.1f s for the clock to pass the load's timestamp%n", wait / 1e3);
@@ -315,10 +417,15 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         TableDescriptor data = admin.getDescriptor(table);
-        if (windowOf(data) != null) {
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
-                    .build());
+        if (windowOf(data) == null) {
+            return;
         }
+        if (!owner.equals(windowOwner(data))) {
+            out.println("The load window of " + table + " is left open: it is another " + loadUnderWay(data));
+            return;
+        }
+        admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
+                .removeValue(Bytes.toBytes(WINDOW_LOAD_KEY)).build());
     }
 
     static boolean hasWindow(Admin admin, TableName table) throws IOException {
@@ -331,21 +438,24 @@ public final class BulkLoad extends Configured implements Tool {
         return value == null ? null : Bytes.toString(value);
     }
 
-    /** The load's timestamp, kept for a resumed run. */
-    private static void writeTimestamp(FileSystem fs, Path file, long timestamp) throws IOException {
-        try (java.io.OutputStream os = fs.create(file, true)) {
-            os.write((timestamp + "\n").getBytes(StandardCharsets.UTF_8));
-        }
+    /** The load whose window is open ({@value #WINDOW_LOAD_KEY}: its id and work directory), or null. */
+    private static String windowOwner(TableDescriptor data) {
+        byte[] value = data.getValue(Bytes.toBytes(WINDOW_LOAD_KEY));
+        return value == null ? null : Bytes.toString(value);
     }
 
-    private static long readTimestamp(FileSystem fs, Path file) throws IOException {
-        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(fs.open(file),
-                StandardCharsets.UTF_8))) {
-            return Long.parseLong(String.valueOf(in.readLine()).trim());
-        } catch (java.io.FileNotFoundException | NumberFormatException e) {
-            throw new IOException("cannot resume the load: " + file + " (the load's timestamp) is missing or damaged;"
-                    + " delete " + file.getParent() + " and run the load again", e);
+    /**
+     * The load under way on a table, as a phrase ("bulk load under way (at timestamp T, work
+     * directory W)"), or null when no load window is open.
+     */
+    static String loadUnderWay(TableDescriptor data) {
+        String window = windowOf(data);
+        if (window == null) {
+            return null;
         }
+        String owner = windowOwner(data);
+        String workDir = owner == null ? "unknown" : owner.substring(owner.indexOf(' ') + 1);
+        return "bulk load under way (at timestamp " + window + ", work directory " + workDir + ")";
     }
 
     /** The job writing every table's HFiles into {@code hfiles}. */
