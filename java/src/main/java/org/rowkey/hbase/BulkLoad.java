@@ -32,9 +32,11 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
@@ -812,13 +814,26 @@ public final class BulkLoad extends Configured implements Tool {
 
     /**
      * The cells of one row of one table, of the last of its lines in the load, sorted (as HBase's
-     * {@code CellSortReducer}), written to their table's HFiles; for a row of an index table also its
-     * VERIFIED status, to the index's pseudo table: derived here rather than sent through the shuffle,
-     * and in the same key order.
+     * {@code CellSortReducer}), written to their table's HFiles; for a row of an index table that
+     * has no such row yet also its VERIFIED status, to the index's pseudo table: derived here rather
+     * than sent through the shuffle, and in the same key order.
+     *
+     * <p>An index row that exists already stands for a data row that exists (every writer makes the
+     * index row first): the loaded line is merged into that data row (a column the line lacks keeps
+     * its live value), so the load's copy of the line alone is no copy of it. That row stays
+     * UNVERIFIED, as written during the load, and readers repair it from the data row once the
+     * loaded cells are in it. The check runs after the load window opened (the job runs in it), so a
+     * row a live write makes later has a mark of its own, newer than the load's.
      */
     public static final class RowReducer extends Reducer<ImmutableBytesWritable, LineCell, ImmutableBytesWritable, Cell> {
+        /** Index rows asked about at once. */
+        private static final int EXISTS_BATCH = 1000;
         private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
         private String dataTable;
+        private Connection connection;
+        /** The index table of the statuses waiting for the check, and their rows, in key order. */
+        private String pendingTable;
+        private final List<Cell> pendingStatuses = new ArrayList<>();
 
         @Override
         protected void setup(Context context) {
@@ -870,13 +885,56 @@ public final class BulkLoad extends Configured implements Tool {
             if (earlierLines != null && table.equals(dataTable)) {
                 context.getCounter(Counter.REPLACED).increment(earlierLines.size());
             }
-            byte[] verified = verifiedTables.get(table);
-            if (verified != null && status != null) {
-                // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
-                byte[] row = CellUtil.cloneRow(status);
-                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
-                        new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
-                                IndexRowFormat.VERIFIED));
+            if (verifiedTables.containsKey(table) && status != null) {
+                if (!table.equals(pendingTable)) {
+                    verifyNewRows(context);
+                    pendingTable = table;
+                }
+                pendingStatuses.add(status);
+                if (pendingStatuses.size() >= EXISTS_BATCH) {
+                    verifyNewRows(context);
+                }
+            }
+        }
+
+        /** Writes the VERIFIED status of each pending index row that its index table does not have yet. */
+        private void verifyNewRows(Context context) throws IOException, InterruptedException {
+            if (pendingStatuses.isEmpty()) {
+                return;
+            }
+            if (connection == null) {
+                connection = ConnectionFactory.createConnection(context.getConfiguration());
+            }
+            List<Get> gets = new ArrayList<>(pendingStatuses.size());
+            for (Cell status : pendingStatuses) {
+                gets.add(new Get(CellUtil.cloneRow(status)));
+            }
+            boolean[] exists;
+            try (Table index = connection.getTable(TableName.valueOf(pendingTable))) {
+                exists = index.exists(gets);
+            }
+            byte[] verified = verifiedTables.get(pendingTable);
+            for (int i = 0; i < exists.length; i++) {
+                if (!exists[i]) {
+                    // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
+                    Cell status = pendingStatuses.get(i);
+                    byte[] row = CellUtil.cloneRow(status);
+                    context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
+                            new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
+                                    IndexRowFormat.VERIFIED));
+                }
+            }
+            pendingStatuses.clear();
+        }
+
+        @Override
+        protected void cleanup(Context context) throws IOException, InterruptedException {
+            try {
+                verifyNewRows(context);
+            } finally {
+                if (connection != null) {
+                    connection.close();
+                }
             }
         }
     }
