@@ -64,7 +64,7 @@ final class LoadWorkDir implements AutoCloseable {
     static LoadWorkDir claim(FileSystem fs, Path dir) throws IOException {
         fs.mkdirs(dir);
         Path lock = new Path(dir, LOCK);
-        String me = "pid " + processId() + " on " + hostName() + ", started " + Instant.now() + ", run " + UUID.randomUUID();
+        String me = holder(processId(), hostName());
         for (int attempt = 0; attempt < 3; attempt++) {
             if (createExclusively(fs, lock, me)) {
                 return new LoadWorkDir(fs, dir, me);
@@ -249,12 +249,17 @@ final class LoadWorkDir implements AutoCloseable {
         }
     }
 
-    private static String processId() {
+    /** What a run's lock says of it: its process, host, start and a run id of its own. */
+    static String holder(String pid, String host) {
+        return "pid " + pid + " on " + host + ", started " + Instant.now() + ", run " + UUID.randomUUID();
+    }
+
+    static String processId() {
         String name = ManagementFactory.getRuntimeMXBean().getName(); // pid@host
         return name.substring(0, Math.max(0, name.indexOf('@')));
     }
 
-    private static String hostName() {
+    static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
