@@ -189,13 +189,13 @@ public final class BulkLoad extends Configured implements Tool {
             FileSystem fs = dir.getFileSystem(conf);
             try (LoadWorkDir work = LoadWorkDir.claim(fs, fs.makeQualified(dir))) {
                 rejectsDir = work.rejects();
-                return load(conf, connection, admin, o, work, fs, definition(o, rules), mapping, inputFiles, out);
+                return runLoad(conf, connection, admin, o, work, fs, definition(o, rules), mapping, inputFiles, out);
             }
         }
     }
 
     /** A run of the load that {@code definition} describes, in its work directory (held by this run). */
-    private int load(Configuration conf, Connection connection, Admin admin, Options o, LoadWorkDir work, FileSystem fs,
+    private int runLoad(Configuration conf, Connection connection, Admin admin, Options o, LoadWorkDir work, FileSystem fs,
             String definition, LoadMapping mapping, List<Path> inputFiles, PrintStream out) throws Exception {
         LoadWorkDir.Load load = work.load();
         boolean newLoad = load == null;
