@@ -1,5 +1,7 @@
 package org.rowkey.hbase;
 
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.Constructor;
@@ -9,10 +11,11 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.conf.Configured;
@@ -29,9 +32,11 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
@@ -43,6 +48,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.LongWritable;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
+import org.apache.hadoop.io.Writable;
+import org.apache.hadoop.io.WritableUtils;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.JobContext;
 import org.apache.hadoop.mapreduce.Reducer;
@@ -58,6 +65,7 @@ import org.apache.hadoop.util.ToolRunner;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 import org.rowkey.hbase.InputRecords.Format;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
@@ -95,11 +103,17 @@ public final class BulkLoad extends Configured implements Tool {
     private static final String FORMAT = "rowkey.bulkload.format";
     private static final String TIMESTAMP = "rowkey.bulkload.timestamp";
     private static final String DATA_TABLE = "rowkey.bulkload.table";
+    /** The load's input files in load order, one a line: a mapper's file's place among them. */
+    private static final String INPUT_FILES = "rowkey.bulkload.input.files";
     /** HFileOutputFormat2's list of the tables it may write (package-private there). */
     private static final String OUTPUT_TABLES = "hbase.mapreduce.hfileoutputformat.table.name";
     private static final String REJECTS = "rejects";
-    /** The file under the work directory holding the load's timestamp (ms), for a resumed run. */
-    private static final String TIMESTAMP_FILE = "timestamp";
+    /**
+     * The data table's descriptor value naming the load whose window is open (beside
+     * {@link IndexRowFormat#LOAD_WINDOW_KEY}, set and removed with it): its id and work directory.
+     * Only that load's runs go on in the window, and only they close it.
+     */
+    static final String WINDOW_LOAD_KEY = "rowkey.bulkload.window.load";
     /**
      * Milliseconds past the load's timestamp before its window closes: what the servers' clocks
      * may differ by (index stamps are theirs).
@@ -111,11 +125,12 @@ public final class BulkLoad extends Configured implements Tool {
     /** The suffix of the pseudo table whose HFiles hold an index's VERIFIED statuses (step 3). */
     private static final String VERIFIED_SUFFIX = ".verified";
 
-    /** Counters of the job. */
-    public enum Counter { ROWS, REJECTED, BLANK_LINES }
+    /** Counters of the job. REPLACED: lines whose row a later line of the same key replaced. */
+    public enum Counter { ROWS, REJECTED, BLANK_LINES, REPLACED }
 
-    /** What the last {@link #run} did: rows written, lines rejected, and where the rejects are. */
+    /** What the last {@link #run} did: lines written as rows, of them replaced, lines rejected, and where the rejects are. */
     private long rows;
+    private long replaced;
     private long rejected;
     private Path rejectsDir;
 
@@ -125,6 +140,10 @@ public final class BulkLoad extends Configured implements Tool {
 
     long rows() {
         return rows;
+    }
+
+    long replaced() {
+        return replaced;
     }
 
     long rejected() {
@@ -154,145 +173,241 @@ public final class BulkLoad extends Configured implements Tool {
                     + " would not replace the UNVERIFIED statuses (docs/bulk-load.md)");
         }
         PrintStream out = System.err;
+        // Every input is checked before anything changes.
+        List<Path> inputFiles = InputRecords.files(o.inputs, conf);
+        List<String> rules = o.mappingRules();
         try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(o.table);
-            byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
-            if (catalogBytes == null) {
-                throw new IllegalArgumentException("table " + o.table + " has no hbase-rowkey catalog: make it with RowKeyTable.create");
-            }
-            Catalog catalog = Catalog.parse(catalogBytes);
-            LoadMapping mapping = LoadMapping.parse(catalog.schema(), o.mappingRules());
+            LoadMapping mapping = LoadMapping.parse(catalogOf(data, o.table).schema(), rules);
             for (LoadMapping.ColumnRule c : mapping.columns()) {
                 if (!data.hasColumnFamily(c.family)) {
                     throw new IllegalArgumentException("mapping: table " + o.table + " has no column family '"
                             + Bytes.toString(c.family) + "'");
                 }
             }
-            List<TableName> indexTables = new ArrayList<>();
-            for (int i = 0; i < catalog.indexes().size(); i++) {
-                if (catalog.indexes().get(i).getState() == IndexState.DROPPING) {
-                    throw new IllegalStateException("index " + catalog.indexes().get(i).getName() + " of " + o.table
-                            + " is being dropped: load once dropIndex has finished");
-                }
-                indexTables.add(RowKeyTable.indexTableName(o.table, catalog.indexes().get(i).getName()));
+            Path dir = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
+            FileSystem fs = dir.getFileSystem(conf);
+            try (LoadWorkDir work = LoadWorkDir.claim(fs, fs.makeQualified(dir))) {
+                rejectsDir = work.rejects();
+                return runLoad(conf, connection, admin, o, work, fs, definition(o, rules), mapping, inputFiles, out);
             }
-            Path work = new Path(o.work != null ? o.work : "/tmp/rowkey-bulkload/" + o.table.getNameAsString().replace(':', '/'));
-            FileSystem fs = work.getFileSystem(conf);
-            Path hfiles = new Path(work, "hfiles");
-            rejectsDir = new Path(work, REJECTS);
-            Path timestampFile = new Path(work, TIMESTAMP_FILE);
-            long timestamp;
-            boolean resuming = fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME));
-            // Once a load step may have begun, the window stays open until the load ends.
-            boolean loading = resuming;
-            if (resuming) {
+        }
+    }
+
+    /** A run of the load that {@code definition} describes, in its work directory (held by this run). */
+    private int runLoad(Configuration conf, Connection connection, Admin admin, Options o, LoadWorkDir work, FileSystem fs,
+            String definition, LoadMapping mapping, List<Path> inputFiles, PrintStream out) throws Exception {
+        LoadWorkDir.Load load = work.load();
+        boolean newLoad = load == null;
+        if (newLoad) {
+            fs.delete(work.hfiles(), true); // a finished load's leftovers
+            fs.delete(work.rejects(), true);
+            load = work.begin(definition);
+        } else if (!load.definition.equals(definition)) {
+            throw new IllegalStateException(work.dir() + " holds another bulk load, stopped part way (" + load.definition
+                    + "): finish it by running the command again with those options, or give this load (" + definition
+                    + ") another --work directory");
+        }
+        String owner = load.id + " " + work.dir();
+        long timestamp;
+        try {
+            timestamp = openWindow(admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp, out);
+        } catch (IllegalStateException refused) {
+            if (newLoad) {
+                work.end(); // nothing of it happened
+            }
+            throw refused;
+        }
+        load = work.save(load.withTimestamp(timestamp));
+        Path hfiles = work.hfiles();
+        boolean jobDone = fs.exists(new Path(hfiles, FileOutputCommitter.SUCCEEDED_FILE_NAME));
+        // Once a load step may have begun, the window stays open until the load ends.
+        boolean loading = jobDone;
+        try {
+            if (jobDone) {
                 out.println("Resuming the load of " + o.table + " from " + hfiles + " (its HFiles were written before)");
-                timestamp = readTimestamp(fs, timestampFile);
-                openWindow(admin, o.table, timestamp, out);
             } else {
-                fs.delete(hfiles, true);
-                fs.delete(rejectsDir, true);
-                timestamp = openWindow(admin, o.table, o.timestamp, out);
-                writeTimestamp(fs, timestampFile, timestamp);
+                // The catalog as the window opened: an index added from now on is refused (IndexBackfill).
+                TableDescriptor data = admin.getDescriptor(o.table);
+                Catalog catalog = catalogOf(data, o.table);
+                List<String> indexes = new ArrayList<>();
+                List<TableName> indexTables = new ArrayList<>();
+                for (IndexSpec index : catalog.indexes()) {
+                    if (index.getState() == IndexState.DROPPING) {
+                        throw new IllegalStateException("index " + index.getName() + " of " + o.table
+                                + " is being dropped: load once dropIndex has finished");
+                    }
+                    indexes.add(index.getName());
+                    indexTables.add(RowKeyTable.indexTableName(o.table, index.getName()));
+                }
+                load = work.save(load.withIndexes(indexes));
+                fs.delete(hfiles, true); // what a killed job left
+                if (o.splitRegions > 1) {
+                    List<TableName> tables = new ArrayList<>();
+                    tables.add(o.table);
+                    tables.addAll(indexTables);
+                    SplitSampler.split(connection, tables, catalog, mapping, o.format, inputFiles, o.splitRegions, conf, out);
+                }
+                Job job = job(conf, connection, o, inputFiles, timestamp, catalog, data, indexTables, hfiles);
+                runWithProgress(job, o.quiet ? null : out);
+                rows = job.getCounters().findCounter(Counter.ROWS).getValue();
+                replaced = job.getCounters().findCounter(Counter.REPLACED).getValue();
+                rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
+                moveRejects(fs, hfiles, rejectsDir);
+                out.printf(Locale.ROOT, "%,d line(s) written as rows of %s and %d index table(s), %,d of them replaced by a later"
+                        + " line of the same key; %,d line(s) rejected%s%n", rows, o.table, indexTables.size(), replaced,
+                        rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
+                if (rejected > o.maxRejects) {
+                    out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
+                    return 1;
+                }
             }
-            try {
-                if (!resuming) {
-                    if (o.splitRegions > 1) {
-                        List<TableName> tables = new ArrayList<>();
-                        tables.add(o.table);
-                        tables.addAll(indexTables);
-                        List<Path> inputs = new ArrayList<>();
-                        for (String input : o.inputs) {
-                            inputs.add(new Path(input));
-                        }
-                        SplitSampler.split(connection, tables, catalog, mapping, o.format, inputs, o.splitRegions, conf, out);
-                    }
-                    Job job = job(conf, connection, o, timestamp, catalog, data, indexTables, hfiles);
-                    runWithProgress(job, o.quiet ? null : out);
-                    rows = job.getCounters().findCounter(Counter.ROWS).getValue();
-                    rejected = job.getCounters().findCounter(Counter.REJECTED).getValue();
-                    moveRejects(fs, hfiles, rejectsDir);
-                    out.printf(Locale.ROOT, "%,d rows written as HFiles for %s and %d index table(s); %,d line(s) rejected%s%n",
-                            rows, o.table, indexTables.size(), rejected, rejected > 0 ? " (see " + rejectsDir + ")" : "");
-                    if (rejected > o.maxRejects) {
-                        fs.delete(hfiles, true);
-                        out.println("Nothing was loaded: " + rejected + " rejected line(s), more than --max-rejects " + o.maxRejects);
-                        return 1;
-                    }
-                }
-                loading = true;
-                if (o.stopAfter == Step.HFILES) {
-                    return 0; // the window open, as a kill would leave it
-                }
-                BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
-                for (TableName index : indexTables) {
-                    load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
-                }
-                if (o.stopAfter == Step.INDEXES) {
-                    return 0;
-                }
-                load(loader, fs, hfiles, o.table, o.table, "data rows", out);
-                if (o.stopAfter == Step.DATA) {
-                    return 0;
-                }
-                for (TableName index : indexTables) {
-                    load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
-                }
-                if (o.stopAfter == Step.VERIFIED) {
-                    return 0;
-                }
-                closeWindow(admin, o.table, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
-                fs.delete(hfiles, true);
-                fs.delete(timestampFile, false);
-                out.println("Loaded " + o.table + " and its indexes");
+            loading = true;
+            if (o.stopAfter == Step.HFILES) {
+                return 0; // the window open, as a kill would leave it
+            }
+            BulkLoadHFiles loader = BulkLoadHFiles.create(conf);
+            for (TableName index : checkedIndexTables(admin, o.table, owner, load)) {
+                load(loader, fs, hfiles, index, index, "index rows (unverified)", out);
+            }
+            if (o.stopAfter == Step.INDEXES) {
                 return 0;
-            } finally {
-                if (!loading && hasWindow(admin, o.table)) {
-                    // Nothing was loaded: writes may be trusted again at once.
-                    closeWindow(admin, o.table, timestamp, 0, out);
-                    fs.delete(timestampFile, false);
-                }
+            }
+            checkedIndexTables(admin, o.table, owner, load); // the window still this load's
+            load(loader, fs, hfiles, o.table, o.table, "data rows", out);
+            if (o.stopAfter == Step.DATA) {
+                return 0;
+            }
+            for (TableName index : checkedIndexTables(admin, o.table, owner, load)) {
+                load(loader, fs, hfiles, verifiedName(index), index, "index statuses (verified)", out);
+            }
+            if (o.stopAfter == Step.VERIFIED) {
+                return 0;
+            }
+            checkedIndexTables(admin, o.table, owner, load); // no index added that lacks the loaded rows
+            closeWindow(admin, o.table, owner, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
+            work.end();
+            out.println("Loaded " + o.table + " and its indexes");
+            return 0;
+        } finally {
+            if (!loading) {
+                // Nothing was loaded: writes may be trusted again at once, and the directory is free.
+                closeWindow(admin, o.table, owner, timestamp, 0, out);
+                work.end();
             }
         }
     }
 
     /**
-     * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for a load at
-     * {@code timestamp}, or, when null, at a time after the window is open on every region (so that
-     * every write before it has a data timestamp and an index stamp before the load's); its regions
-     * reopen with it. Returns the load's timestamp. Refuses when another load's window is open.
+     * What a load loads, as text: the table, the inputs in order, the format, the mapping rules and
+     * the timestamp asked for. A re-run of a load gives the same; a run that gives other options is
+     * another load.
      */
-    private static long openWindow(Admin admin, TableName table, Long timestamp, PrintStream out) throws IOException {
+    static String definition(Options o, List<String> mappingRules) {
+        StringBuilder d = new StringBuilder("--table ").append(o.table.getNameAsString());
+        for (String input : o.inputs) {
+            d.append(" --input ").append(input);
+        }
+        d.append(" --format ").append(o.format.name().toLowerCase(Locale.ROOT));
+        List<String> rules = new ArrayList<>();
+        for (String rule : mappingRules) {
+            if (!rule.trim().isEmpty() && !rule.trim().startsWith("#")) {
+                rules.add(rule.trim());
+            }
+        }
+        d.append(" mapping ").append(rules);
+        if (o.timestamp != null) {
+            d.append(" --timestamp ").append(o.timestamp);
+        }
+        return d.toString();
+    }
+
+    private static Catalog catalogOf(TableDescriptor data, TableName table) {
+        byte[] catalogBytes = data.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
+        if (catalogBytes == null) {
+            throw new IllegalArgumentException("table " + table + " has no hbase-rowkey catalog: make it with RowKeyTable.create");
+        }
+        return Catalog.parse(catalogBytes);
+    }
+
+    /**
+     * The index tables to load this load's index HFiles into, read again before each step: the
+     * indexes its HFiles were written for that the table still has (one being dropped is no longer
+     * read). Refuses, loading nothing more, when the window is no longer this load's or the table has
+     * an index the HFiles lack (it would miss the loaded rows): both only when another client changed
+     * the descriptor at the same moment as this load, which HBase cannot refuse (it has no
+     * compare-and-set of descriptors).
+     */
+    private static List<TableName> checkedIndexTables(Admin admin, TableName table, String owner, LoadWorkDir.Load load)
+            throws IOException {
+        TableDescriptor data = admin.getDescriptor(table);
+        if (!owner.equals(windowOwner(data))) {
+            String other = loadUnderWay(data);
+            throw new IllegalStateException("the load window of " + table + " is no longer this load's (" + (other == null
+                    ? "none is open" : "now " + other) + "): the table's descriptor was changed by another client as the window"
+                    + " opened; nothing more was loaded. Run the load again with the same options to finish it");
+        }
+        List<TableName> tables = new ArrayList<>();
+        for (IndexSpec index : catalogOf(data, table).indexes()) {
+            if (index.getState() == IndexState.DROPPING) {
+                continue;
+            }
+            if (!load.indexes.contains(index.getName())) {
+                throw new IllegalStateException("index " + index.getName() + " of " + table + " was added after this load's"
+                        + " HFiles were written (for " + load.indexes + "), so it would miss the loaded rows; nothing more was"
+                        + " loaded. Drop it, finish the load by running it again with the same options, then add it again");
+            }
+            tables.add(RowKeyTable.indexTableName(table, index.getName()));
+        }
+        return tables;
+    }
+
+    /**
+     * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for the load named
+     * {@code owner}, at {@code timestamp}, or, when null, at a time after the window is open on every
+     * region (so that every write before it has a data timestamp and an index stamp before the
+     * load's); its regions reopen with it. Returns the load's timestamp: the open window's when it is
+     * this load's already (a run before opened it). Refuses when another load's window is open, and
+     * when the window is replaced as it opens (another client changed the descriptor at that moment).
+     */
+    private static long openWindow(Admin admin, TableName table, String owner, Long timestamp, PrintStream out)
+            throws IOException {
         while (true) {
-            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
             TableDescriptor data = admin.getDescriptor(table);
             String open = windowOf(data);
             if (open != null) {
-                if (timestamp != null && Long.parseLong(open) == timestamp) {
-                    return timestamp; // a resumed load's own window
+                if (owner.equals(windowOwner(data))) {
+                    return Long.parseLong(open);
                 }
-                throw new IllegalStateException("table " + table + " has another bulk load under way (at timestamp " + open
-                        + "): finish it by running it again with its --work directory, then load this one (a load that"
-                        + " was abandoned: unset the table attribute " + IndexRowFormat.LOAD_WINDOW_KEY + ", docs/bulk-load.md)");
+                throw new IllegalStateException("table " + table + " has another " + loadUnderWay(data) + ": finish it by"
+                        + " running it again with its --work directory, then load this one (a load that was abandoned: unset the"
+                        + " table attributes " + IndexRowFormat.LOAD_WINDOW_KEY + " and " + WINDOW_LOAD_KEY + ", docs/bulk-load.md)");
             }
+            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
             long start = System.nanoTime();
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY),
-                    Bytes.toBytes(Long.toString(t))).build());
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data)
+                    .setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY), Bytes.toBytes(Long.toString(t)))
+                    .setValue(Bytes.toBytes(WINDOW_LOAD_KEY), Bytes.toBytes(owner)).build());
+            if (!owner.equals(windowOwner(admin.getDescriptor(table)))) {
+                throw new IllegalStateException("the load window of " + table + " was replaced as it opened (by another load,"
+                        + " or another change of the table's descriptor at that moment): nothing was loaded; run the load again");
+            }
             out.printf(Locale.ROOT, "Opened the load window of %s (its index rows written UNVERIFIED until the load ends):"
                     + " %.1f s%n", table, (System.nanoTime() - start) / 1e9);
             if (timestamp != null || System.currentTimeMillis() < t) {
                 return t;
             }
-            closeWindow(admin, table, t, 0, out); // the regions took longer than the lead to reopen: again, later
+            closeWindow(admin, table, owner, t, 0, out); // the regions took longer than the lead to reopen: again, later
         }
     }
 
     /**
-     * Closes the load window, once the clock is {@code settleMillis} past the load's timestamp (index
-     * stamps after it never fall below the window's): the regions reopen writing VERIFIED rows again.
+     * Closes the load window of the load named {@code owner}, once the clock is {@code settleMillis}
+     * past the load's timestamp (index stamps after it never fall below the window's): the regions
+     * reopen writing VERIFIED rows again. Another load's window is left open.
      */
-    private static void closeWindow(Admin admin, TableName table, long timestamp, long settleMillis, PrintStream out)
-            throws IOException {
+    private static void closeWindow(Admin admin, TableName table, String owner, long timestamp, long settleMillis,
+            PrintStream out) throws IOException {
         long wait = timestamp + settleMillis - System.currentTimeMillis();
         if (wait > 0) {
             out.printf(Locale.ROOT, "Waiting %.1f s for the clock to pass the load's timestamp%n", wait / 1e3);
@@ -304,10 +419,15 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         TableDescriptor data = admin.getDescriptor(table);
-        if (windowOf(data) != null) {
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
-                    .build());
+        if (windowOf(data) == null) {
+            return;
         }
+        if (!owner.equals(windowOwner(data))) {
+            out.println("The load window of " + table + " is left open: it is another " + loadUnderWay(data));
+            return;
+        }
+        admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
+                .removeValue(Bytes.toBytes(WINDOW_LOAD_KEY)).build());
     }
 
     static boolean hasWindow(Admin admin, TableName table) throws IOException {
@@ -320,26 +440,29 @@ public final class BulkLoad extends Configured implements Tool {
         return value == null ? null : Bytes.toString(value);
     }
 
-    /** The load's timestamp, kept for a resumed run. */
-    private static void writeTimestamp(FileSystem fs, Path file, long timestamp) throws IOException {
-        try (java.io.OutputStream os = fs.create(file, true)) {
-            os.write((timestamp + "\n").getBytes(StandardCharsets.UTF_8));
-        }
+    /** The load whose window is open ({@value #WINDOW_LOAD_KEY}: its id and work directory), or null. */
+    private static String windowOwner(TableDescriptor data) {
+        byte[] value = data.getValue(Bytes.toBytes(WINDOW_LOAD_KEY));
+        return value == null ? null : Bytes.toString(value);
     }
 
-    private static long readTimestamp(FileSystem fs, Path file) throws IOException {
-        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(fs.open(file),
-                StandardCharsets.UTF_8))) {
-            return Long.parseLong(String.valueOf(in.readLine()).trim());
-        } catch (java.io.FileNotFoundException | NumberFormatException e) {
-            throw new IOException("cannot resume the load: " + file + " (the load's timestamp) is missing or damaged;"
-                    + " delete " + file.getParent() + " and run the load again", e);
+    /**
+     * The load under way on a table, as a phrase ("bulk load under way (at timestamp T, work
+     * directory W)"), or null when no load window is open.
+     */
+    static String loadUnderWay(TableDescriptor data) {
+        String window = windowOf(data);
+        if (window == null) {
+            return null;
         }
+        String owner = windowOwner(data);
+        String workDir = owner == null ? "unknown" : owner.substring(owner.indexOf(' ') + 1);
+        return "bulk load under way (at timestamp " + window + ", work directory " + workDir + ")";
     }
 
     /** The job writing every table's HFiles into {@code hfiles}. */
-    private static Job job(Configuration conf, Connection connection, Options o, long timestamp, Catalog catalog, TableDescriptor data,
-            List<TableName> indexTables, Path hfiles) throws IOException {
+    private static Job job(Configuration conf, Connection connection, Options o, List<Path> inputFiles, long timestamp,
+            Catalog catalog, TableDescriptor data, List<TableName> indexTables, Path hfiles) throws IOException {
         Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey bulk load into " + o.table);
         Configuration jc = job.getConfiguration();
         jc.set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
@@ -361,12 +484,14 @@ public final class BulkLoad extends Configured implements Tool {
         }
         job.setJarByClass(BulkLoad.class);
         job.setInputFormatClass(WholeFileLines.class);
-        for (String input : o.inputs) {
-            FileInputFormat.addInputPath(job, new Path(input));
+        FileInputFormat.setInputPaths(job, inputFiles.toArray(new Path[0]));
+        List<String> fileNames = new ArrayList<>();
+        for (Path file : inputFiles) {
+            fileNames.add(file.toString());
         }
+        jc.set(INPUT_FILES, String.join("\n", fileNames));
         job.setMapperClass(LineMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        job.setMapOutputValueClass(KeyValue.class);
         List<Object> tables = new ArrayList<>();
         tables.add(tableInfo(data, connection.getRegionLocator(o.table)));
         try (Admin admin = connection.getAdmin()) {
@@ -375,6 +500,8 @@ public final class BulkLoad extends Configured implements Tool {
             }
         }
         configureIncrementalLoad(job, tables);
+        // Set after configureIncrementalLoad, which knows no reducer for it: ours is set here.
+        job.setMapOutputValueClass(LineCell.class);
         job.setReducerClass(RowReducer.class);
         // The verify step's HFiles go to pseudo tables of their own (an output directory each).
         List<String> outputs = new ArrayList<>(Arrays.asList(jc.get(OUTPUT_TABLES).split(";")));
@@ -504,11 +631,65 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
-     * covered cells) out: cells, not Puts, which cost far more to serialize through the shuffle. A line that
-     * cannot be loaded goes to the rejects output: file, line number, reason, the line.
+     * A cell of the row one input line makes, with the line's place in the load: its file's place
+     * among the load's input files and its line number. Of the lines of one key the last by that
+     * place makes the row, in the data table and in every index alike, whatever order the shuffle
+     * brings their cells in.
      */
-    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, KeyValue> {
+    public static final class LineCell implements Writable {
+        private int file;
+        private long line;
+        private KeyValue cell;
+
+        public LineCell() {}
+
+        LineCell set(int file, long line, KeyValue cell) {
+            this.file = file;
+            this.line = line;
+            this.cell = cell;
+            return this;
+        }
+
+        /** Whether this cell's line comes after {@code other}'s in the load. */
+        boolean after(LineCell other) {
+            return file != other.file ? file > other.file : line > other.line;
+        }
+
+        boolean sameLine(LineCell other) {
+            return file == other.file && line == other.line;
+        }
+
+        /** The line's place, as text. */
+        String place() {
+            return file + ":" + line;
+        }
+
+        @Override
+        public void write(DataOutput out) throws IOException {
+            WritableUtils.writeVInt(out, file);
+            WritableUtils.writeVLong(out, line);
+            out.writeInt(cell.getLength());
+            out.write(cell.getBuffer(), cell.getOffset(), cell.getLength());
+        }
+
+        /** Reads into a new cell (the reducer keeps the cells of a row while the object is reused). */
+        @Override
+        public void readFields(DataInput in) throws IOException {
+            file = WritableUtils.readVInt(in);
+            line = WritableUtils.readVLong(in);
+            byte[] bytes = new byte[in.readInt()];
+            in.readFully(bytes);
+            cell = new KeyValue(bytes, 0, bytes.length);
+        }
+    }
+
+    /**
+     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
+     * covered cells) out, each with the line's place in the load: cells, not Puts, which cost far
+     * more to serialize through the shuffle. A line that cannot be loaded goes to the rejects
+     * output: file, line number, reason, the line.
+     */
+    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, LineCell> {
         private Catalog catalog;
         private LoadMapping mapping;
         private Format format;
@@ -519,9 +700,12 @@ public final class BulkLoad extends Configured implements Tool {
         /** The index timestamp of the load's index rows (see {@link IndexRowFormat#loadStamp}) and their UNVERIFIED status. */
         private long indexStamp;
         private byte[] unverified;
-        private MultipleOutputs<ImmutableBytesWritable, KeyValue> rejects;
+        private MultipleOutputs<ImmutableBytesWritable, LineCell> rejects;
         private String file;
+        /** The file's place among the load's input files. */
+        private int fileRank;
         private long lineNumber;
+        private final LineCell out = new LineCell();
         private List<String> header;
 
         @Override
@@ -541,9 +725,17 @@ public final class BulkLoad extends Configured implements Tool {
                 covered.add(catalog.coverage(i));
             }
             indexStamp = IndexRowFormat.loadStamp(timestamp);
-            unverified = IndexRowFormat.unverified(indexStamp);
+            // Marked as written during this load, as the live writes in its window are: a reader
+            // repairs the row only from a data row holding the load's cells. Copied from the data
+            // row as it was before the data step, the repair (a newer sequence id than step 1's
+            // file, and step 3 replaces only the status) would outlive the loaded values.
+            unverified = IndexRowFormat.unverifiedDuringLoad(indexStamp, timestamp);
             rejects = new MultipleOutputs<>(context);
             file = ((FileSplit) context.getInputSplit()).getPath().toString();
+            fileRank = Arrays.asList(conf.get(INPUT_FILES).split("\n")).indexOf(file);
+            if (fileRank < 0) {
+                throw new IllegalStateException("input file " + file + " is not one of the load's (" + INPUT_FILES + ")");
+            }
         }
 
         @Override
@@ -604,12 +796,12 @@ public final class BulkLoad extends Configured implements Tool {
         }
 
         /** The cells of {@code put}, keyed by table and row for MultiTableHFileOutputFormat's partitioner. */
-        private static void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
+        private void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
             ImmutableBytesWritable key = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(table,
                     put.getRow()));
             for (List<Cell> family : put.getFamilyCellMap().values()) {
                 for (Cell cell : family) {
-                    context.write(key, KeyValueUtil.ensureKeyValue(cell));
+                    context.write(key, out.set(fileRank, lineNumber, KeyValueUtil.ensureKeyValue(cell)));
                 }
             }
         }
@@ -621,46 +813,128 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * The cells of one row of one table, sorted (as HBase's {@code CellSortReducer}), written to
-     * their table's HFiles; for a row of an index table also its VERIFIED status, to the index's
-     * pseudo table: derived here rather than sent through the shuffle, and in the same key order.
+     * The cells of one row of one table, of the last of its lines in the load, sorted (as HBase's
+     * {@code CellSortReducer}), written to their table's HFiles; for a row of an index table that
+     * has no such row yet also its VERIFIED status, to the index's pseudo table: derived here rather
+     * than sent through the shuffle, and in the same key order.
+     *
+     * <p>An index row that exists already stands for a data row that exists (every writer makes the
+     * index row first): the loaded line is merged into that data row (a column the line lacks keeps
+     * its live value), so the load's copy of the line alone is no copy of it. That row stays
+     * UNVERIFIED, as written during the load, and readers repair it from the data row once the
+     * loaded cells are in it. The check runs after the load window opened (the job runs in it), so a
+     * row a live write makes later has a mark of its own, newer than the load's.
      */
-    public static final class RowReducer extends Reducer<ImmutableBytesWritable, Cell, ImmutableBytesWritable, Cell> {
+    public static final class RowReducer extends Reducer<ImmutableBytesWritable, LineCell, ImmutableBytesWritable, Cell> {
+        /** Index rows asked about at once. */
+        private static final int EXISTS_BATCH = 1000;
         private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
+        private String dataTable;
+        private Connection connection;
+        /** The index table of the statuses waiting for the check, and their rows, in key order. */
+        private String pendingTable;
+        private final List<Cell> pendingStatuses = new ArrayList<>();
 
         @Override
         protected void setup(Context context) {
             Configuration conf = context.getConfiguration();
             Catalog catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
             TableName data = TableName.valueOf(conf.get(DATA_TABLE));
+            dataTable = data.getNameAsString();
             for (int i = 0; i < catalog.indexes().size(); i++) {
                 TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
                 verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
             }
         }
 
+        private static Set<String> with(Set<String> set, String element) {
+            Set<String> out = set == null ? new HashSet<>() : set;
+            out.add(element);
+            return out;
+        }
+
         @Override
-        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<Cell> cells, Context context)
+        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<LineCell> cells, Context context)
                 throws IOException, InterruptedException {
-            TreeSet<Cell> sorted = new TreeSet<>(CellComparator.getInstance());
-            for (Cell cell : cells) {
-                sorted.add(KeyValueUtil.copyToNewKeyValue(cell));
+            // The last line's cells: the values come in the shuffle's order, the cells of several
+            // lines of a key mixed (the map side's sort is not stable).
+            List<Cell> lastLine = new ArrayList<>();
+            LineCell last = null;
+            Set<String> earlierLines = null; // made only for a key of several lines
+            for (LineCell c : cells) {
+                if (last == null || c.after(last)) {
+                    earlierLines = last == null ? null : with(earlierLines, last.place());
+                    last = new LineCell().set(c.file, c.line, null);
+                    lastLine.clear();
+                } else if (!c.sameLine(last)) {
+                    earlierLines = with(earlierLines, c.place());
+                    continue;
+                }
+                lastLine.add(c.cell);
             }
+            lastLine.sort(CellComparator.getInstance());
             Cell status = null;
-            for (Cell cell : sorted) {
+            for (Cell cell : lastLine) {
                 context.write(tableAndRow, cell);
                 status = status == null && CellUtil.matchingColumn(cell, IndexRowFormat.FAMILY, IndexRowFormat.STATUS)
                         ? cell : status;
             }
             byte[] composite = tableAndRow.copyBytes();
             int separator = Bytes.indexOf(composite, (byte) ';');
-            byte[] verified = verifiedTables.get(Bytes.toString(composite, 0, separator));
-            if (verified != null && status != null) {
-                // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
-                byte[] row = CellUtil.cloneRow(status);
-                context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
-                        new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
-                                IndexRowFormat.VERIFIED));
+            String table = Bytes.toString(composite, 0, separator);
+            if (earlierLines != null && table.equals(dataTable)) {
+                context.getCounter(Counter.REPLACED).increment(earlierLines.size());
+            }
+            if (verifiedTables.containsKey(table) && status != null) {
+                if (!table.equals(pendingTable)) {
+                    verifyNewRows(context);
+                    pendingTable = table;
+                }
+                pendingStatuses.add(status);
+                if (pendingStatuses.size() >= EXISTS_BATCH) {
+                    verifyNewRows(context);
+                }
+            }
+        }
+
+        /** Writes the VERIFIED status of each pending index row that its index table does not have yet. */
+        private void verifyNewRows(Context context) throws IOException, InterruptedException {
+            if (pendingStatuses.isEmpty()) {
+                return;
+            }
+            if (connection == null) {
+                connection = ConnectionFactory.createConnection(context.getConfiguration());
+            }
+            List<Get> gets = new ArrayList<>(pendingStatuses.size());
+            for (Cell status : pendingStatuses) {
+                gets.add(new Get(CellUtil.cloneRow(status)));
+            }
+            boolean[] exists;
+            try (Table index = connection.getTable(TableName.valueOf(pendingTable))) {
+                exists = index.exists(gets);
+            }
+            byte[] verified = verifiedTables.get(pendingTable);
+            for (int i = 0; i < exists.length; i++) {
+                if (!exists[i]) {
+                    // The same version of the row (its covered cells are at the same timestamp), VERIFIED.
+                    Cell status = pendingStatuses.get(i);
+                    byte[] row = CellUtil.cloneRow(status);
+                    context.write(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(verified, row)),
+                            new KeyValue(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(),
+                                    IndexRowFormat.VERIFIED));
+                }
+            }
+            pendingStatuses.clear();
+        }
+
+        @Override
+        protected void cleanup(Context context) throws IOException, InterruptedException {
+            try {
+                verifyNewRows(context);
+            } finally {
+                if (connection != null) {
+                    connection.close();
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.mapreduce.TableMapper;
@@ -31,6 +32,22 @@ final class IndexBackfill {
     private static final String INDEX = "rowkey.backfill.index";
     /** Data rows per scanner round trip. */
     private static final int CACHING = 1000;
+
+    /**
+     * Refuses to add an index to {@code table} (descriptor {@code data}) while a bulk load's window is
+     * open: the backfill would copy the data rows before the load's data lands, and the load's HFiles
+     * hold no rows for an index it did not know. Called before anything of the index is made.
+     *
+     * @throws IllegalStateException naming the load and how to finish it
+     */
+    static void refuseDuringLoad(TableName table, TableDescriptor data) {
+        String load = BulkLoad.loadUnderWay(data);
+        if (load != null) {
+            throw new IllegalStateException("table " + table + " has a " + load + ": an index added now would miss the"
+                    + " loaded rows. Finish the load by running it again with its --work directory, then add the index;"
+                    + " nothing was changed");
+        }
+    }
 
     /** Runs the job for index number {@code index} of {@code catalog}; progress from 0 to 1. */
     static void run(Configuration conf, TableName data, Catalog catalog, int index, DoubleConsumer progress)

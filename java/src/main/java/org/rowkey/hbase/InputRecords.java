@@ -1,11 +1,21 @@
 package org.rowkey.hbase;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
@@ -40,6 +50,59 @@ final class InputRecords {
     }
 
     private InputRecords() {}
+
+    /**
+     * The files of a load's inputs in load order (of the lines of one key, the last in this order
+     * makes the row): the inputs in the order given, each a file, a directory (its files by name,
+     * without the hidden ones MapReduce leaves out: names starting with '_' or '.') or a glob (its
+     * matches by name). An input that matches nothing, a directory without files or holding a
+     * directory, and a file given twice are refused, naming it.
+     */
+    static List<Path> files(List<String> inputs, Configuration conf) throws IOException {
+        List<Path> files = new ArrayList<>();
+        Set<Path> seen = new HashSet<>();
+        for (String input : inputs) {
+            Path path = new Path(input);
+            FileSystem fs = path.getFileSystem(conf);
+            FileStatus[] matches = fs.globStatus(path);
+            if (matches == null || matches.length == 0) {
+                throw new IllegalArgumentException("input " + input + " does not exist");
+            }
+            Arrays.sort(matches);
+            for (FileStatus match : matches) {
+                List<FileStatus> inMatch = match.isDirectory() ? visibleFiles(fs, match.getPath(), input)
+                        : Collections.singletonList(match);
+                for (FileStatus file : inMatch) {
+                    if (!seen.add(file.getPath())) {
+                        throw new IllegalArgumentException("input file " + file.getPath() + " is given twice (again by --input "
+                                + input + ")");
+                    }
+                    files.add(file.getPath());
+                }
+            }
+        }
+        return files;
+    }
+
+    private static List<FileStatus> visibleFiles(FileSystem fs, Path dir, String input) throws IOException {
+        List<FileStatus> files = new ArrayList<>();
+        for (FileStatus f : fs.listStatus(dir)) {
+            String name = f.getPath().getName();
+            if (name.startsWith("_") || name.startsWith(".")) {
+                continue;
+            }
+            if (f.isDirectory()) {
+                throw new IllegalArgumentException("input " + input + ": " + f.getPath() + " is a directory (an input"
+                        + " directory may hold files only)");
+            }
+            files.add(f);
+        }
+        if (files.isEmpty()) {
+            throw new IllegalArgumentException("input " + input + ": directory " + dir + " holds no input file");
+        }
+        Collections.sort(files);
+        return files;
+    }
 
     /** The record of a JSON line. */
     static Map<String, Object> json(String line) throws LoadMapping.Rejected {

@@ -248,7 +248,8 @@ public final class RowKeyTable {
      *
      * @param progress told the job's progress, from 0 to 1, as it runs
      * @throws IllegalArgumentException for an invalid index or one whose name is taken
-     * @throws IllegalStateException when hbase-mapreduce is not on the class path
+     * @throws IllegalStateException when hbase-mapreduce is not on the class path, or while a bulk
+     *     load's window is open on the table (nothing is changed; docs/bulk-load.md)
      */
     public void addIndex(RowKeyIndex index, DoubleConsumer progress) throws IOException {
         Objects.requireNonNull(index, "index");
@@ -265,6 +266,7 @@ public final class RowKeyTable {
         int number = building.indexNumber(index.name());
         try (Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(name);
+            IndexBackfill.refuseDuringLoad(name, data);
             checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
             createIndexTable(admin, name, building.indexes().get(number));
             storeCatalog(admin, data, building);

@@ -45,10 +45,10 @@ final class SplitSampler {
 
     /**
      * Splits every empty one-region table of the load ({@code tables}: the data table first, then
-     * index number i's) into {@code regions} regions.
+     * index number i's) into {@code regions} regions, at keys sampled from {@code inputFiles}.
      */
     static void split(Connection connection, List<TableName> tables, Catalog catalog, LoadMapping mapping,
-            Format format, List<Path> inputs, int regions, Configuration conf, PrintStream out) throws IOException {
+            Format format, List<Path> inputFiles, int regions, Configuration conf, PrintStream out) throws IOException {
         List<TableName> toSplit = new ArrayList<>();
         try (Admin admin = connection.getAdmin()) {
             for (TableName t : tables) {
@@ -60,7 +60,7 @@ final class SplitSampler {
         if (toSplit.isEmpty() || regions < 2) {
             return;
         }
-        List<byte[]> dataKeys = sampleKeys(mapping, format, inputs, regions * SAMPLES_PER_REGION, conf);
+        List<byte[]> dataKeys = sampleKeys(mapping, format, inputFiles, regions * SAMPLES_PER_REGION, conf);
         if (dataKeys.size() < regions) {
             out.println("Not pre-split: only " + dataKeys.size() + " sampled line(s) gave a key");
             return;
@@ -117,21 +117,19 @@ final class SplitSampler {
     }
 
     /**
-     * The data keys of about {@code wanted} lines read at random byte offsets of the inputs (each
+     * The data keys of about {@code wanted} lines read at random byte offsets of the input files (each
      * file in proportion to its size; a line cut by the offset is skipped); lines that would be
      * rejected are left out.
      */
-    static List<byte[]> sampleKeys(LoadMapping mapping, Format format, List<Path> inputs, int wanted, Configuration conf)
+    static List<byte[]> sampleKeys(LoadMapping mapping, Format format, List<Path> inputFiles, int wanted, Configuration conf)
             throws IOException {
         List<FileStatus> files = new ArrayList<>();
         long total = 0;
-        for (Path input : inputs) {
-            FileSystem fs = input.getFileSystem(conf);
-            for (FileStatus f : fs.isDirectory(input) ? fs.listStatus(input) : new FileStatus[] {fs.getFileStatus(input)}) {
-                if (f.isFile() && f.getLen() > 0 && !f.getPath().getName().startsWith("_") && !f.getPath().getName().startsWith(".")) {
-                    files.add(f);
-                    total += f.getLen();
-                }
+        for (Path input : inputFiles) {
+            FileStatus f = input.getFileSystem(conf).getFileStatus(input);
+            if (f.getLen() > 0) {
+                files.add(f);
+                total += f.getLen();
             }
         }
         Random random = new Random(42);

@@ -82,10 +82,11 @@ class BulkLoadIT extends HBaseMiniClusterBase {
 
     @AfterAll
     void removeLocalDir() throws IOException {
-        for (File f : local.listFiles()) {
-            Files.delete(f.toPath());
+        try (java.util.stream.Stream<java.nio.file.Path> files = Files.walk(local.toPath())) {
+            for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(f);
+            }
         }
-        Files.delete(local.toPath());
     }
 
     /** An input row and the oracle's view of it. */
@@ -143,7 +144,10 @@ class BulkLoadIT extends HBaseMiniClusterBase {
     private String writeJson(String name, List<Row> rows) throws IOException {
         StringBuilder out = new StringBuilder();
         for (Row row : rows) {
-            out.append("{\"_id\": {\"$oid\": \"584a6e030cf29ba18da2fcd5\"}, \"url\": \"").append(row.url).append('"');
+            out.append("{\"_id\": {\"$oid\": \"584a6e030cf29ba18da2fcd5\"}");
+            if (row.url != null) {
+                out.append(", \"url\": \"").append(row.url).append('"');
+            }
             for (String f : FIELDS) {
                 Object v = row.fields.get(f);
                 out.append(", \"").append(f).append("\": ");
@@ -306,19 +310,22 @@ class BulkLoadIT extends HBaseMiniClusterBase {
     /** Every index table holds one VERIFIED index row per data row. */
     private void assertIndexesVerified(TableName name, int dataRows) throws IOException {
         for (RowKeyIndex index : indexes()) {
-            int verified = 0;
-            int rows = 0;
-            try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index.name()));
-                    ResultScanner s = t.getScanner(new Scan())) {
-                for (Result r : s) {
-                    rows++;
-                    verified += Arrays.equals(r.getValue(IndexRowFormat.FAMILY,
-                            IndexRowFormat.STATUS), IndexRowFormat.VERIFIED) ? 1 : 0;
-                }
-            }
-            assertEquals(dataRows, rows, index.name() + ": index rows");
-            assertEquals(dataRows, verified, index.name() + ": verified index rows");
+            assertEquals(Arrays.asList(dataRows, dataRows), indexRowsAndVerified(name, index.name()),
+                    index.name() + ": index rows, verified index rows");
         }
+    }
+
+    /** How many rows an index table holds, and how many of them are VERIFIED. */
+    private List<Integer> indexRowsAndVerified(TableName name, String index) throws IOException {
+        int verified = 0;
+        int rows = 0;
+        try (Table t = connection().getTable(RowKeyTable.indexTableName(name, index)); ResultScanner s = t.getScanner(new Scan())) {
+            for (Result r : s) {
+                rows++;
+                verified += Arrays.equals(r.getValue(IndexRowFormat.FAMILY, IndexRowFormat.STATUS), IndexRowFormat.VERIFIED) ? 1 : 0;
+            }
+        }
+        return Arrays.asList(rows, verified);
     }
 
     private int count(TableName table) throws IOException {
@@ -610,5 +617,297 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             assertFalse(BulkLoad.hasWindow(admin, name), "the load window closed with the load");
         }
         assertQueriesEqual(name, oracle);
+    }
+
+    // ---- Exact answers beside live rows, duplicate keys, index changes and other loads ----
+
+    /** The load window's timestamp on {@code name}, or null. */
+    private String window(TableName name) throws IOException {
+        try (Admin admin = connection().getAdmin()) {
+            byte[] value = admin.getDescriptor(name).getValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY));
+            return value == null ? null : Bytes.toString(value);
+        }
+    }
+
+    /** Every row of the data table, read with the plain client: key (hex) to URL (null: none). */
+    private TreeMap<String, String> dataTable(TableName name) throws IOException {
+        try (Table t = connection().getTable(name)) {
+            return rows(t.getScanner(new Scan()));
+        }
+    }
+
+    /**
+     * What covered reads through by_date_code answer for the (sdate, code) pairs of {@code rows}
+     * equals what the data table holds (the table holds only keys of {@code rows}).
+     */
+    private void assertCoveredReadsAgreeWithDataTable(TableName name, List<Row> rows, String when) throws IOException {
+        RowKeyTable table = RowKeyTable.open(connection(), name);
+        TreeMap<String, String> covered = new TreeMap<>();
+        java.util.Set<List<Object>> pairs = new java.util.LinkedHashSet<>();
+        for (Row row : rows) {
+            pairs.add(Arrays.asList(row.fields.get("sdate"), row.fields.get("code")));
+        }
+        for (List<Object> pair : pairs) {
+            covered.putAll(rows(table.scan(RowKeyQuery.on(schema).eq("sdate", pair.get(0)).eq("code", pair.get(1))
+                    .select(F, URL).useIndex("by_date_code"))));
+        }
+        assertSameRows(dataTable(name), covered, when + ": the data table and the covered index");
+    }
+
+    /** Two maps of key to URL are equal; else the message counts the keys that differ and shows a few. */
+    private static void assertSameRows(TreeMap<String, String> expected, TreeMap<String, String> actual, String what) {
+        TreeSet<String> keys = new TreeSet<>(expected.keySet());
+        keys.addAll(actual.keySet());
+        List<String> differ = new ArrayList<>();
+        for (String k : keys) {
+            if (!expected.containsKey(k) || !actual.containsKey(k) || !java.util.Objects.equals(expected.get(k), actual.get(k))) {
+                differ.add((expected.containsKey(k) ? expected.get(k) : "(no row)") + " / "
+                        + (actual.containsKey(k) ? actual.get(k) : "(no row)"));
+            }
+        }
+        assertTrue(differ.isEmpty(), what + ": " + differ.size() + " of " + keys.size() + " keys differ, e.g. "
+                + differ.subList(0, Math.min(3, differ.size())));
+    }
+
+    private static List<Row> withUrls(List<Row> rows, String prefix) {
+        List<Row> out = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            out.add(new Row(rows.get(i).fields, prefix + i));
+        }
+        return out;
+    }
+
+    /**
+     * Rows written live, then bulk-loaded with another value of a covered column: a covered read
+     * after the load's index step (which may repair index rows from the data rows it reads) never
+     * leaves an index row with the old value once the load has finished.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aLoadOverLiveRowsLeavesNoIndexRowWithTheirOldValues() throws Exception {
+        TableName name = create("bulk_over_live");
+        List<Row> keys = generated(20, 23);
+        try (Table t = connection().getTable(name)) {
+            for (Row row : withUrls(keys, "old-")) {
+                t.put(new Put(schema.encode(row.fields)).addColumn(F, URL, Bytes.toBytes(row.url)));
+            }
+        }
+        String json = writeJson("over-live.json", withUrls(keys, "new-"));
+        String work = "/bulk/over-live";
+        for (String step : new String[] {"indexes", "data"}) {
+            assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json, "--stop-after", step));
+            assertCoveredReadsAgreeWithDataTable(name, keys, "stopped after " + step);
+        }
+        assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json));
+        assertSameRows(expected(withUrls(keys, "new-"), f -> true), dataTable(name), "the loaded rows / the data table");
+        assertCoveredReadsAgreeWithDataTable(name, keys, "after the load");
+        // Through every index (their rows of keys that had a row before the load are repaired as read).
+        assertQueriesEqual(name, withUrls(keys, "new-"));
+    }
+
+    /**
+     * Rows written live, then bulk-loaded from lines without a value for the covered column (but
+     * with another column): a load writes the columns its lines have, so the data table keeps the
+     * live value, and so must the covering index (the load's index rows, made from the lines alone,
+     * say the column is absent).
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aLoadedLineWithoutACoveredColumnLeavesTheLiveValueInTheIndex() throws Exception {
+        TableName name = create("bulk_absent_column");
+        List<Row> keys = generated(20, 53);
+        try (Table t = connection().getTable(name)) {
+            for (Row row : withUrls(keys, "live-")) {
+                t.put(new Put(schema.encode(row.fields)).addColumn(F, URL, Bytes.toBytes(row.url)));
+            }
+        }
+        List<Row> withoutUrl = new ArrayList<>();
+        List<Row> fresh = generated(40, 53).subList(20, 40);
+        for (Row row : keys) {
+            withoutUrl.add(new Row(row.fields, null));
+        }
+        withoutUrl.addAll(fresh);
+        String json = writeJson("absent-column.json", withoutUrl);
+        assertEquals(0, bulkLoad(new BulkLoad(), name, "/bulk/absent-column", "--input", json, "--column",
+                "f:scan=scantype:int"));
+        List<Row> all = new ArrayList<>(withUrls(keys, "live-"));
+        all.addAll(fresh);
+        assertSameRows(expected(all, f -> true), dataTable(name), "the live URLs and the loaded ones / the data table");
+        // Not read yet: the rows of the keys new to the table are VERIFIED, the others wait for a reader.
+        assertEquals(Arrays.asList(40, 20), indexRowsAndVerified(name, "by_site_date"), "by_site_date: rows, verified");
+        assertCoveredReadsAgreeWithDataTable(name, all, "after the load");
+    }
+
+    /**
+     * The same keys in several input files and twice in one: the last line of a key by (file
+     * order, line number) is its row in the data table and in every index, and the job counts the
+     * lines it replaced. File order: the --input options in order, a directory's files by name.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void duplicateKeysLoadTheLastLineInTheDataTableAndEveryIndex() throws Exception {
+        TableName name = create("bulk_duplicates");
+        List<Row> keys = generated(500, 29);
+        String first = writeJson("dup-first.json", withUrls(keys, "A-"));
+        File dir = new File(local, "dup-dir");
+        assertTrue(dir.mkdir());
+        // Written in the directory in reverse name order: the names, not the listing, give the order.
+        List<Row> second = new ArrayList<>(withUrls(keys.subList(200, 500), "C-").subList(0, 300));
+        List<Row> laterInSecond = withUrls(keys.subList(450, 500), "D-");
+        List<Row> secondFile = new ArrayList<>(second);
+        secondFile.addAll(laterInSecond);
+        writeJson("dup-dir/2.json", secondFile);
+        writeJson("dup-dir/1.json", withUrls(keys.subList(0, 300), "B-"));
+        BulkLoad tool = new BulkLoad();
+        assertEquals(0, bulkLoad(tool, name, "/bulk/duplicates", "--input", first, "--input", dir.toURI().toString()));
+        List<Row> last = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            String url = i < 200 ? "B-" + i : i < 450 ? "C-" + (i - 200) : "D-" + (i - 450);
+            last.add(new Row(keys.get(i).fields, url));
+        }
+        assertCoveredReadsAgreeWithDataTable(name, keys, "after the load");
+        assertSameRows(expected(last, f -> true), dataTable(name), "each key's last line / the data table");
+        assertQueriesEqual(name, last);
+        assertIndexesVerified(name, keys.size());
+        assertEquals(500 + 300 + 350, tool.rows());
+        assertEquals(300 + 350, tool.replaced(), "lines replaced by a later line of their key");
+    }
+
+    /**
+     * addIndex while a load's window is open would copy the data rows before the load's data lands
+     * (and the load's HFiles hold no rows for it): refused, naming the load and how to finish it;
+     * after the load it fills the index with every row.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void addIndexIsRefusedWhileALoadWindowIsOpen() throws Exception {
+        TableName name = create("bulk_add_index");
+        List<Row> live = generated(40, 31);
+        try (Table t = connection().getTable(name)) {
+            for (Row row : live) {
+                t.put(new Put(schema.encode(row.fields)).addColumn(F, URL, Bytes.toBytes(row.url)));
+            }
+        }
+        List<Row> loaded = generated(340, 31).subList(40, 340);
+        String json = writeJson("add-index.json", loaded);
+        String work = "/bulk/add-index";
+        assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json, "--stop-after", "indexes"));
+        String loadTimestamp = window(name);
+        RowKeyTable table = RowKeyTable.open(connection(), name);
+        RowKeyIndex byCode = RowKeyIndex.of("by_code_site", "code", "sitecode");
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> table.addIndex(byCode));
+        assertTrue(refused.getMessage().contains(loadTimestamp) && refused.getMessage().contains(work)
+                && refused.getMessage().contains("--work"), refused.getMessage());
+        try (Admin admin = connection().getAdmin()) {
+            assertFalse(admin.tableExists(RowKeyTable.indexTableName(name, "by_code_site")), "no index table made");
+        }
+        assertEquals(indexes().size(), RowKeyTable.open(connection(), name).indexNames().size(), "the catalog unchanged");
+
+        assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json));
+        RowKeyTable after = RowKeyTable.open(connection(), name);
+        after.addIndex(byCode);
+        List<Row> all = new ArrayList<>(live);
+        all.addAll(loaded);
+        assertEquals(all.size(), count(RowKeyTable.indexTableName(name, "by_code_site")), "the new index's rows");
+        for (int code : new int[] {200, 404, 503}) {
+            assertEquals(expected(all, f -> f.get("code").equals(code)), rows(after.scan(RowKeyQuery.on(schema)
+                    .eq("code", code).useIndex("by_code_site"))), "code = " + code + " through the new index");
+        }
+    }
+
+    /**
+     * A load killed while its job ran (its HFiles without _SUCCESS, its window open) is run again
+     * with its --work directory: its own window does not block it; it writes its HFiles again and
+     * finishes.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aKilledLoadIsRunAgainWithItsWorkDirectory() throws Exception {
+        TableName name = create("bulk_killed");
+        List<Row> rows = generated(300, 37);
+        String json = writeJson("killed.json", rows);
+        String work = "/bulk/killed";
+        assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json, "--stop-after", "hfiles"));
+        FileSystem fs = new Path(work).getFileSystem(conf());
+        assertTrue(fs.delete(new Path(work, "hfiles/_SUCCESS"), false), "as a kill before the job's commit leaves it");
+        BulkLoad rerun = new BulkLoad();
+        assertEquals(0, bulkLoad(rerun, name, work, "--input", json));
+        assertEquals(rows.size(), rerun.rows(), "the job ran again");
+        assertEquals(null, window(name), "the window closed with the load");
+        assertQueriesEqual(name, rows);
+        assertIndexesVerified(name, rows.size());
+    }
+
+    /**
+     * A second load given the work directory of a running one is refused before it deletes
+     * anything; the running load finishes with every row.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aSecondLoadNeverDestroysARunningLoadsWork() throws Exception {
+        TableName name = create("bulk_running");
+        List<Row> rows = generated(3_000, 41);
+        String json = writeJson("running.json", rows);
+        String other = writeJson("running-other.json", generated(100, 43));
+        String work = "/bulk/running";
+        FileSystem fs = new Path(work).getFileSystem(conf());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> first = pool.submit(() -> bulkLoad(new BulkLoad(), name, work, "--input", json));
+            while (!fs.exists(new Path(work, "hfiles/_temporary")) && !first.isDone()) {
+                Thread.sleep(20);
+            }
+            assertFalse(first.isDone(), "the first load's job is still running");
+            Exception refused = assertThrows(Exception.class, () -> bulkLoad(new BulkLoad(), name, work, "--input", other));
+            assertTrue(refused.getMessage().contains("is running"), refused.getMessage());
+            assertEquals(0, (int) first.get(240, TimeUnit.SECONDS), "the first load");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertQueriesEqual(name, rows);
+        assertIndexesVerified(name, rows.size());
+    }
+
+    /**
+     * A load stopped with its HFiles written holds its work directory and its window: a load with
+     * other options on that directory, one with an input that does not exist, and one elsewhere at
+     * the same timestamp are refused, naming why, and none of them closes its window; its own
+     * re-run finishes it with its own rows.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aStoppedLoadIsFinishedOnlyByItsOwnRerun() throws Exception {
+        TableName name = create("bulk_own");
+        List<Row> rows = generated(300, 47);
+        String json = writeJson("own.json", rows);
+        String other = writeJson("own-other.json", generated(400, 47).subList(300, 400));
+        String work = "/bulk/own";
+        String timestamp = Long.toString(System.currentTimeMillis() + 5_000);
+        assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--input", json, "--timestamp", timestamp,
+                "--stop-after", "hfiles"));
+        assertEquals(timestamp, window(name));
+
+        Exception otherOptions = assertThrows(Exception.class, () -> bulkLoad(new BulkLoad(), name, work, "--input", other,
+                "--timestamp", timestamp));
+        assertTrue(otherOptions.getMessage().contains("holds another bulk load") && otherOptions.getMessage().contains(json),
+                otherOptions.getMessage());
+        Exception missing = assertThrows(Exception.class, () -> bulkLoad(new BulkLoad(), name, work, "--input",
+                json + ".missing", "--timestamp", timestamp));
+        assertTrue(missing.getMessage().contains(json + ".missing") && missing.getMessage().contains("does not exist"),
+                missing.getMessage());
+        BulkLoad elsewhere = new BulkLoad();
+        Exception sameTimestamp = assertThrows(Exception.class, () -> bulkLoad(elsewhere, name, "/bulk/own-elsewhere",
+                "--input", other, "--timestamp", timestamp, "--max-rejects", "0"));
+        assertTrue(sameTimestamp.getMessage().contains("has another bulk load under way")
+                && sameTimestamp.getMessage().contains(work), sameTimestamp.getMessage());
+        assertEquals(timestamp, window(name), "the stopped load's window is still open");
+        assertEquals(0, count(name), "nothing loaded meanwhile");
+
+        BulkLoad rerun = new BulkLoad();
+        assertEquals(0, bulkLoad(rerun, name, work, "--input", json, "--timestamp", timestamp));
+        assertEquals(0, rerun.rows(), "the re-run loads the HFiles written before");
+        assertEquals(null, window(name));
+        assertQueriesEqual(name, rows);
+        assertIndexesVerified(name, rows.size());
     }
 }

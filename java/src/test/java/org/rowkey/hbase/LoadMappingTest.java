@@ -6,14 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.rowkey.hbase.InputRecords.Format;
 
@@ -119,5 +126,59 @@ class LoadMappingTest {
                 .getMessage().contains("unknown kind"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> LoadMapping.parse(schema,
                 Collections.singletonList("# only a comment"))).getMessage().contains("no column"));
+    }
+
+    private static String touch(File dir, String name) throws IOException {
+        File f = new File(dir, name);
+        f.getParentFile().mkdirs();
+        Files.write(f.toPath(), new byte[] {'{', '}', '\n'});
+        return f.toURI().toString();
+    }
+
+    private static List<String> names(List<Path> files) {
+        List<String> out = new ArrayList<>();
+        for (Path f : files) {
+            out.add(f.getParent().getName() + "/" + f.getName());
+        }
+        return out;
+    }
+
+    /**
+     * The load order of input files (a later line of a key replaces an earlier one): the inputs as
+     * given, a directory's files by name (hidden ones left out), a glob's matches by name; an input
+     * that names nothing loadable is refused by name.
+     */
+    @Test
+    void inputFilesComeInLoadOrderAndBadInputsAreRefusedByName(@TempDir File tmp) throws Exception {
+        Configuration conf = new Configuration(false);
+        String first = touch(tmp, "z/first.json");
+        touch(tmp, "d/b.json");
+        touch(tmp, "d/a.json");
+        touch(tmp, "d/_SUCCESS");
+        touch(tmp, "d/.a.json.crc");
+        touch(tmp, "g/2.json");
+        touch(tmp, "g/1.json");
+        String dir = new File(tmp, "d").toURI().toString();
+        String glob = new File(tmp, "g").toURI() + "*.json";
+        assertEquals(Arrays.asList("z/first.json", "d/a.json", "d/b.json", "g/1.json", "g/2.json"),
+                names(InputRecords.files(Arrays.asList(first, dir, glob), conf)));
+
+        String missing = new File(tmp, "none.json").toURI().toString();
+        String reason = assertThrows(IllegalArgumentException.class, () -> InputRecords.files(Arrays.asList(first, missing),
+                conf)).getMessage();
+        assertTrue(reason.contains(missing) && reason.contains("does not exist"), reason);
+        reason = assertThrows(IllegalArgumentException.class, () -> InputRecords.files(Arrays.asList(dir, first, dir),
+                conf)).getMessage();
+        assertTrue(reason.contains("a.json") && reason.contains("given twice"), reason);
+        touch(tmp, "nested/inner/x.json");
+        String nested = new File(tmp, "nested").toURI().toString();
+        reason = assertThrows(IllegalArgumentException.class, () -> InputRecords.files(Collections.singletonList(nested),
+                conf)).getMessage();
+        assertTrue(reason.contains("inner") && reason.contains("is a directory"), reason);
+        assertTrue(new File(tmp, "empty").mkdir());
+        String empty = new File(tmp, "empty").toURI().toString();
+        reason = assertThrows(IllegalArgumentException.class, () -> InputRecords.files(Collections.singletonList(empty),
+                conf)).getMessage();
+        assertTrue(reason.contains("holds no input file"), reason);
     }
 }
