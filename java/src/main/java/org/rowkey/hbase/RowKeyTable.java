@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.DoubleConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import com.google.protobuf.ByteString;
 
@@ -260,21 +262,29 @@ public final class RowKeyTable {
             throw new IllegalStateException("addIndex runs a MapReduce job: it needs hbase-mapreduce (the HBase version's"
                     + " org.apache.hbase:hbase-mapreduce) on the class path; nothing was changed", e);
         }
-        Catalog catalog = described.catalog;
-        Catalog building = Catalog.parse(catalog.spec().toBuilder().addIndexes(index.toSpec(IndexState.BUILDING)).build()
-                .toByteArray());
-        int number = building.indexNumber(index.name());
         try (Admin admin = connection.getAdmin()) {
             TableDescriptor data = admin.getDescriptor(name);
+            // From the catalog as it is now, not as this object read it: another client's change since stays.
+            described = Described.of(name, data);
+            Catalog building = Catalog.parse(described.catalog.spec().toBuilder()
+                    .addIndexes(index.toSpec(IndexState.BUILDING)).build().toByteArray());
+            int number = building.indexNumber(index.name());
             IndexBackfill.refuseDuringLoad(name, data);
             checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
             createIndexTable(admin, name, building.indexes().get(number));
             storeCatalog(admin, data, building);
             described = described.with(building);
             IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
-            IndexSpec active = building.indexes().get(number).toBuilder().setState(IndexState.ACTIVE).build();
-            Catalog ready = Catalog.parse(building.spec().toBuilder().setIndexes(number, active).build().toByteArray());
-            storeCatalog(admin, admin.getDescriptor(name), ready);
+            TableDescriptor now = admin.getDescriptor(name);
+            Catalog current = Described.of(name, now).catalog;
+            int at = current.indexNumber(index.name());
+            if (at < 0) {
+                throw new IllegalStateException("index '" + index.name() + "' of table " + name
+                        + " was dropped by another client while it was being built");
+            }
+            IndexSpec active = current.indexes().get(at).toBuilder().setState(IndexState.ACTIVE).build();
+            Catalog ready = Catalog.parse(current.spec().toBuilder().setIndexes(at, active).build().toByteArray());
+            storeCatalog(admin, now, ready);
             described = described.with(ready);
         }
     }
@@ -295,16 +305,20 @@ public final class RowKeyTable {
      * @throws IllegalArgumentException when the table has no index of that name
      */
     public void dropIndex(String index) throws IOException {
-        Catalog catalog = described.catalog;
-        int number = catalog.indexNumber(Objects.requireNonNull(index, "index"));
-        if (number < 0) {
-            throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
-                    + indexNames() + ")");
-        }
-        IndexSpec dropping = catalog.indexes().get(number).toBuilder().setState(IndexState.DROPPING).build();
-        Catalog marked = Catalog.parse(catalog.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
+        Objects.requireNonNull(index, "index");
         try (Admin admin = connection.getAdmin()) {
-            storeCatalog(admin, admin.getDescriptor(name), marked);
+            TableDescriptor data = admin.getDescriptor(name);
+            // From the catalog as it is now, not as this object read it: another client's change since stays.
+            described = Described.of(name, data);
+            Catalog catalog = described.catalog;
+            int number = catalog.indexNumber(index);
+            if (number < 0) {
+                throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
+                        + indexNames() + ")");
+            }
+            IndexSpec dropping = catalog.indexes().get(number).toBuilder().setState(IndexState.DROPPING).build();
+            Catalog marked = Catalog.parse(catalog.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
+            storeCatalog(admin, data, marked);
             described = described.with(marked);
             TableName table = indexTableName(name, index);
             if (admin.tableExists(table)) {
@@ -313,8 +327,12 @@ public final class RowKeyTable {
                 }
                 admin.deleteTable(table);
             }
-            Catalog without = Catalog.parse(marked.spec().toBuilder().removeIndexes(number).build().toByteArray());
-            storeCatalog(admin, admin.getDescriptor(name), without);
+            TableDescriptor now = admin.getDescriptor(name);
+            Catalog current = Described.of(name, now).catalog;
+            int at = current.indexNumber(index);
+            Catalog without = at < 0 ? current
+                    : Catalog.parse(current.spec().toBuilder().removeIndexes(at).build().toByteArray());
+            storeCatalog(admin, now, without);
             described = described.with(without);
         }
     }
@@ -334,6 +352,28 @@ public final class RowKeyTable {
         }
         described = now;
         return now;
+    }
+
+    /** A plan and the descriptor it was made from. */
+    private static final class Planned<P> {
+        final P plan;
+        final Described from;
+
+        Planned(P plan, Described from) {
+            this.plan = plan;
+            this.from = from;
+        }
+    }
+
+    /**
+     * The plan {@code planOf} makes from what this object knows, made again from the descriptor as
+     * it is now when it reads an index (one call to the master: another client may have dropped or
+     * replaced the index, or set a TTL, since).
+     */
+    private <P> Planned<P> planned(Described known, Function<Described, P> planOf, Predicate<P> readsIndex) throws IOException {
+        P plan = planOf.apply(known);
+        Described now = readsIndex.test(plan) ? reread(known) : known;
+        return new Planned<>(now == known ? plan : planOf.apply(now), now);
     }
 
     /** Stores a catalog in the data table's descriptor (its regions reopen with it). */
@@ -427,9 +467,9 @@ public final class RowKeyTable {
         }
 
         private ResultScanner open(Described known) throws IOException {
-            QueryPlan plan = plan(query, known, false);
-            planned = plan.readsIndex() ? reread(known) : known;
-            return planned == known ? plan.open() : plan(query, planned, false).open();
+            Planned<QueryPlan> plan = planned(known, d -> plan(query, d, false), QueryPlan::readsIndex);
+            planned = plan.from;
+            return plan.plan.open();
         }
 
         @Override
@@ -497,10 +537,7 @@ public final class RowKeyTable {
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) throws IOException {
-        Described known = described;
-        QueryPlan plan = plan(query, known, true);
-        Described now = plan.readsIndex() ? reread(known) : known;
-        return (now == known ? plan : plan(query, now, true)).explain();
+        return planned(described, d -> plan(query, d, true), QueryPlan::readsIndex).plan.explain();
     }
 
     /**
@@ -520,19 +557,14 @@ public final class RowKeyTable {
      *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, a cell that is not a number)
      */
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
-        Described known = described;
-        TablePlan plan = aggregatePlan(query, aggregation, known, false);
-        Described planned = plan.getIndex().isEmpty() ? known : reread(known);
-        if (planned != known) {
-            plan = aggregatePlan(query, aggregation, planned, false);
-        }
+        Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false), RowKeyTable::readsIndex);
         try {
-            return new AggregateReader(connection, name, planned.catalog, plan, query, aggregation).run();
+            return new AggregateReader(connection, name, planned.from.catalog, planned.plan, query, aggregation).run();
         } catch (IOException e) {
             // An index another client dropped since: the answer is read again from the fresh plan,
             // from the start (an aggregate returns nothing before it ends).
-            Described fresh = tableGone(e) ? reread(planned) : planned;
-            if (fresh == planned) {
+            Described fresh = tableGone(e) ? reread(planned.from) : planned.from;
+            if (fresh == planned.from) {
                 throw e;
             }
             return new AggregateReader(connection, name, fresh.catalog, aggregatePlan(query, aggregation, fresh, false), query,
@@ -542,13 +574,9 @@ public final class RowKeyTable {
 
     /** Where each part of {@link #aggregate} runs: the ranges or index read and its filter, what the regions fold, what the client does. */
     public String explain(RowKeyQuery query, Aggregation aggregation) throws IOException {
-        Described known = described;
-        TablePlan plan = aggregatePlan(query, aggregation, known, true);
-        Described now = plan.getIndex().isEmpty() ? known : reread(known);
-        if (now != known) {
-            plan = aggregatePlan(query, aggregation, now, true);
-        }
-        Catalog current = now.catalog;
+        Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, true), RowKeyTable::readsIndex);
+        TablePlan plan = planned.plan;
+        Catalog current = planned.from.catalog;
         StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
                 .append(plan.getExplain()).append('\n');
         s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
@@ -596,6 +624,10 @@ public final class RowKeyTable {
                     .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
         }
         return tablePlan(query, known, columns, columns.isEmpty(), toShow, false);
+    }
+
+    private static boolean readsIndex(TablePlan plan) {
+        return !plan.getIndex().isEmpty();
     }
 
     /**

@@ -93,6 +93,20 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void indexChangesOfAnotherClientSurviveThisOnesOwn() throws IOException {
+        // Regression (issue 35): addIndex and dropIndex rebuilt the catalog from this object's copy,
+        // so another client's index added since was lost from the catalog (its table left behind).
+        RowKeyTable one = create("two_clients", new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        RowKeyTable other = RowKeyTable.open(connection(), TableName.valueOf("two_clients"));
+        other.addIndex(RowKeyIndex.of("by_day", "day"));
+        one.addIndex(RowKeyIndex.of("by_day_code", "day", "code"));
+        one.dropIndex("by_code");
+        assertEquals(Arrays.asList("by_day", "by_day_code"),
+                RowKeyTable.open(connection(), TableName.valueOf("two_clients")).indexNames());
+        assertEquals(truth("two_clients", "day", 2), users(other.scan(RowKeyQuery.on(schema).eq("day", 2).useIndex("by_day"))));
+    }
+
+    @Test
     void anIndexAnotherClientDroppedIsNotAggregated() throws IOException {
         RowKeyTable stale = create("dropped_index", new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
         RowKeyTable.open(connection(), TableName.valueOf("dropped_index")).dropIndex("by_code");
