@@ -455,14 +455,16 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         List<Future<?>> others = new ArrayList<>();
         for (int i = 1; i < perIndex.size(); i++) {
             int index = i;
+            // When every writer is busy, the handler writes this index itself, before the next: each
+            // write is then given only what is left of the one deadline (writeIndexTable).
             others.add(INDEX_WRITERS.submit(() -> {
-                writeIndex(index, perIndex.get(index));
+                writeIndex(index, perIndex.get(index), deadline, before);
                 return null;
             }));
         }
         IOException failure = null;
         try {
-            writeIndex(0, perIndex.get(0));
+            writeIndex(0, perIndex.get(0), deadline, before);
         } catch (IOException e) {
             failure = e;
         }
@@ -478,8 +480,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             } catch (TimeoutException e) {
                 others.get(i).cancel(true);
                 if (failure == null) {
-                    failure = new IOException("hbase-rowkey: index " + table + " did not take its writes within "
-                            + writeTimeoutMillis + " ms (" + WRITE_TIMEOUT_KEY + ")" + (before ? "; the data was not written" : ""));
+                    failure = timedOut(table, before);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -491,13 +492,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
     }
 
-    private void writeIndex(int index, List<Row> mutations) throws IOException {
+    private void writeIndex(int index, List<Row> mutations, long deadline, boolean before) throws IOException {
         if (mutations.isEmpty() || droppedTables[index]) {
             return;
         }
         if (catalog.indexes().get(index).getState() == IndexState.DROPPING) {
             try {
-                writeIndexTable(index, mutations);
+                writeIndexTable(index, mutations, deadline, before);
             } catch (IOException e) {
                 // Its table is being deleted (RowKeyTable.dropIndex): no reader plans it any more.
                 droppedTables[index] = true;
@@ -506,14 +507,26 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             }
             return;
         }
-        writeIndexTable(index, mutations);
+        writeIndexTable(index, mutations, deadline, before);
     }
 
-    private void writeIndexTable(int index, List<Row> mutations) throws IOException {
+    private IOException timedOut(TableName table, boolean before) {
+        return new IOException("hbase-rowkey: index " + table + " did not take its writes within " + writeTimeoutMillis
+                + " ms (" + WRITE_TIMEOUT_KEY + ")" + (before ? "; the data was not written" : ""));
+    }
+
+    /** Writes one index table's mutations within what is left until {@code deadline} (System.nanoTime). */
+    private void writeIndexTable(int index, List<Row> mutations, long deadline, boolean before) throws IOException {
         for (Row m : mutations) {
             ((Mutation) m).setPriority(HConstants.HIGH_QOS);
         }
-        try (Table table = connection.getTable(indexTables[index])) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+            throw timedOut(indexTables[index], before);
+        }
+        int millis = (int) Math.min(left, writeTimeoutMillis);
+        try (Table table = connection.getTableBuilder(indexTables[index], null).setOperationTimeout(millis)
+                .setRpcTimeout(Math.max(1, millis / 2)).build()) {
             table.batch(mutations, new Object[mutations.size()]);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
