@@ -184,7 +184,7 @@ class OracleIT extends HBaseMiniClusterBase {
             this.abort = abort;
             this.random = new Random(seed);
             this.schema = OracleModel.randomSchema(random);
-            int indexCount = random.nextInt(4);
+            int indexCount = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(3);
             for (int i = 0; i < indexCount; i++) {
                 Index index = OracleModel.randomIndex(schema, "ix" + i, random);
                 indexes.add(index);
@@ -193,7 +193,7 @@ class OracleIT extends HBaseMiniClusterBase {
             this.name = TableName.valueOf("oracle_" + number);
             this.splits = randomSplits();
             this.ttl = random.nextInt(3) == 0;
-            this.handMade = random.nextInt(3) == 0;
+            this.handMade = random.nextInt(2) == 0;
             this.indexChange = !indexes.isEmpty() && random.nextInt(3) == 0;
         }
 

@@ -329,7 +329,8 @@ final class OracleWrites {
     /**
      * Index rows made by hand, which no writer of the product makes and every reader must ignore: a
      * key one byte longer or shorter, a wrong index salt byte, a wrong data salt byte (all VERIFIED),
-     * and a row with no status for a data row that does not exist.
+     * a row with no status for a data row that does not exist (with a covered cell, or an empty
+     * qualifier), and a real index row whose status is deleted (its data row exists: it answers).
      */
     void handMadeIndexRows(Connection connection, TableName dataTable, List<OracleModel.Index> indexes, OracleSnapshot snapshot)
             throws IOException {
@@ -373,12 +374,23 @@ final class OracleWrites {
             byte[] absent = schema.randomKey(random);
             if (!existing.contains(Bytes.toHex(absent))) {
                 long stamp = System.currentTimeMillis() * 1000;
-                puts.add(new Put(catalog.indexKey(number, absent)).addColumn(IndexRowFormat.FAMILY,
-                        IndexRowFormat.coveredQualifier(F, N), stamp, Bytes.add(Bytes.toBytes(stamp / 1000), Bytes.toBytes(7L))));
+                byte[] key = catalog.indexKey(number, absent);
+                puts.add(random.nextBoolean()
+                        ? new Put(key).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.coveredQualifier(F, N), stamp,
+                                Bytes.add(Bytes.toBytes(stamp / 1000), Bytes.toBytes(7L)))
+                        : new Put(key).addColumn(IndexRowFormat.FAMILY, new byte[0], stamp, new byte[0]));
                 made.add(index.name + ": no status, no data row");
+            }
+            Delete statusGone = null;
+            if (random.nextBoolean()) { // a real index row loses its status: its data row answers for it
+                statusGone = new Delete(indexKey).addColumns(IndexRowFormat.FAMILY, IndexRowFormat.STATUS);
+                made.add(index.name + ": no status, data row " + Bytes.toHex(dataKey));
             }
             try (Table t = connection.getTable(RowKeyTable.indexTableName(dataTable, index.name))) {
                 t.put(puts);
+                if (statusGone != null) {
+                    t.delete(statusGone);
+                }
             }
         }
         events.fault("hand-made index rows: " + made);
