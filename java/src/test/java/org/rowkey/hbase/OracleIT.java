@@ -47,7 +47,8 @@ import org.rowkey.hbase.OracleSnapshot.ExpectedAggregate;
  * the index coprocessor marking and rewriting index rows under the readers. Every other write
  * happens between query phases, and the truth is read again after them.
  *
- * <p>{@code -Drowkey.oracle.seed=S} (default fixed), {@code -Drowkey.oracle.rounds=N} (default 3),
+ * <p>{@code -Drowkey.oracle.seed=S} (default fixed; round r uses seed S + r), {@code -Drowkey.oracle.rounds=N}
+ * (default 5; none starts after {@code -Drowkey.oracle.budgetSeconds}, default 200),
  * {@code -Drowkey.oracle.minutes=M} (soak: a new random seed per round, printed, until M minutes
  * have passed), {@code -Drowkey.oracle.abort=auto|yes|no} (a RegionServer abort: in one round of a
  * run, or in every round, or none), {@code -Drowkey.oracle.queries=Q} (per query phase).
@@ -59,7 +60,9 @@ class OracleIT extends HBaseMiniClusterBase {
     /** The run's settings, from system properties. */
     private static final class Settings {
         final long seed = Long.getLong("rowkey.oracle.seed", DEFAULT_SEED);
-        final int rounds = Integer.getInteger("rowkey.oracle.rounds", 3);
+        final int rounds = Integer.getInteger("rowkey.oracle.rounds", 5);
+        /** Without -Drowkey.oracle.minutes: no round starts after this many seconds (CI's time on 2 shared cores). */
+        final int budgetSeconds = Integer.getInteger("rowkey.oracle.budgetSeconds", 200);
         final double minutes = Double.parseDouble(System.getProperty("rowkey.oracle.minutes", "0"));
         final String abort = System.getProperty("rowkey.oracle.abort", "auto");
         final int queriesPerPhase = Integer.getInteger("rowkey.oracle.queries", 40);
@@ -108,6 +111,11 @@ class OracleIT extends HBaseMiniClusterBase {
                 if (settings.soak() ? elapsedMinutes >= settings.minutes : round >= settings.rounds) {
                     break;
                 }
+                if (!settings.soak() && elapsedMinutes * 60 > settings.budgetSeconds) {
+                    System.out.printf("oracle: %d of %d rounds run: no round starts after %d s (-Drowkey.oracle.budgetSeconds)%n",
+                            round, settings.rounds, settings.budgetSeconds);
+                    break;
+                }
                 long seed = settings.soak() ? seeds.nextLong() : settings.seed + round;
                 boolean abort = settings.abort.equals("yes") || (settings.abort.equals("auto")
                         && (settings.soak() ? round % 4 == 1 : round == Math.min(1, settings.rounds - 1) && !aborted));
@@ -121,8 +129,9 @@ class OracleIT extends HBaseMiniClusterBase {
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf("oracle: coverage %s%n", coverage);
         System.out.printf("oracle: %d queries checked, %d faults injected, %d wrong answers, %d errors, %d expected refusals"
-                + " (seed %d) in %.0f s (minicluster start %.0f s more)%n", checks, events.faults(), wrongAnswers.size(),
-                errors.size(), refusals, settings.seed, seconds, clusterStartMillis() / 1000.0);
+                + " (%s) in %.0f s (minicluster start %.0f s more)%n", checks, events.faults(), wrongAnswers.size(),
+                errors.size(), refusals, settings.soak() ? "soak: a random seed per round, printed with it" : "seed " + settings.seed,
+                seconds, clusterStartMillis() / 1000.0);
         if (!wrongAnswers.isEmpty() || !errors.isEmpty()) {
             System.out.println("oracle: disagreements by kind of query:");
             for (Map.Entry<String, Integer> e : wrongByKind.entrySet()) {
