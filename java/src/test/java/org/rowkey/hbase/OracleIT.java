@@ -66,6 +66,8 @@ class OracleIT extends HBaseMiniClusterBase {
         final double minutes = Double.parseDouble(System.getProperty("rowkey.oracle.minutes", "0"));
         final String abort = System.getProperty("rowkey.oracle.abort", "auto");
         final int queriesPerPhase = Integer.getInteger("rowkey.oracle.queries", 40);
+        /** A query without an answer after this long is an error (a RegionServer abort costs well under it). */
+        final int queryTimeoutSeconds = Integer.getInteger("rowkey.oracle.queryTimeoutSeconds", 120);
 
         boolean soak() {
             return minutes > 0;
@@ -84,6 +86,9 @@ class OracleIT extends HBaseMiniClusterBase {
     private int agreedAtEvent;
     private Connection connection;
     private OracleChaos chaos;
+    /** Where queries run, so that one that never answers can be left behind (see runWithin). */
+    private java.util.concurrent.ExecutorService queryThread = newQueryThread();
+    private volatile Thread queryThreadNow;
 
     @Override
     protected int numRegionServers() {
@@ -124,6 +129,7 @@ class OracleIT extends HBaseMiniClusterBase {
             }
         } finally {
             chaos.stop();
+            queryThread.shutdownNow();
             connection.close();
         }
         double seconds = (System.nanoTime() - started) / 1e9;
@@ -426,13 +432,14 @@ class OracleIT extends HBaseMiniClusterBase {
             count(q, client);
             OracleSnapshot truth = snapshot;
             Expected expected = expected(q, truth);
-            Actual actual = run(q, client);
+            Actual actual = runWithin(q, client);
             String verdict = judge(q, client, expected, actual);
+            countPlan(q, client);
             if (verdict == null) {
                 agreedAtEvent = events.size();
                 return;
             }
-            Actual again = run(q, client);
+            Actual again = actual.error instanceof QueryTimeout ? actual : runWithin(q, client);
             String againVerdict = judge(q, client, expected, again);
             String report = report(verdict, q, client, expected, actual, truth)
                     + "\n  again, at once: " + (againVerdict == null ? "agreed (transient)" : againVerdict.equals(verdict)
@@ -480,6 +487,32 @@ class OracleIT extends HBaseMiniClusterBase {
             return Bytes.toHex(key) + (q.keysOnly && q.path == Path.SCAN ? "" : " " + OracleSnapshot.cellsText(cells, columns));
         }
 
+        /**
+         * The query on the harness's query thread, waited for at most the query timeout: a query that
+         * does not answer is an error (with where its thread was), and the next query gets a new thread.
+         */
+        private Actual runWithin(OracleQuery q, Client client) {
+            java.util.concurrent.Future<Actual> answer = queryThread.submit(() -> run(q, client));
+            try {
+                return answer.get(settings.queryTimeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                StringBuilder stack = new StringBuilder();
+                for (StackTraceElement frame : queryThreadNow.getStackTrace()) {
+                    stack.append("\n      at ").append(frame);
+                }
+                events.add("a query gave no answer in " + settings.queryTimeoutSeconds + " s: " + q);
+                queryThread.shutdownNow();
+                queryThread = newQueryThread();
+                return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s; its thread was"
+                        + stack), settings.queryTimeoutSeconds * 1000L);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("the harness failed running a query", e.getCause());
+            }
+        }
+
         private Actual run(OracleQuery q, Client client) {
             long t0 = System.nanoTime();
             try {
@@ -520,7 +553,7 @@ class OracleIT extends HBaseMiniClusterBase {
         /** null when the answer is right; else what is wrong (starting with ERROR for an unexpected exception). */
         private String judge(OracleQuery q, Client client, Expected expected, Actual actual) {
             if (actual.error != null) {
-                String causes = causes(actual.error);
+                String causes = causes(actual.error, Integer.MAX_VALUE);
                 if (expected.refusal != null && causes.contains(expected.refusal)) {
                     refusals++;
                     return null;
@@ -530,7 +563,7 @@ class OracleIT extends HBaseMiniClusterBase {
                     refusals++; // documented: a client sees indexes added after it was opened once it is opened again
                     return null;
                 }
-                return "ERROR: " + causes;
+                return "ERROR: " + causes(actual.error);
             }
             if (expected.refusal != null) {
                 return "answered where a refusal (" + expected.refusal + ") was due";
@@ -569,7 +602,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 s.append("\n  expected (").append(expected.rows.size()).append("): ").append(head(expected.rows));
             }
             if (actual.error != null) {
-                s.append("\n  actual: ").append(causes(actual.error));
+                s.append("\n  actual: ").append(actual.error instanceof QueryTimeout ? actual.error.getMessage()
+                        : causes(actual.error) + where(actual.error));
             } else {
                 s.append("\n  actual (").append(actual.rows.size()).append("): ").append(head(actual.rows));
                 if (expected.rows != null) {
@@ -648,6 +682,30 @@ class OracleIT extends HBaseMiniClusterBase {
             }
         }
 
+        /**
+         * Which plans the queries got (relay, leapfrog, an index, covered), from explain after the query
+         * ran: asked before, it would refresh the stale client's region cache.
+         */
+        private void countPlan(OracleQuery q, Client client) {
+            if (q.path != Path.SCAN && q.path != Path.AGGREGATE) {
+                return;
+            }
+            String plan;
+            try {
+                plan = q.path == Path.SCAN ? client.table.explain(q.build(schema.schema))
+                        : client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema));
+            } catch (RuntimeException e) {
+                return; // a refused query has no plan
+            }
+            String[][] marks = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
+                {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"}};
+            for (String[] m : marks) {
+                if (plan.contains(m[0])) {
+                    coverage.merge(m[1], 1, Integer::sum);
+                }
+            }
+        }
+
         /** The query's kind and options, and its client: what coverage counts and disagreements are grouped by. */
         private List<String> kinds(OracleQuery q, Client client) {
             List<String> kinds = new ArrayList<>();
@@ -684,6 +742,22 @@ class OracleIT extends HBaseMiniClusterBase {
             }
             kinds.add("client:" + client.name);
             return kinds;
+        }
+    }
+
+    private java.util.concurrent.ExecutorService newQueryThread() {
+        return java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "oracle-query");
+            t.setDaemon(true);
+            queryThreadNow = t;
+            return t;
+        });
+    }
+
+    /** A query that gave no answer in time. */
+    private static final class QueryTimeout extends Exception {
+        QueryTimeout(String message) {
+            super(message);
         }
     }
 
@@ -736,13 +810,32 @@ class OracleIT extends HBaseMiniClusterBase {
         return rows.isEmpty() ? "(none)" : s.toString();
     }
 
+    /** Where the deepest cause was thrown: its first frames, for a report. */
+    private static String where(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        StringBuilder s = new StringBuilder();
+        StackTraceElement[] frames = root.getStackTrace();
+        for (int i = 0; i < frames.length && i < 6; i++) {
+            s.append("\n      at ").append(frames[i]);
+        }
+        return s.toString();
+    }
+
+    /** The exception and its causes, each message cut at 400 characters (for a report). */
     private static String causes(Throwable t) {
+        return causes(t, 400);
+    }
+
+    private static String causes(Throwable t, int cut) {
         StringBuilder s = new StringBuilder();
         int depth = 0;
         for (Throwable c = t; c != null && depth < 6; c = c.getCause(), depth++) {
             String m = String.valueOf(c.getMessage()).replace('\n', ' ');
             s.append(depth == 0 ? "" : " / caused by ").append(c.getClass().getSimpleName()).append(": ")
-                    .append(m.length() > 400 ? m.substring(0, 400) + "..." : m);
+                    .append(m.length() > cut ? m.substring(0, cut) + "..." : m);
         }
         return s.toString();
     }

@@ -87,7 +87,7 @@ final class OracleModel {
                 case REVERSED_TIMESTAMP:
                     return dice == 0 ? (Object) Math.max(0, (Long) v + (random.nextBoolean() ? 1 : -1)) : v;
                 case FIXED_STRING:
-                    return dice == 0 && ((String) v).length() < width ? v + "a" : v;
+                    return dice == 0 && ((String) v).getBytes(StandardCharsets.UTF_8).length < width ? v + "a" : v;
                 case MD5:
                 case JAVA_HASH:
                     if (dice < 4) {
