@@ -1,0 +1,434 @@
+package org.rowkey.hbase;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.OracleModel.Condition;
+import org.rowkey.hbase.OracleModel.Field;
+import org.rowkey.hbase.OracleModel.Kind;
+
+/**
+ * One random question to the product, kept as data: the read path, the conditions (an AND, or an
+ * OR of AND-branches), the options, and for aggregates the aggregation. {@link #build} makes a new
+ * {@link RowKeyQuery} each time (it is a mutable builder); {@link #holds} is the oracle's reading.
+ */
+final class OracleQuery {
+    enum Path {
+        /** RowKeyTable.scan. */
+        SCAN,
+        /** A plain HBase scan of query.toScan() on the data table. */
+        TO_SCAN,
+        /** The same after the query went through its text: RowKeyQuery.parse(schema, toWhereClause()). */
+        TEXT_TO_SCAN,
+        /** RowKeyTable.aggregate. */
+        AGGREGATE
+    }
+
+    enum Function { COUNT, SUM, MIN, MAX, AVG }
+
+    static final byte[] F = Bytes.toBytes("f");
+    static final byte[] G = Bytes.toBytes("g");
+    /** The numeric cells rows may have, as Bytes.toBytes(long | int | double) writes them. */
+    static final byte[] N = Bytes.toBytes("n");
+    static final byte[] I = Bytes.toBytes("i");
+    static final byte[] D = Bytes.toBytes("d");
+    /** A string cell (Append, checkAndMutate) and the other family's cells. */
+    static final byte[] S = Bytes.toBytes("s");
+    static final byte[] A = Bytes.toBytes("a");
+    static final byte[] B = Bytes.toBytes("b");
+    /** Every column a query may select (never the noise column). */
+    static final List<byte[][]> COLUMNS = Collections.unmodifiableList(java.util.Arrays.asList(
+            new byte[][] {F, N}, new byte[][] {F, I}, new byte[][] {F, D}, new byte[][] {F, S}, new byte[][] {G, A},
+            new byte[][] {G, B}));
+
+    /** One aggregate: its function and input (count(*): neither a field nor a cell). */
+    static final class Agg {
+        final Function function;
+        final Field field;
+        final byte[] cell;
+
+        Agg(Function function, Field field, byte[] cell) {
+            this.function = function;
+            this.field = field;
+            this.cell = cell;
+        }
+
+        boolean isDouble() {
+            return cell == D;
+        }
+
+        /** min/max come back as Integer for an int32 field or an int cell. */
+        boolean isInt32() {
+            return cell == I || (field != null && field.kind == Kind.INT32);
+        }
+
+        /** What a row gives this aggregate; null when it gives nothing (no such cell). */
+        Number input(OracleSnapshot.Row row) {
+            if (field != null) {
+                return (Number) row.fields.get(field.name);
+            }
+            if (cell == null) {
+                return 1;
+            }
+            Cell c = row.cell(F, cell);
+            if (c == null) {
+                return null;
+            }
+            byte[] v = CellUtil.cloneValue(c);
+            return cell == I ? (Number) Bytes.toInt(v) : cell == N ? (Number) Bytes.toLong(v) : (Number) Bytes.toDouble(v);
+        }
+
+        void addTo(Aggregation a) {
+            Aggregation.Cell c = cell == null ? null : cell == I ? Aggregation.Cell.ofInt(F, I)
+                    : cell == N ? Aggregation.Cell.ofLong(F, N) : Aggregation.Cell.ofDouble(F, D);
+            switch (function) {
+                case COUNT: if (c == null) { a.count(); } else { a.count(c); } break;
+                case SUM: if (c == null) { a.sum(field.name); } else { a.sum(c); } break;
+                case MIN: if (c == null) { a.min(field.name); } else { a.min(c); } break;
+                case MAX: if (c == null) { a.max(field.name); } else { a.max(c); } break;
+                default: if (c == null) { a.avg(field.name); } else { a.avg(c); } break;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return function.name().toLowerCase(java.util.Locale.ROOT) + "("
+                    + (field != null ? field.name : cell != null ? "f:" + Bytes.toString(cell) : "*") + ")";
+        }
+    }
+
+    static final class Group {
+        final Field field;
+        final Aggregation.Unit unit;
+        final long unitMillis;
+
+        Group(Field field, Aggregation.Unit unit) {
+            this.field = field;
+            this.unit = unit;
+            this.unitMillis = unit == null ? 0 : unit == Aggregation.Unit.DAY ? OracleModel.DAY
+                    : unit == Aggregation.Unit.HOUR ? OracleModel.HOUR : OracleModel.MINUTE;
+        }
+    }
+
+    static final class AggSpec {
+        final List<Group> groups = new ArrayList<>();
+        final List<Agg> aggregates = new ArrayList<>();
+        int orderBy = -1;
+        boolean descending;
+        int limit;
+        int maxGroups;
+        int budgetRows;
+        int budgetMillis;
+
+        Aggregation build(RowKeySchema schema) {
+            Aggregation a = Aggregation.on(schema);
+            for (Group g : groups) {
+                if (g.unit == null) {
+                    a.groupBy(g.field.name);
+                } else {
+                    a.groupBy(g.field.name, g.unit);
+                }
+            }
+            for (Agg agg : aggregates) {
+                agg.addTo(a);
+            }
+            if (orderBy >= 0) {
+                if (descending) {
+                    a.orderByDescending(orderBy);
+                } else {
+                    a.orderBy(orderBy);
+                }
+            }
+            if (limit > 0) {
+                a.limit(limit);
+            }
+            if (maxGroups > 0) {
+                a.maxGroups(maxGroups);
+            }
+            if (budgetRows > 0) {
+                a.budget(budgetRows, budgetMillis);
+            }
+            return a;
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder s = new StringBuilder(aggregates.toString());
+            if (!groups.isEmpty()) {
+                s.append(" group by");
+                for (Group g : groups) {
+                    s.append(' ').append(g.field.name).append(g.unit == null ? "" : " per " + g.unit);
+                }
+            }
+            s.append(orderBy >= 0 ? " order by #" + orderBy + (descending ? " desc" : "") : "")
+                    .append(limit > 0 ? " limit " + limit : "").append(maxGroups > 0 ? " maxGroups " + maxGroups : "")
+                    .append(budgetRows > 0 ? " budget(" + budgetRows + ", " + budgetMillis + ")" : "");
+            return s.toString();
+        }
+    }
+
+    final Path path;
+    final List<Condition> shared = new ArrayList<>();
+    /** The AND-branches of an anyOf; empty for a plain query. */
+    final List<List<Condition>> branches = new ArrayList<>();
+    /** null: the planner chooses; "": noIndex; else useIndex(name). */
+    String hint;
+    final List<byte[][]> select = new ArrayList<>();
+    boolean keysOnly;
+    int limit;
+    boolean reversed;
+    boolean leapfrog;
+    boolean serial;
+    boolean unordered;
+    AggSpec aggregation;
+
+    OracleQuery(Path path) {
+        this.path = path;
+    }
+
+    RowKeyQuery build(RowKeySchema schema) {
+        RowKeyQuery q;
+        if (branches.isEmpty()) {
+            q = RowKeyQuery.on(schema);
+        } else {
+            RowKeyQuery[] each = new RowKeyQuery[branches.size()];
+            for (int i = 0; i < each.length; i++) {
+                each[i] = RowKeyQuery.on(schema);
+                for (Condition c : branches.get(i)) {
+                    c.addTo(each[i]);
+                }
+            }
+            q = RowKeyQuery.anyOf(each);
+        }
+        for (Condition c : shared) {
+            c.addTo(q);
+        }
+        if (hint != null) {
+            if (hint.isEmpty()) {
+                q.noIndex();
+            } else {
+                q.useIndex(hint);
+            }
+        }
+        for (byte[][] fq : select) {
+            q.select(fq[0], fq[1]);
+        }
+        if (keysOnly) {
+            q.keysOnly();
+        }
+        if (limit > 0) {
+            q.limit(limit);
+        }
+        if (reversed) {
+            q.reversed();
+        }
+        if (leapfrog) {
+            q.leapfrog();
+        }
+        if (serial) {
+            q.serial();
+        }
+        if (unordered) {
+            q.unordered();
+        }
+        return q;
+    }
+
+    /** The oracle's reading of the conditions. */
+    boolean holds(Map<String, Object> decoded) {
+        for (Condition c : shared) {
+            if (!c.holds(decoded)) {
+                return false;
+            }
+        }
+        if (branches.isEmpty()) {
+            return true;
+        }
+        for (List<Condition> branch : branches) {
+            boolean all = true;
+            for (Condition c : branch) {
+                all &= c.holds(decoded);
+            }
+            if (all) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Queries RowKeyTable.scan answers by joins of key streams: in data-key order, aggregates refused. */
+    boolean answeredByJoins() {
+        return !branches.isEmpty() || limit > 0 || reversed || leapfrog;
+    }
+
+    /** The options beside the conditions, for a report. */
+    String options() {
+        List<String> o = new ArrayList<>();
+        o.add(path.name());
+        if (hint != null) {
+            o.add(hint.isEmpty() ? "noIndex" : "useIndex(" + hint + ")");
+        }
+        if (!select.isEmpty()) {
+            List<String> cols = new ArrayList<>();
+            for (byte[][] fq : select) {
+                cols.add(Bytes.toString(fq[0]) + ":" + Bytes.toString(fq[1]));
+            }
+            o.add("select" + cols);
+        }
+        o.add(keysOnly ? "keysOnly" : null);
+        o.add(limit > 0 ? "limit " + limit : null);
+        o.add(reversed ? "reversed" : null);
+        o.add(leapfrog ? "leapfrog" : null);
+        o.add(serial ? "serial" : null);
+        o.add(unordered ? "unordered" : null);
+        o.removeIf(java.util.Objects::isNull);
+        return String.join(", ", o) + (aggregation != null ? "; aggregation " + aggregation : "");
+    }
+
+    // ------------------------------------------------------------------ random queries
+
+    static OracleQuery random(OracleModel.Schema schema, List<OracleModel.Index> indexes, Random random) {
+        int dice = random.nextInt(100);
+        Path path = dice < 45 ? Path.SCAN : dice < 85 ? Path.AGGREGATE : dice < 95 ? Path.TO_SCAN : Path.TEXT_TO_SCAN;
+        OracleQuery q = new OracleQuery(path);
+        addConditions(q.shared, schema, indexes, random, random.nextInt(4));
+        boolean wantsJoin = path == Path.AGGREGATE ? random.nextInt(20) == 0 : random.nextInt(10) < 3;
+        if (path != Path.AGGREGATE || wantsJoin) {
+            if (wantsJoin && random.nextBoolean()) {
+                int n = 2 + random.nextInt(2);
+                for (int i = 0; i < n; i++) {
+                    List<Condition> branch = new ArrayList<>();
+                    addConditions(branch, schema, indexes, random, 1 + random.nextInt(2));
+                    q.branches.add(branch);
+                }
+                if (random.nextBoolean()) {
+                    q.shared.clear();
+                }
+            }
+        }
+        int hint = random.nextInt(10);
+        if (path != Path.TO_SCAN && path != Path.TEXT_TO_SCAN) {
+            if (hint < 2) {
+                q.hint = "";
+            } else if (hint < 4 && !indexes.isEmpty()) {
+                q.hint = indexes.get(random.nextInt(indexes.size())).name;
+            }
+        }
+        if (path == Path.SCAN) {
+            int shape = random.nextInt(10);
+            if (shape < 3) {
+                for (byte[][] fq : COLUMNS) {
+                    if (random.nextInt(3) == 0) {
+                        q.select.add(fq);
+                    }
+                }
+            } else if (shape < 5) {
+                q.keysOnly = true;
+            }
+            if (wantsJoin) {
+                q.limit = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(20);
+                q.reversed = random.nextBoolean();
+                q.leapfrog = random.nextInt(3) == 0;
+            }
+            q.serial = random.nextInt(5) == 0;
+            q.unordered = !q.serial && random.nextInt(6) == 0;
+        }
+        if (path == Path.AGGREGATE) {
+            if (wantsJoin && q.branches.isEmpty()) { // refused: aggregates of joins are not built yet
+                q.limit = random.nextBoolean() ? 1 + random.nextInt(5) : 0;
+                q.reversed = q.limit == 0 || random.nextBoolean();
+            }
+            q.serial = random.nextInt(5) < 2;
+            q.aggregation = randomAggregation(schema, random);
+        }
+        return q;
+    }
+
+    /** Conditions on random fields; sometimes aimed at an index (= or IN on each of its fields). */
+    private static void addConditions(List<Condition> into, OracleModel.Schema schema, List<OracleModel.Index> indexes,
+            Random random, int count) {
+        if (!indexes.isEmpty() && random.nextInt(10) < 3) {
+            OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
+            for (String name : index.fields) {
+                Field f = schema.field(name);
+                Condition c;
+                do {
+                    c = OracleModel.randomCondition(f, random);
+                } while (c.op != OracleModel.Op.EQ && c.op != OracleModel.Op.IN);
+                into.add(c);
+            }
+            count = Math.max(0, count - index.fields.size());
+        }
+        for (int i = 0; i < count; i++) {
+            into.add(OracleModel.randomCondition(schema.fields.get(random.nextInt(schema.fields.size())), random));
+        }
+    }
+
+    private static AggSpec randomAggregation(OracleModel.Schema schema, Random random) {
+        AggSpec a = new AggSpec();
+        int groups = random.nextInt(10) < 4 ? 0 : 1 + random.nextInt(2);
+        List<Field> candidates = new ArrayList<>(schema.fields);
+        Collections.shuffle(candidates, random);
+        for (int i = 0; i < groups && i < candidates.size(); i++) {
+            Field f = candidates.get(i);
+            Aggregation.Unit unit = null;
+            if (f.kind.time() && random.nextBoolean()) {
+                unit = Aggregation.Unit.values()[random.nextInt(Aggregation.Unit.values().length)];
+            }
+            a.groups.add(new Group(f, unit));
+        }
+        List<Field> numeric = schema.numericFields();
+        int count = 1 + random.nextInt(4);
+        for (int i = 0; i < count; i++) {
+            Function function = Function.values()[random.nextInt(Function.values().length)];
+            byte[][] cells = {null, N, I, D};
+            byte[] cell = cells[random.nextInt(cells.length)];
+            if (function != Function.COUNT && cell == null) {
+                if (numeric.isEmpty() || random.nextBoolean()) {
+                    cell = new byte[][] {N, I, D}[random.nextInt(3)];
+                }
+            }
+            Field field = function != Function.COUNT && cell == null ? numeric.get(random.nextInt(numeric.size())) : null;
+            a.aggregates.add(new Agg(function, field, cell));
+        }
+        if (random.nextInt(4) == 0) {
+            a.orderBy = random.nextInt(a.aggregates.size());
+            a.descending = random.nextBoolean();
+            a.limit = random.nextBoolean() ? 1 + random.nextInt(4) : 0;
+        }
+        if (random.nextInt(20) == 0) {
+            a.maxGroups = 1 + random.nextInt(6);
+        }
+        int budget = random.nextInt(10);
+        if (budget == 0) {
+            a.budgetRows = 1;
+            a.budgetMillis = 1;
+        } else if (budget == 1) {
+            a.budgetRows = 50;
+            a.budgetMillis = 5;
+        } else if (budget == 2) {
+            a.budgetRows = 1 + random.nextInt(30);
+            a.budgetMillis = 1000;
+        }
+        return a;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder();
+        if (!branches.isEmpty()) {
+            s.append("anyOf").append(branches);
+        }
+        if (!shared.isEmpty()) {
+            s.append(s.length() > 0 ? " and " : "").append(shared);
+        }
+        return (s.length() == 0 ? "TRUE" : s.toString()) + " {" + options() + "}";
+    }
+}
