@@ -616,7 +616,7 @@ class OracleIT extends HBaseMiniClusterBase {
                 String plan = q.path == Path.AGGREGATE ? client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema))
                         : client.table.explain(q.build(schema.schema));
                 s.append("\n  plan: ").append(plan.replace("\n", "\n        "));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | IOException e) {
                 s.append("\n  plan: (explain failed: ").append(e.getMessage()).append(')');
             }
             s.append("\n  events since the last agreeing check:");
@@ -694,7 +694,7 @@ class OracleIT extends HBaseMiniClusterBase {
             try {
                 plan = q.path == Path.SCAN ? client.table.explain(q.build(schema.schema))
                         : client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | IOException e) {
                 return; // a refused query has no plan
             }
             String[][] marks = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
