@@ -503,8 +503,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 events.add("a query gave no answer in " + settings.queryTimeoutSeconds + " s: " + q);
                 queryThread.shutdownNow();
                 queryThread = newQueryThread();
-                return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s; its thread was"
-                        + stack), settings.queryTimeoutSeconds * 1000L);
+                return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s",
+                        stack.toString()), settings.queryTimeoutSeconds * 1000L);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -602,7 +602,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 s.append("\n  expected (").append(expected.rows.size()).append("): ").append(head(expected.rows));
             }
             if (actual.error != null) {
-                s.append("\n  actual: ").append(actual.error instanceof QueryTimeout ? actual.error.getMessage()
+                s.append("\n  actual: ").append(actual.error instanceof QueryTimeout
+                        ? actual.error.getMessage() + "; its thread was" + ((QueryTimeout) actual.error).stack
                         : causes(actual.error) + where(actual.error));
             } else {
                 s.append("\n  actual (").append(actual.rows.size()).append("): ").append(head(actual.rows));
@@ -754,10 +755,13 @@ class OracleIT extends HBaseMiniClusterBase {
         });
     }
 
-    /** A query that gave no answer in time. */
+    /** A query that gave no answer in time, and where its thread was then. */
     private static final class QueryTimeout extends Exception {
-        QueryTimeout(String message) {
+        final String stack;
+
+        QueryTimeout(String message, String stack) {
             super(message);
+            this.stack = stack;
         }
     }
 
