@@ -577,12 +577,16 @@ class OracleIT extends HBaseMiniClusterBase {
             if (want.equals(got)) {
                 return null;
             }
-            if (!expected.ordered || sorted(want).equals(sorted(got))) {
-                return expected.ordered && sorted(want).equals(sorted(got)) ? "the right rows in the wrong order"
-                        : "wrong rows: expected " + want.size() + ", got " + got.size();
+            String what = q.path == Path.AGGREGATE ? "aggregate" : "rows";
+            if (expected.ordered && sorted(want).equals(sorted(got))) {
+                return "the right rows in the wrong order";
             }
-            return "wrong " + (q.path == Path.AGGREGATE ? "aggregate" : "rows") + ": expected " + want.size() + " rows, got "
-                    + got.size();
+            if (want.size() != got.size()) {
+                return "wrong " + what + ": expected " + want.size() + " rows, got " + got.size();
+            }
+            TreeSet<String> differing = new TreeSet<>(want);
+            differing.removeAll(got);
+            return "wrong " + what + ": " + differing.size() + " of " + want.size() + " rows differ";
         }
 
         private String report(String verdict, OracleQuery q, Client client, Expected expected, Actual actual, OracleSnapshot truth) {
