@@ -503,8 +503,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 events.add("a query gave no answer in " + settings.queryTimeoutSeconds + " s: " + q);
                 queryThread.shutdownNow();
                 queryThread = newQueryThread();
-                return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s; its thread was"
-                        + stack), settings.queryTimeoutSeconds * 1000L);
+                return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s",
+                        stack.toString()), settings.queryTimeoutSeconds * 1000L);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -577,12 +577,16 @@ class OracleIT extends HBaseMiniClusterBase {
             if (want.equals(got)) {
                 return null;
             }
-            if (!expected.ordered || sorted(want).equals(sorted(got))) {
-                return expected.ordered && sorted(want).equals(sorted(got)) ? "the right rows in the wrong order"
-                        : "wrong rows: expected " + want.size() + ", got " + got.size();
+            String what = q.path == Path.AGGREGATE ? "aggregate" : "rows";
+            if (expected.ordered && sorted(want).equals(sorted(got))) {
+                return "the right rows in the wrong order";
             }
-            return "wrong " + (q.path == Path.AGGREGATE ? "aggregate" : "rows") + ": expected " + want.size() + " rows, got "
-                    + got.size();
+            if (want.size() != got.size()) {
+                return "wrong " + what + ": expected " + want.size() + " rows, got " + got.size();
+            }
+            TreeSet<String> differing = new TreeSet<>(want);
+            differing.removeAll(got);
+            return "wrong " + what + ": " + differing.size() + " of " + want.size() + " rows differ";
         }
 
         private String report(String verdict, OracleQuery q, Client client, Expected expected, Actual actual, OracleSnapshot truth) {
@@ -602,7 +606,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 s.append("\n  expected (").append(expected.rows.size()).append("): ").append(head(expected.rows));
             }
             if (actual.error != null) {
-                s.append("\n  actual: ").append(actual.error instanceof QueryTimeout ? actual.error.getMessage()
+                s.append("\n  actual: ").append(actual.error instanceof QueryTimeout
+                        ? actual.error.getMessage() + "; its thread was" + ((QueryTimeout) actual.error).stack
                         : causes(actual.error) + where(actual.error));
             } else {
                 s.append("\n  actual (").append(actual.rows.size()).append("): ").append(head(actual.rows));
@@ -754,10 +759,13 @@ class OracleIT extends HBaseMiniClusterBase {
         });
     }
 
-    /** A query that gave no answer in time. */
+    /** A query that gave no answer in time, and where its thread was then. */
     private static final class QueryTimeout extends Exception {
-        QueryTimeout(String message) {
+        final String stack;
+
+        QueryTimeout(String message, String stack) {
             super(message);
+            this.stack = stack;
         }
     }
 
