@@ -156,7 +156,7 @@ final class OracleSnapshot {
             List<Object> key = new ArrayList<>();
             for (OracleQuery.Group g : spec.groups) {
                 Object v = r.fields.get(g.field.name);
-                key.add(g.unitMillis > 0 ? (Object) (Math.floorDiv((Long) v, g.unitMillis) * g.unitMillis) : v);
+                key.add(g.unitMillis > 0 ? (Object) bucketStart((Long) v, g.unitMillis) : v);
             }
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
         }
@@ -299,5 +299,11 @@ final class OracleSnapshot {
                     .append(counts[i]);
         }
         return s.toString();
+    }
+
+    /** The start of a time bucket; the lowest bucket's, below the smallest long, is the smallest long (docs/aggregates.md). */
+    static long bucketStart(long millis, long unit) {
+        long bucket = Math.floorDiv(millis, unit);
+        return bucket < Long.MIN_VALUE / unit ? Long.MIN_VALUE : bucket * unit;
     }
 }
