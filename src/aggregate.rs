@@ -242,7 +242,7 @@ impl Aggregation {
             0 => limits::DEFAULT_MAX_GROUPS,
             n if n > limits::MAX_GROUPS => {
                 return Err(Error::LimitExceeded {
-                    what: "max_groups of an aggregation",
+                    what: "max_groups of an aggregation".into(),
                     found: n,
                     limit: limits::MAX_GROUPS,
                 })
@@ -322,7 +322,7 @@ impl Aggregation {
                         || cell.qualifier.len() > limits::MAX_COLUMN_NAME_BYTES
                     {
                         return Err(Error::LimitExceeded {
-                            what: "bytes of an aggregated cell's family or qualifier",
+                            what: "bytes of an aggregated cell's family or qualifier".into(),
                             found: cell.family.len().max(cell.qualifier.len()),
                             limit: limits::MAX_COLUMN_NAME_BYTES,
                         });
@@ -686,7 +686,7 @@ impl Aggregator {
         let group = self.group_count();
         if group >= self.aggregation.max_groups {
             return Err(Error::LimitExceeded {
-                what: "number of groups of the aggregation (its max_groups cap)",
+                what: "number of groups of the aggregation (its max_groups cap)".into(),
                 found: group + 1,
                 limit: self.aggregation.max_groups,
             });
