@@ -207,15 +207,29 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
         AggregationResult result;
         long millis;
         long heapAllocated;
+        /** By the RegionServer's RPC handlers and its network threads. */
+        long heapAllocatedOnServer;
         /** Above the heap in use after a GC before the query (each pool's peak, summed: a little above the heap's). */
         long heapPeak;
         long peakResidentGrowth;
 
         @Override
         public String toString() {
-            return String.format("%d ms, heap allocated %.1f MiB, heap in use at its peak +%.1f MiB, peak resident set +%.1f MiB",
-                    millis, heapAllocated / 1048576.0, heapPeak / 1048576.0, peakResidentGrowth / 1048576.0);
+            return String.format("%d ms, heap allocated %.1f MiB (%.1f MiB of it by the RegionServer), heap in use at its"
+                    + " peak +%.1f MiB, peak resident set +%.1f MiB", millis, heapAllocated / 1048576.0,
+                    heapAllocatedOnServer / 1048576.0, heapPeak / 1048576.0, peakResidentGrowth / 1048576.0);
         }
+    }
+
+    /** Bytes allocated so far by the RegionServer's RPC handlers and network threads (by their names). */
+    private static long allocatedByServerThreads(com.sun.management.ThreadMXBean threads) {
+        long sum = 0;
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && (info.getThreadName().contains("RpcServer") || info.getThreadName().startsWith("RS-EventLoopGroup"))) {
+                sum += Math.max(0, threads.getThreadAllocatedBytes(info.getThreadId()));
+            }
+        }
+        return sum;
     }
 
     private static Measured measure(Query<?> query) throws Exception {
@@ -232,10 +246,12 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
         }
         long resident = HostileRequestIT.resetPeakResident();
         long allocated = HostileRequestIT.allocatedByAllThreads(threads);
+        long allocatedOnServer = allocatedByServerThreads(threads);
         long t0 = System.nanoTime();
         Object out = query.run();
         m.millis = (System.nanoTime() - t0) / 1_000_000;
         m.heapAllocated = HostileRequestIT.allocatedByAllThreads(threads) - allocated;
+        m.heapAllocatedOnServer = allocatedByServerThreads(threads) - allocatedOnServer;
         m.peakResidentGrowth = HostileRequestIT.peakResident() - resident;
         for (MemoryPoolMXBean pool : heap) {
             m.heapPeak += pool.getPeakUsage().getUsed();
