@@ -338,7 +338,7 @@ fn aggregate_fold(c: &mut Criterion) {
             let mut aggregator = Aggregator::new(aggregation.clone());
             b.iter(|| {
                 aggregator.fold_batch(black_box(&keys), ROWS).expect("fold");
-                aggregator.take_partial().len()
+                aggregator.take_partial().expect("partial").len()
             })
         });
     }

@@ -33,6 +33,9 @@ const PARTIAL_FORMAT: u8 = 1;
 const STATE_BYTES: usize = 8 + 16 + 8;
 /// Bytes of a partial's header: format, groups, aggregates, group key width.
 const PARTIAL_HEADER_BYTES: usize = 1 + 4 + 4 + 4;
+/// The RegionServer's (and the client's) configuration setting of the bytes an aggregation's
+/// groups may hold (`limits::DEFAULT_AGGREGATE_BYTES`), which its error names.
+pub const MAX_BYTES_SETTING: &str = "rowkey.aggregate.max.bytes";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Function {
@@ -215,6 +218,8 @@ pub struct Aggregation {
     /// How each column's value is written.
     column_types: Vec<CellType>,
     max_groups: usize,
+    /// Bytes the spec allows its groups (`max_bytes`), when it asks for fewer than the settings.
+    max_bytes: Option<usize>,
     /// Set when the rows are an index's: only keys that index could have written are folded.
     index_rows_of: Option<Arc<(Catalog, usize)>>,
 }
@@ -242,12 +247,23 @@ impl Aggregation {
             0 => limits::DEFAULT_MAX_GROUPS,
             n if n > limits::MAX_GROUPS => {
                 return Err(Error::LimitExceeded {
-                    what: "max_groups of an aggregation",
+                    what: "max_groups of an aggregation".into(),
                     found: n,
                     limit: limits::MAX_GROUPS,
                 })
             }
             n => n,
+        };
+        let max_bytes = match usize::try_from(spec.max_bytes).unwrap_or(usize::MAX) {
+            0 => None,
+            n if n > limits::MAX_AGGREGATE_BYTES => {
+                return Err(Error::LimitExceeded {
+                    what: "max_bytes of an aggregation".into(),
+                    found: n,
+                    limit: limits::MAX_AGGREGATE_BYTES,
+                })
+            }
+            n => Some(n),
         };
         let mut groups = Vec::with_capacity(spec.group_by.len());
         let mut grouped: Vec<usize> = Vec::new();
@@ -322,7 +338,7 @@ impl Aggregation {
                         || cell.qualifier.len() > limits::MAX_COLUMN_NAME_BYTES
                     {
                         return Err(Error::LimitExceeded {
-                            what: "bytes of an aggregated cell's family or qualifier",
+                            what: "bytes of an aggregated cell's family or qualifier".into(),
                             found: cell.family.len().max(cell.qualifier.len()),
                             limit: limits::MAX_COLUMN_NAME_BYTES,
                         });
@@ -366,6 +382,7 @@ impl Aggregation {
             columns,
             column_types,
             max_groups,
+            max_bytes,
         })
     }
 
@@ -511,19 +528,31 @@ struct State {
 }
 
 /// An aggregation's groups: folded from rows, merged from partials, turned into the answer.
+///
+/// Its memory is bounded in bytes (docs/aggregates.md, "Memory bound"): each group counts
+/// [`Aggregator::bytes_per_group`], a new group past the limit is refused before anything is
+/// allocated for it, and every allocation whose size the input chooses is fallible.
 #[derive(Debug)]
 pub struct Aggregator {
     aggregation: Aggregation,
-    /// Group key -> group number.
+    /// Group key -> group number: the one copy of each key. Empty when nothing is grouped (one
+    /// group, number 0, with the empty key).
     index: HashMap<Box<[u8]>, u32, BuildHasherDefault<WordHasher>>,
-    /// Group keys, in group number order, `group_width` bytes each.
-    keys: Vec<u8>,
     /// States, `aggregates.len()` per group, in group number order.
     states: Vec<State>,
     scratch: Vec<u8>,
     /// Each column's value in the current row, when it has one.
     cell_values: Vec<Option<CellValue>>,
+    /// Bytes the groups may hold, and whether the spec's `max_bytes` set it (else the setting).
+    max_bytes: usize,
+    limited_by_spec: bool,
+    bytes_per_group: usize,
 }
+
+/// Groups a state array grows by at least.
+const MIN_GROWTH_GROUPS: usize = 16;
+/// Bytes of the pieces a partial state is handed out in (`Aggregator::drain_partial`).
+const PARTIAL_PIECE_BYTES: usize = 64 << 10;
 
 #[derive(Debug, Clone, Copy)]
 enum CellValue {
@@ -532,15 +561,70 @@ enum CellValue {
 }
 
 impl Aggregator {
+    /// An empty aggregator whose groups may hold [`limits::DEFAULT_AGGREGATE_BYTES`] (or fewer, if
+    /// the spec asks).
     pub fn new(aggregation: Aggregation) -> Aggregator {
+        Aggregator::with_max_bytes(aggregation, 0)
+    }
+
+    /// An empty aggregator whose groups may hold `setting` bytes (the RegionServer's or client's
+    /// [`MAX_BYTES_SETTING`]; 0: the default; at most [`limits::MAX_AGGREGATE_BYTES`]),
+    /// or fewer, if the spec asks.
+    pub fn with_max_bytes(aggregation: Aggregation, setting: usize) -> Aggregator {
+        let setting = match setting {
+            0 => limits::DEFAULT_AGGREGATE_BYTES,
+            n => n.min(limits::MAX_AGGREGATE_BYTES),
+        };
+        let (max_bytes, limited_by_spec) = match aggregation.max_bytes {
+            Some(asked) if asked < setting => (asked, true),
+            _ => (setting, false),
+        };
         let columns = aggregation.columns.len();
         Aggregator {
+            bytes_per_group: Aggregator::bytes_per_group(&aggregation),
             aggregation,
             index: HashMap::default(),
-            keys: Vec::new(),
             states: Vec::new(),
             scratch: Vec::new(),
             cell_values: vec![None; columns],
+            max_bytes,
+            limited_by_spec,
+        }
+    }
+
+    /// Bytes one group of `aggregation` holds at most: its states and, when grouped, its key in an
+    /// allocation of its own (with the allocator's header and rounding) and its map slot (the boxed
+    /// key, the group number and a control byte; the map doubles when 7/8 full: up to 16/7 slots a
+    /// group).
+    pub fn bytes_per_group(aggregation: &Aggregation) -> usize {
+        let states = aggregation.aggregates.len() * std::mem::size_of::<State>();
+        if aggregation.groups.is_empty() {
+            return states;
+        }
+        let key = aggregation.group_width.next_multiple_of(16) + 16;
+        let slot = std::mem::size_of::<(Box<[u8]>, u32)>() + 1;
+        states + key + (slot * 16).div_ceil(7)
+    }
+
+    /// Bytes the groups may hold.
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    /// The most groups the byte limit and the group cap allow (one when nothing is grouped).
+    fn most_groups(&self) -> usize {
+        if self.aggregation.groups.is_empty() {
+            return 1;
+        }
+        (self.max_bytes / self.bytes_per_group).min(self.aggregation.max_groups)
+    }
+
+    /// What the byte limit is called in its errors.
+    fn byte_limit_name(&self) -> String {
+        if self.limited_by_spec {
+            "the aggregation's max_bytes".to_owned()
+        } else {
+            format!("the setting {}", MAX_BYTES_SETTING)
         }
     }
 
@@ -682,47 +766,135 @@ impl Aggregator {
         Ok(group)
     }
 
+    /// Makes a group, refused by name past the group cap or the byte limit, before anything is
+    /// allocated for it.
     fn new_group(&mut self, key: &[u8]) -> Result<usize> {
         let group = self.group_count();
         if group >= self.aggregation.max_groups {
             return Err(Error::LimitExceeded {
-                what: "number of groups of the aggregation (its max_groups cap)",
+                what: "number of groups of the aggregation (its max_groups cap)".into(),
                 found: group + 1,
                 limit: self.aggregation.max_groups,
             });
         }
-        if !self.aggregation.groups.is_empty() {
-            self.index.insert(key.into(), group as u32);
+        let bytes = (group + 1) * self.bytes_per_group;
+        if bytes > self.max_bytes {
+            return Err(Error::LimitExceeded {
+                what: format!(
+                    "bytes of the aggregation's groups ({group} so far and a new one, {} bytes each; {})",
+                    self.bytes_per_group,
+                    self.byte_limit_name()
+                )
+                .into(),
+                found: bytes,
+                limit: self.max_bytes,
+            });
         }
-        self.keys.extend_from_slice(key);
         let count = self.aggregation.aggregates.len();
+        if self.states.len() == self.states.capacity() {
+            // Doubling, but never past the groups the limits allow: the array stays within them.
+            let groups = (group * 2).max(MIN_GROWTH_GROUPS).min(self.most_groups());
+            try_reserve_exact(&mut self.states, (groups - group) * count, "aggregate states")?;
+        }
+        if !self.aggregation.groups.is_empty() {
+            self.index.try_reserve(1).map_err(|_| Error::OutOfMemory {
+                what: "the aggregation's group map",
+                // About the doubled map it grows into.
+                bytes: self.index.capacity().max(1) * 2 * std::mem::size_of::<(Box<[u8]>, u32)>(),
+            })?;
+            let mut owned = Vec::new();
+            try_reserve_exact(&mut owned, key.len(), "a group key")?;
+            owned.extend_from_slice(key);
+            // Exactly as long as reserved: no reallocation.
+            self.index.insert(owned.into_boxed_slice(), group as u32);
+        }
         self.states.resize(self.states.len() + count, State::default());
         Ok(group)
     }
 
-    /// The partial state (every group), and the aggregator emptied for the next batch.
-    pub fn take_partial(&mut self) -> Vec<u8> {
+    /// Each group's key and number (in no order).
+    fn groups(&self) -> impl Iterator<Item = (&[u8], usize)> {
+        let ungrouped = if self.aggregation.groups.is_empty() {
+            self.group_count()
+        } else {
+            0
+        };
+        (0..ungrouped)
+            .map(|g| (&[][..], g))
+            .chain(self.index.iter().map(|(key, &g)| (&key[..], g as usize)))
+    }
+
+    /// Bytes of one group in a partial state: its key, then per aggregate rows, int and float.
+    fn partial_group_bytes(&self) -> usize {
+        self.aggregation.group_width + self.aggregation.aggregates.len() * STATE_BYTES
+    }
+
+    /// Bytes of the partial state of the groups so far: less than the groups hold, so within the
+    /// byte limit.
+    pub fn partial_len(&self) -> usize {
+        PARTIAL_HEADER_BYTES + self.group_count() * self.partial_group_bytes()
+    }
+
+    /// Hands the partial state of every group so far ([`Aggregator::partial_len`] bytes) to `out`
+    /// in pieces of about 64 KiB, so that it is never held twice; then empties the aggregator and
+    /// releases its memory, which an idle scanner then does not hold.
+    pub fn drain_partial<E>(
+        &mut self,
+        mut out: impl FnMut(&[u8]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let count = self.aggregation.aggregates.len();
-        let groups = self.group_count();
-        let mut out =
-            Vec::with_capacity(PARTIAL_HEADER_BYTES + groups * (self.aggregation.group_width + count * STATE_BYTES));
-        out.push(PARTIAL_FORMAT);
-        out.extend_from_slice(&(groups as u32).to_be_bytes());
-        out.extend_from_slice(&(count as u32).to_be_bytes());
-        out.extend_from_slice(&(self.aggregation.group_width as u32).to_be_bytes());
-        let width = self.aggregation.group_width;
-        for g in 0..groups {
-            out.extend_from_slice(&self.keys[g * width..(g + 1) * width]);
+        let mut piece = Vec::with_capacity(PARTIAL_PIECE_BYTES + self.partial_group_bytes());
+        piece.push(PARTIAL_FORMAT);
+        piece.extend_from_slice(&(self.group_count() as u32).to_be_bytes());
+        piece.extend_from_slice(&(count as u32).to_be_bytes());
+        piece.extend_from_slice(&(self.aggregation.group_width as u32).to_be_bytes());
+        let mut written = Ok(());
+        for (key, g) in self.groups() {
+            piece.extend_from_slice(key);
             for s in &self.states[g * count..(g + 1) * count] {
-                out.extend_from_slice(&s.rows.to_be_bytes());
-                out.extend_from_slice(&s.int.to_be_bytes());
-                out.extend_from_slice(&s.float.to_bits().to_be_bytes());
+                piece.extend_from_slice(&s.rows.to_be_bytes());
+                piece.extend_from_slice(&s.int.to_be_bytes());
+                piece.extend_from_slice(&s.float.to_bits().to_be_bytes());
+            }
+            if piece.len() >= PARTIAL_PIECE_BYTES {
+                written = out(&piece);
+                if written.is_err() {
+                    break;
+                }
+                piece.clear();
             }
         }
-        self.index.clear();
-        self.keys.clear();
-        self.states.clear();
-        out
+        if written.is_ok() && !piece.is_empty() {
+            written = out(&piece);
+        }
+        self.index = HashMap::default();
+        self.states = Vec::new();
+        written
+    }
+
+    /// The partial state of every group so far, and the aggregator emptied for the next batch.
+    pub fn take_partial(&mut self) -> Result<Vec<u8>> {
+        let mut partial = Vec::new();
+        try_reserve_exact(&mut partial, self.partial_len(), "a partial state")?;
+        self.drain_partial(|piece| {
+            partial.extend_from_slice(piece);
+            Ok::<(), Error>(())
+        })?;
+        Ok(partial)
+    }
+
+    /// Refuses, before it is read, a partial state longer than any the byte limit could merge: a
+    /// group's partial bytes are fewer than the bytes it holds.
+    pub fn check_partial_len(&self, len: usize) -> Result<()> {
+        let limit = PARTIAL_HEADER_BYTES + self.max_bytes;
+        if len > limit {
+            return Err(Error::LimitExceeded {
+                what: format!("bytes of a partial state to merge ({})", self.byte_limit_name()).into(),
+                found: len,
+                limit,
+            });
+        }
+        Ok(())
     }
 
     /// Merges a partial state of the same aggregation (from `take_partial`, here or in a region).
@@ -731,6 +903,7 @@ impl Aggregator {
             what: "aggregate partial state",
             detail,
         };
+        self.check_partial_len(partial.len())?;
         if partial.len() < PARTIAL_HEADER_BYTES || partial[0] != PARTIAL_FORMAT {
             return Err(corrupt(format!(
                 "{} bytes without a format {PARTIAL_FORMAT} header",
@@ -788,17 +961,16 @@ impl Aggregator {
             self.new_group(&[])?;
         }
         let count = self.aggregation.aggregates.len();
-        let width = self.aggregation.group_width;
-        let mut order: Vec<usize> = (0..self.group_count()).collect();
-        order.sort_unstable_by(|&a, &b| {
-            self.keys[a * width..(a + 1) * width].cmp(&self.keys[b * width..(b + 1) * width])
-        });
+        let mut order = Vec::new();
+        try_reserve_exact(&mut order, self.group_count(), "the order of the groups")?;
+        order.extend(self.groups());
+        order.sort_unstable_by_key(|&(key, _)| key);
         let mut result = AggregateResult::new();
-        for g in order {
+        for (key, g) in order {
             let mut row = AggregateRow::new();
-            let mut at = g * width;
+            let mut at = 0;
             for part in &self.aggregation.groups {
-                row.group.push(part.value(&self.keys[at..at + part.width()])?);
+                row.group.push(part.value(&key[at..at + part.width()])?);
                 at += part.width();
             }
             for (state, aggregate) in self.states[g * count..(g + 1) * count]
@@ -811,6 +983,14 @@ impl Aggregator {
         }
         Ok(result)
     }
+}
+
+/// `vec.try_reserve_exact(additional)`, a refusal as an error naming `what`.
+fn try_reserve_exact<T>(vec: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
+    vec.try_reserve_exact(additional).map_err(|_| Error::OutOfMemory {
+        what,
+        bytes: additional.saturating_mul(std::mem::size_of::<T>()),
+    })
 }
 
 #[inline(always)]
@@ -910,7 +1090,7 @@ fn final_value(state: &State, aggregate: &Aggregate) -> Result<AggregateValue> {
 
 /// FNV-style multiply-xor over 8-byte words: group keys are short and come from our own rows, so
 /// the default SipHash's protection against chosen keys buys nothing but time (a third of a
-/// grouped fold). A hostile spec cannot choose the keys; the group cap bounds the map anyway.
+/// grouped fold). A hostile spec cannot choose the keys; the byte limit bounds the map anyway.
 #[derive(Default)]
 struct WordHasher(u64);
 

@@ -27,7 +27,7 @@ impl Disjunction {
     pub fn compile(schema: &Schema, branches: &[PredicateSpec]) -> Result<Disjunction> {
         if branches.is_empty() || branches.len() > limits::MAX_OR_BRANCHES {
             return Err(Error::LimitExceeded {
-                what: "number of OR branches",
+                what: "number of OR branches".into(),
                 found: branches.len(),
                 limit: limits::MAX_OR_BRANCHES,
             });

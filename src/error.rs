@@ -1,6 +1,8 @@
 //! The one error type of the crate. Every failure is a value, never a panic; the JNI layer maps
 //! each variant to a Java exception in one place (`jni::errors`).
 
+use std::borrow::Cow;
+
 /// Which Java exception a failure becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -43,12 +45,17 @@ pub enum Error {
         found: usize,
         limit: usize,
     },
+    /// `what` is a fixed name, or one that says more (the aggregate byte limit names its groups).
     #[error("limit exceeded: {what} is {found}, at most {limit} allowed")]
     LimitExceeded {
-        what: &'static str,
+        what: Cow<'static, str>,
         found: usize,
         limit: usize,
     },
+    /// The allocator refused memory whose size the input chose (`try_reserve`): an error, never
+    /// the abort of the process (a RegionServer) that an infallible allocation would be.
+    #[error("out of memory: {bytes} bytes for {what} could not be allocated")]
+    OutOfMemory { what: &'static str, bytes: usize },
     /// A where clause or schema text that does not follow the grammar (`text`).
     #[error("syntax error at character {position}: expected {expected}, found {found}")]
     Syntax {

@@ -163,7 +163,7 @@ impl Index {
                 || column.qualifier.len() > limits::MAX_COLUMN_NAME_BYTES
             {
                 return Err(Error::LimitExceeded {
-                    what: "covered column family or qualifier length",
+                    what: "covered column family or qualifier length".into(),
                     found: column.family.len().max(column.qualifier.len()),
                     limit: limits::MAX_COLUMN_NAME_BYTES,
                 });
@@ -181,7 +181,7 @@ impl Index {
             }
             if family.len() > limits::MAX_COLUMN_NAME_BYTES {
                 return Err(Error::LimitExceeded {
-                    what: "covered column family or qualifier length",
+                    what: "covered column family or qualifier length".into(),
                     found: family.len(),
                     limit: limits::MAX_COLUMN_NAME_BYTES,
                 });
@@ -393,7 +393,7 @@ fn check_index_name(name: &str) -> Result<()> {
     }
     if name.len() > limits::MAX_NAME_BYTES {
         return Err(Error::LimitExceeded {
-            what: "index name length in bytes",
+            what: "index name length in bytes".into(),
             found: name.len(),
             limit: limits::MAX_NAME_BYTES,
         });

@@ -38,6 +38,15 @@ pub const DEFAULT_MAX_GROUPS: usize = 100_000;
 pub const MAX_GROUPS: usize = 1_000_000;
 /// Aggregates of one aggregation.
 pub const MAX_AGGREGATES: usize = 64;
+/// Bytes one aggregation's groups may hold (keys, states, map slots: `aggregate::Aggregator`), in
+/// a region and in the client's merge, unless the RegionServer's or client's setting
+/// (`aggregate::MAX_BYTES_SETTING`) or the spec's `max_bytes` says fewer. A partial state is
+/// smaller than the groups it holds, so this bounds it too. The group cap alone let 100,000
+/// groups of 1 KiB keys and 64 aggregates send a 308 MB partial state.
+pub const DEFAULT_AGGREGATE_BYTES: usize = 64 << 20;
+/// Most bytes the setting or a spec may allow (a larger setting counts as this): a partial state
+/// must fit a Java byte[] and one RPC response with room to spare.
+pub const MAX_AGGREGATE_BYTES: usize = 1 << 30;
 
 /// Default cap on the ranges a scan plan expands into (Phoenix caps its IN-list products at
 /// 50,000 too); a request may ask for another.

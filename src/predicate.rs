@@ -193,7 +193,7 @@ impl Predicate {
     pub fn from_conditions(schema: &Schema, conditions: &[Condition]) -> Result<Predicate> {
         if conditions.len() > limits::MAX_CONDITIONS {
             return Err(Error::LimitExceeded {
-                what: "number of conditions",
+                what: "number of conditions".into(),
                 found: conditions.len(),
                 limit: limits::MAX_CONDITIONS,
             });
@@ -201,7 +201,7 @@ impl Predicate {
         let total_values: usize = conditions.iter().map(|c| c.values.len()).sum();
         if total_values > limits::MAX_IN_VALUES {
             return Err(Error::LimitExceeded {
-                what: "number of condition values",
+                what: "number of condition values".into(),
                 found: total_values,
                 limit: limits::MAX_IN_VALUES,
             });
@@ -248,7 +248,7 @@ pub(crate) fn encoded_bytes(schema: &Schema, conditions: &[Condition]) -> usize 
 pub(crate) fn check_encoded_bytes(found: usize) -> Result<()> {
     if found > limits::MAX_PROGRAM_BYTES {
         return Err(Error::LimitExceeded {
-            what: "compiled program size in bytes",
+            what: "compiled program size in bytes".into(),
             found,
             limit: limits::MAX_PROGRAM_BYTES,
         });

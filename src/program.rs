@@ -109,7 +109,7 @@ impl Program {
             program_bytes = program_bytes.saturating_add(constraint_size(constraint));
             if program_bytes > limits::MAX_PROGRAM_BYTES {
                 return Err(Error::LimitExceeded {
-                    what: "compiled program size in bytes",
+                    what: "compiled program size in bytes".into(),
                     found: program_bytes,
                     limit: limits::MAX_PROGRAM_BYTES,
                 });

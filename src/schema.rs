@@ -150,7 +150,7 @@ impl Schema {
         }
         if spec.fields.len() > limits::MAX_FIELDS {
             return Err(Error::LimitExceeded {
-                what: "number of fields",
+                what: "number of fields".into(),
                 found: spec.fields.len(),
                 limit: limits::MAX_FIELDS,
             });
@@ -175,7 +175,7 @@ impl Schema {
         let key_length = layout.next_offset;
         if key_length > limits::MAX_KEY_BYTES {
             return Err(Error::LimitExceeded {
-                what: "row key length in bytes",
+                what: "row key length in bytes".into(),
                 found: key_length,
                 limit: limits::MAX_KEY_BYTES,
             });
@@ -279,7 +279,7 @@ impl Layout {
         }
         if name.len() > limits::MAX_NAME_BYTES {
             return Err(Error::LimitExceeded {
-                what: "field name length in bytes",
+                what: "field name length in bytes".into(),
                 found: name.len(),
                 limit: limits::MAX_NAME_BYTES,
             });

@@ -233,7 +233,7 @@ pub fn parse_schema(text: &str) -> Result<SchemaSpec> {
         } else {
             if spec.fields.len() >= limits::MAX_FIELDS {
                 return Err(Error::LimitExceeded {
-                    what: "number of fields",
+                    what: "number of fields".into(),
                     found: spec.fields.len() + 1,
                     limit: limits::MAX_FIELDS,
                 });
@@ -407,7 +407,7 @@ impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Result<Parser<'a>> {
         if text.len() > limits::MAX_MESSAGE_BYTES {
             return Err(Error::LimitExceeded {
-                what: "text length in bytes",
+                what: "text length in bytes".into(),
                 found: text.len(),
                 limit: limits::MAX_MESSAGE_BYTES,
             });
@@ -535,7 +535,7 @@ impl<'a> Parser<'a> {
         if self.is_punct("(") {
             if depth >= MAX_NESTING {
                 return Err(Error::LimitExceeded {
-                    what: "parenthesis nesting depth",
+                    what: "parenthesis nesting depth".into(),
                     found: depth + 1,
                     limit: MAX_NESTING,
                 });
@@ -596,7 +596,7 @@ impl<'a> Parser<'a> {
                     loop {
                         if condition.values.len() >= limits::MAX_IN_VALUES {
                             return Err(Error::LimitExceeded {
-                                what: "number of condition values",
+                                what: "number of condition values".into(),
                                 found: condition.values.len() + 1,
                                 limit: limits::MAX_IN_VALUES,
                             });
@@ -644,7 +644,7 @@ impl<'a> Parser<'a> {
             loop {
                 if salt.fields.len() >= limits::MAX_FIELDS {
                     return Err(Error::LimitExceeded {
-                        what: "number of salt fields",
+                        what: "number of salt fields".into(),
                         found: salt.fields.len() + 1,
                         limit: limits::MAX_FIELDS,
                     });
@@ -689,7 +689,7 @@ impl<'a> Parser<'a> {
 
 fn or_branches_exceeded(found: usize) -> Error {
     Error::LimitExceeded {
-        what: "number of OR branches",
+        what: "number of OR branches".into(),
         found,
         limit: limits::MAX_OR_BRANCHES,
     }
@@ -708,7 +708,7 @@ fn and_product(mut left: Branches, right: Branches) -> Result<Branches> {
         + right.iter().map(|r| values(r) * left.len()).sum::<usize>();
     if total > limits::MAX_IN_VALUES {
         return Err(Error::LimitExceeded {
-            what: "number of condition values",
+            what: "number of condition values".into(),
             found: total,
             limit: limits::MAX_IN_VALUES,
         });
@@ -716,7 +716,7 @@ fn and_product(mut left: Branches, right: Branches) -> Result<Branches> {
     let longest = left.iter().map(Vec::len).max().unwrap_or(0) + right.iter().map(Vec::len).max().unwrap_or(0);
     if longest > limits::MAX_CONDITIONS {
         return Err(Error::LimitExceeded {
-            what: "number of conditions",
+            what: "number of conditions".into(),
             found: longest,
             limit: limits::MAX_CONDITIONS,
         });

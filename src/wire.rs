@@ -154,7 +154,7 @@ impl PreScan {
         *count += 1;
         if *count > cap {
             return Err(Error::LimitExceeded {
-                what: limits::repeated_field_what(&field.full_name()),
+                what: limits::repeated_field_what(&field.full_name()).into(),
                 found: *count,
                 limit: cap,
             });

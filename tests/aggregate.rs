@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use common::messages::{field, schema_of};
 use common::*;
-use hbase_rowkey::aggregate::{Aggregation, Aggregator, CELL_SLOT_BYTES};
+use hbase_rowkey::aggregate::{Aggregation, Aggregator, CELL_SLOT_BYTES, MAX_BYTES_SETTING};
 use hbase_rowkey::proto::rowkey::{
     aggregate_value, value::Kind as ValueKind, AggregateFunction, AggregateResult, AggregateSpec, AggregationSpec,
     CellType, FieldType, GroupKey, NumericCell, SchemaSpec, TimeUnit,
@@ -345,6 +345,8 @@ fn fold_equals_the_oracle_and_partials_merge_in_any_order() {
         // One pass.
         let mut one = Aggregator::new(aggregation.clone());
         fold_all(&mut one, &rows.iter().collect::<Vec<_>>(), &columns).unwrap();
+        // The bytes its groups need: the limit that the fold and the merges below run at.
+        let needed = one.group_count() * Aggregator::bytes_per_group(&aggregation);
         let got = one.finish();
         match (&expected, &got) {
             (Ok(e), Ok(g)) => assert!(
@@ -360,6 +362,19 @@ fn fold_equals_the_oracle_and_partials_merge_in_any_order() {
             _ => panic!("oracle {expected:?}, fold {got:?} for {spec:?}"),
         }
 
+        if needed > 0 {
+            // At exactly the bytes its groups need, the same answer; one byte less is refused by name.
+            let mut at_limit = Aggregator::with_max_bytes(aggregation.clone(), needed);
+            fold_all(&mut at_limit, &rows.iter().collect::<Vec<_>>(), &columns).unwrap();
+            assert!(same(
+                expected.as_ref().unwrap(),
+                &answer_of(&at_limit.finish().unwrap())
+            ));
+            let mut short = Aggregator::with_max_bytes(aggregation.clone(), needed - 1);
+            let err = fold_all(&mut short, &rows.iter().collect::<Vec<_>>(), &columns).unwrap_err();
+            assert!(err.to_string().contains(MAX_BYTES_SETTING), "{err}");
+        }
+
         // Random splits into partials (the regions' and budgets' share), merged in a shuffled order.
         let mut parts: Vec<Vec<&TestRow>> = vec![Vec::new(); 1 + rng.below(5)];
         for row in &rows {
@@ -371,19 +386,25 @@ fn fold_equals_the_oracle_and_partials_merge_in_any_order() {
             .map(|part| {
                 let mut a = Aggregator::new(aggregation.clone());
                 fold_all(&mut a, part, &columns).unwrap();
-                a.take_partial()
+                a.take_partial().unwrap()
             })
             .collect();
         for i in (1..partials.len()).rev() {
             partials.swap(i, rng.below(i + 1));
         }
-        let mut merged = Aggregator::new(aggregation.clone());
+        let mut merged = Aggregator::with_max_bytes(aggregation.clone(), needed);
         for p in &partials {
             merged.merge(p).unwrap();
         }
+        if needed > 0 {
+            // The client's merge is bounded alike: one byte short, some partial is refused by name.
+            let mut short = Aggregator::with_max_bytes(aggregation.clone(), needed - 1);
+            let err = partials.iter().find_map(|p| short.merge(p).err()).expect("a refusal");
+            assert!(err.to_string().contains(MAX_BYTES_SETTING), "{err}");
+        }
         // A partial of partials is a partial too (the client merges per region, then all).
         let mut again = Aggregator::new(aggregation);
-        again.merge(&merged.take_partial()).unwrap();
+        again.merge(&merged.take_partial().unwrap()).unwrap();
         let merged = answer_of(&again.finish().unwrap());
         assert!(same(expected.as_ref().unwrap(), &merged), "{spec:?}");
         checked += 1;
@@ -598,9 +619,9 @@ fn the_group_cap_is_an_error_naming_it() {
     let mut other = Aggregator::new(aggregation.clone());
     other.fold_row(&seed_key(&schema, 9, 200, "a"), &[]).unwrap();
     let mut client = Aggregator::new(aggregation);
-    client.merge(&aggregator.take_partial()).unwrap();
+    client.merge(&aggregator.take_partial().unwrap()).unwrap();
     assert!(client
-        .merge(&other.take_partial())
+        .merge(&other.take_partial().unwrap())
         .unwrap_err()
         .to_string()
         .contains("max_groups cap"));
@@ -660,7 +681,7 @@ fn corrupt_partials_and_batches_are_refused() {
     let aggregation = Aggregation::from_bytes(&spec.write_to_bytes().unwrap()).unwrap();
     let mut aggregator = Aggregator::new(aggregation.clone());
     aggregator.fold_row(&seed_key(&schema, 1, 200, "a"), &[]).unwrap();
-    let partial = aggregator.take_partial();
+    let partial = aggregator.take_partial().unwrap();
     let mut client = Aggregator::new(aggregation.clone());
     for bad in [&partial[..partial.len() - 1], &partial[..3], &[][..]] {
         let err = client.merge(bad).unwrap_err().to_string();

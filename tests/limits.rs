@@ -12,11 +12,13 @@ use common::messages::{
     all_type_fields, any_of_spec, boolean, bytes_value, condition, field, int, named, plan_bytes, predicate_spec,
     salted_wide_in_lists, schema_of, string,
 };
+use hbase_rowkey::aggregate::{Aggregation, Aggregator, MAX_BYTES_SETTING};
 use hbase_rowkey::limits;
 use hbase_rowkey::plan_wire::plan_request;
 use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{
-    value::Kind as ValueKind, Condition, FieldSpec, FieldType, NamedValue, Op, SaltSpec, ScanPlan, SchemaSpec, Value,
+    value::Kind as ValueKind, AggregateFunction, AggregateSpec, AggregationSpec, Condition, FieldSpec, FieldType,
+    GroupKey, NamedValue, Op, SaltSpec, ScanPlan, SchemaSpec, Value,
 };
 use hbase_rowkey::{Comparator, Error, Schema};
 use protobuf::{Message, MessageField};
@@ -575,7 +577,7 @@ fn every_limit_has_a_test() {
         .filter_map(|l| l.trim().strip_prefix("pub const "))
         .filter_map(|l| l.split(':').next())
         .collect();
-    assert_eq!(names.len(), 20, "{names:?}");
+    assert_eq!(names.len(), 22, "{names:?}");
     for name in names {
         let test = format!("fn limit_{}()", name.to_lowercase());
         assert!(this.contains(&test), "no test `{test}` for limits::{name}");
@@ -713,4 +715,170 @@ fn regression_wide_in_lists_are_refused_before_encoding_every_value() {
     // Narrow fields are unaffected: 100,000 int values still compile.
     let ints = (0..limits::MAX_IN_VALUES as i64).map(int).collect();
     Comparator::from_spec(&predicate_spec(wide, vec![condition("i", Op::IN, ints)])).unwrap();
+}
+
+/// A group-heavy aggregation (grouped by an int32 and a 1,024-byte field, 64 aggregates) whose
+/// spec asks for `max_bytes` (0: none), and the fold batch of rows numbered `range`, each row its
+/// own group.
+fn group_heavy(max_bytes: u64) -> (Aggregation, impl Fn(std::ops::Range<u64>) -> Vec<u8>) {
+    let mut spec = AggregationSpec::new();
+    spec.schema = MessageField::some(schema_of(vec![
+        field("a", FieldType::INT32, 0),
+        field("b", FieldType::FIXED_BYTES, 1024),
+    ]));
+    for f in ["a", "b"] {
+        let mut g = GroupKey::new();
+        g.field = f.into();
+        spec.group_by.push(g);
+    }
+    for i in 0..limits::MAX_AGGREGATES {
+        let mut a = AggregateSpec::new();
+        a.function = if i % 2 == 0 {
+            AggregateFunction::COUNT
+        } else {
+            AggregateFunction::SUM
+        }
+        .into();
+        if i % 2 == 1 {
+            a.field = "a".into();
+        }
+        spec.aggregates.push(a);
+    }
+    spec.max_bytes = max_bytes;
+    let aggregation = Aggregation::from_bytes(&spec.write_to_bytes().unwrap()).unwrap();
+    let key_length = aggregation.key_length();
+    let batch = move |rows: std::ops::Range<u64>| {
+        let mut batch = Vec::new();
+        for g in rows {
+            let mut key = vec![0u8; key_length];
+            key[4..12].copy_from_slice(&g.to_be_bytes());
+            batch.extend_from_slice(&key);
+        }
+        batch
+    };
+    (aggregation, batch)
+}
+
+/// Folds rows `0..rows` in batches of 256, as a RegionServer does; stops at the first error.
+fn fold_group_heavy(
+    aggregator: &mut Aggregator,
+    batch: &impl Fn(std::ops::Range<u64>) -> Vec<u8>,
+    rows: u64,
+) -> hbase_rowkey::Result<()> {
+    for start in (0..rows).step_by(256) {
+        let end = (start + 256).min(rows);
+        aggregator.fold_batch(&batch(start..end), (end - start) as usize)?;
+    }
+    Ok(())
+}
+
+/// Issue 35, item 2: the group cap alone bounded an aggregation's memory in groups, not bytes: at
+/// the default cap this aggregation held 780 MiB natively and sent a 308 MB partial state. Its
+/// groups are now refused past the byte limit, before the fold holds more than the limit.
+#[test]
+fn limit_default_aggregate_bytes() {
+    let (aggregation, batch) = group_heavy(0);
+    let per_group = Aggregator::bytes_per_group(&aggregation);
+    let mut aggregator = Aggregator::new(aggregation.clone());
+    let (result, took, memory) =
+        measured(|| fold_group_heavy(&mut aggregator, &batch, limits::DEFAULT_MAX_GROUPS as u64));
+    let groups = aggregator.group_count();
+    println!(
+        "{groups} groups of {per_group} bytes held, then refused: {took:.2?}, peak {} KiB; partial {} bytes",
+        memory / 1024,
+        aggregator.partial_len()
+    );
+    let message = result.as_ref().map_err(ToString::to_string).unwrap_err();
+    assert!(
+        message.contains(&format!(
+            "({groups} so far and a new one, {per_group} bytes each; the setting rowkey.aggregate.max.bytes)"
+        )),
+        "{message}"
+    );
+    assert_limit(result, limits::DEFAULT_AGGREGATE_BYTES, MAX_BYTES_SETTING);
+    assert_eq!(groups, limits::DEFAULT_AGGREGATE_BYTES / per_group);
+    // Within the limit, beside the 256-row batch being folded.
+    assert!(
+        memory <= limits::DEFAULT_AGGREGATE_BYTES + (1 << 20),
+        "the fold held {memory} bytes"
+    );
+    assert!(aggregator.partial_len() <= limits::DEFAULT_AGGREGATE_BYTES);
+
+    // Accepted at the limit: exactly the groups it allows, in a setting or asked by the spec.
+    for (setting, asked) in [(groups * per_group, 0), (0, groups * per_group)] {
+        let (aggregation, batch) = group_heavy(asked as u64);
+        let mut at = Aggregator::with_max_bytes(aggregation, setting);
+        fold_group_heavy(&mut at, &batch, groups as u64).unwrap();
+        let name = if asked > 0 {
+            "the aggregation's max_bytes"
+        } else {
+            MAX_BYTES_SETTING
+        };
+        assert_limit(
+            fold_group_heavy(&mut at, &batch, groups as u64 + 1),
+            groups * per_group,
+            name,
+        );
+    }
+    // A spec may ask for less than the setting, never more.
+    let (aggregation, batch) = group_heavy((4 * per_group) as u64);
+    let mut asked_more = Aggregator::with_max_bytes(aggregation, 2 * per_group);
+    assert_limit(
+        fold_group_heavy(&mut asked_more, &batch, 3),
+        2 * per_group,
+        MAX_BYTES_SETTING,
+    );
+}
+
+/// Neither a spec nor the setting allows more than `MAX_AGGREGATE_BYTES`: a spec asking more is
+/// refused, a larger setting counts as the maximum.
+#[test]
+fn limit_max_aggregate_bytes() {
+    let (aggregation, _) = group_heavy(limits::MAX_AGGREGATE_BYTES as u64);
+    assert_eq!(
+        Aggregator::with_max_bytes(aggregation, limits::MAX_AGGREGATE_BYTES + 1).max_bytes(),
+        limits::MAX_AGGREGATE_BYTES
+    );
+    let mut spec = AggregationSpec::new();
+    spec.schema = MessageField::some(schema_of(vec![field("a", FieldType::INT32, 0)]));
+    let mut count = AggregateSpec::new();
+    count.function = AggregateFunction::COUNT.into();
+    spec.aggregates.push(count);
+    spec.max_bytes = limits::MAX_AGGREGATE_BYTES as u64 + 1;
+    assert_limit(
+        Aggregation::from_bytes(&spec.write_to_bytes().unwrap()),
+        limits::MAX_AGGREGATE_BYTES,
+        "max_bytes of an aggregation",
+    );
+}
+
+/// The client's merge is bounded the same way: a partial state it could not merge is refused by
+/// its length before it is read, and merged groups past the limit by name.
+#[test]
+fn aggregate_bytes_bound_the_client_merge() {
+    let (aggregation, batch) = group_heavy(0);
+    let per_group = Aggregator::bytes_per_group(&aggregation);
+    let mut region = Aggregator::new(aggregation.clone());
+    fold_group_heavy(&mut region, &batch, 100).unwrap();
+    let partial = region.take_partial().unwrap();
+    assert!(partial.len() < 100 * per_group);
+
+    let mut client = Aggregator::with_max_bytes(aggregation.clone(), 100 * per_group);
+    client.merge(&partial).unwrap();
+    client.merge(&partial).unwrap(); // the same groups again: nothing new to hold
+    assert_eq!(client.group_count(), 100);
+    let mut other = Aggregator::new(aggregation.clone());
+    fold_group_heavy(&mut other, &batch, 101).unwrap();
+    assert_limit(
+        client.merge(&other.take_partial().unwrap()),
+        100 * per_group,
+        MAX_BYTES_SETTING,
+    );
+
+    let mut small = Aggregator::with_max_bytes(aggregation, 10 * per_group);
+    let err = small.merge(&partial).unwrap_err().to_string();
+    assert!(
+        err.contains("bytes of a partial state to merge (the setting rowkey.aggregate.max.bytes)"),
+        "{err}"
+    );
 }

@@ -9,20 +9,23 @@
 use std::sync::{Mutex, MutexGuard};
 
 use ::jni::objects::JByteArray;
-use ::jni::sys::{jint, jlong};
-use ::jni::Env;
+use ::jni::sys::{jbyte, jint, jlong, jsize};
 
 use super::errors::{BridgeError, BridgeResult};
-use super::row_key_native::read_message;
+use super::row_key_native::{checked_region, read_message};
 use crate::aggregate::{Aggregation, Aggregator};
+use crate::error::Error;
 use crate::handle;
 use crate::wire;
 
 jni_export! {
-    /// Parses and compiles a serialized `AggregationSpec`; returns an empty aggregator's handle.
-    fn Java_org_rowkey_hbase_NativeAggregator_nativeCreate<'local>(env, spec: JByteArray<'local>) -> jlong {
+    /// Parses and compiles a serialized `AggregationSpec`; returns an empty aggregator's handle,
+    /// whose groups may hold `max_bytes` (the setting; 0 or less: the default), or fewer if the
+    /// spec asks.
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeCreate<'local>(env, spec: JByteArray<'local>, max_bytes: jlong) -> jlong {
         let aggregation = Aggregation::from_bytes(&read_message(env, &spec, "spec")?)?;
-        Ok(handle::into_handle(Mutex::new(Aggregator::new(aggregation))))
+        let setting = usize::try_from(max_bytes).unwrap_or(0);
+        Ok(handle::into_handle(Mutex::new(Aggregator::with_max_bytes(aggregation, setting))))
     }
 }
 
@@ -52,19 +55,39 @@ jni_export! {
 
 jni_export! {
     /// The partial state of every group folded or merged so far; the aggregator is empty after.
+    /// Written into the Java array a piece at a time: never held whole in native memory too.
     fn Java_org_rowkey_hbase_NativeAggregator_nativeTakePartial<'local>(env, aggregator: jlong) -> JByteArray<'local> {
-        let partial = lock(aggregator)?.take_partial();
-        Ok(env.byte_array_from_slice(&partial)?)
+        let mut aggregator = lock(aggregator)?;
+        // Within the byte limit (at most 1 GiB): a Java array holds it.
+        let partial = JByteArray::new(env, aggregator.partial_len())?;
+        let mut at = 0;
+        aggregator.drain_partial(|piece| -> BridgeResult<()> {
+            partial.set_region(env, jsize_of(at)?, as_jbytes(piece))?;
+            at += piece.len();
+            Ok(())
+        })?;
+        Ok(partial)
     }
 }
 
 jni_export! {
-    /// Merges a partial state of the same aggregation.
-    fn Java_org_rowkey_hbase_NativeAggregator_nativeMerge<'local>(env, aggregator: jlong, partial: JByteArray<'local>) -> () {
-        // A partial may be larger than a message (up to max_groups groups): its structure is checked
-        // byte for byte by the merge.
-        let bytes = read_array(env, &partial, "partial")?;
-        Ok(lock(aggregator)?.merge(&bytes)?)
+    /// Merges the partial state of the same aggregation in `array[offset, offset + length)`.
+    fn Java_org_rowkey_hbase_NativeAggregator_nativeMerge<'local>(env, aggregator: jlong, array: JByteArray<'local>, offset: jint, length: jint) -> () {
+        if array.is_null() {
+            return Err(BridgeError::NullArgument("partial"));
+        }
+        let (start, length) = checked_region(offset, length, array.len(env)?).ok_or_else(|| {
+            BridgeError::IndexOutOfBounds(format!("partial state at {offset}, {length} bytes, outside its array"))
+        })?;
+        let mut aggregator = lock(aggregator)?;
+        // A partial is larger than a message: refused by its length before it is copied when the
+        // byte limit could not merge it, its structure then checked byte for byte by the merge.
+        aggregator.check_partial_len(length)?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(length).map_err(|_| Error::OutOfMemory { what: "a partial state to merge", bytes: length })?;
+        bytes.resize(length, 0);
+        array.get_region(env, jsize_of(start)?, as_jbytes_mut(&mut bytes))?;
+        Ok(aggregator.merge(&bytes)?)
     }
 }
 
@@ -95,9 +118,16 @@ fn lock<'a>(aggregator: jlong) -> BridgeResult<MutexGuard<'a, Aggregator>> {
         .map_err(|_| BridgeError::InvalidArgument("the aggregator failed in an earlier call and cannot be used".into()))
 }
 
-fn read_array(env: &Env<'_>, array: &JByteArray<'_>, name: &'static str) -> BridgeResult<Vec<u8>> {
-    if array.is_null() {
-        return Err(BridgeError::NullArgument(name));
-    }
-    Ok(env.convert_byte_array(array)?)
+fn jsize_of(n: usize) -> BridgeResult<jsize> {
+    jsize::try_from(n).map_err(|_| Error::Internal(format!("{n} does not fit in an int")).into())
+}
+
+fn as_jbytes(bytes: &[u8]) -> &[jbyte] {
+    // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid for both.
+    unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<jbyte>(), bytes.len()) }
+}
+
+fn as_jbytes_mut(bytes: &mut [u8]) -> &mut [jbyte] {
+    // SAFETY: as in `as_jbytes`; the slice is borrowed mutably for as long as the result lives.
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<jbyte>(), bytes.len()) }
 }

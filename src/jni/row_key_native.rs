@@ -94,7 +94,7 @@ fn intern_schema_decode<'local>(
     })?;
     if length > MAX_KEY_BYTES {
         return Err(Error::LimitExceeded {
-            what: "row key length",
+            what: "row key length".into(),
             found: length,
             limit: MAX_KEY_BYTES,
         }
@@ -199,7 +199,7 @@ jni_export! {
 fn read_text(env: &Env<'_>, text: &JByteArray<'_>) -> BridgeResult<String> {
     if !text.is_null() && text.len(env)? > MAX_MESSAGE_BYTES {
         return Err(Error::LimitExceeded {
-            what: "text length in bytes",
+            what: "text length in bytes".into(),
             found: text.len(env)?,
             limit: MAX_MESSAGE_BYTES,
         }
@@ -593,7 +593,7 @@ pub(super) fn read_message(env: &Env<'_>, array: &JByteArray<'_>, name: &'static
     let length = array.len(env)?;
     if length > MAX_MESSAGE_BYTES {
         return Err(Error::LimitExceeded {
-            what: "serialized message size",
+            what: "serialized message size".into(),
             found: length,
             limit: MAX_MESSAGE_BYTES,
         }

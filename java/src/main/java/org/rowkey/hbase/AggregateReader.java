@@ -93,7 +93,9 @@ final class AggregateReader {
         Filter rows = ScanPlanner.rowsFilter(regionPlan, query.toPredicateComparatorSpec());
         TableName source = source();
         // Partial states merge in any order: the regions are folded at once, each chunk one region's ranges.
-        try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray());
+        // The merge holds every group of every region: bounded by the client's own byte limit.
+        long maxBytes = connection.getConfiguration().getLong(RowKeyAggregateObserver.MAX_BYTES_SETTING, 0);
+        try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
                 ResultScanner partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
                         ranges -> regionScan(regionPlan, rows, ranges, keysOnly, requestBytes), parallelism(),
                         ParallelScanner.Order.ANY)) {
@@ -108,7 +110,7 @@ final class AggregateReader {
                             + RowKeyAggregateObserver.class.getName() + " coprocessor (RowKeyTable.create installs it; add it"
                             + " to the descriptor of a table made otherwise, docs/aggregates.md)");
                 }
-                merged.merge(CellUtil.cloneValue(partial));
+                merged.merge(partial.getValueArray(), partial.getValueOffset(), partial.getValueLength());
                 Cell check = cell(r, RowKeyAggregateObserver.CHECK_QUALIFIER);
                 if (check != null) {
                     byte[] keys = CellUtil.cloneValue(check);

@@ -99,6 +99,7 @@ public final class Aggregation {
     private boolean descending;
     private int limit;
     private int maxGroups;
+    private long maxBytes;
     private int rowBudget;
     private int timeBudgetMs;
 
@@ -195,8 +196,8 @@ public final class Aggregation {
 
     /**
      * At most {@code n} groups (default 100,000, at most 1,000,000) in a region's partial state and in
-     * the merge on the client; more is an error naming this cap. Server memory per request is bounded
-     * by it.
+     * the merge on the client; more is an error naming this cap. Memory is bounded in bytes, by
+     * {@link #maxBytes}: the groups' bytes may reach that limit first.
      */
     public Aggregation maxGroups(int n) {
         if (n < 1) {
@@ -208,6 +209,27 @@ public final class Aggregation {
             check();
         } catch (IllegalArgumentException e) {
             maxGroups = before;
+            throw e;
+        }
+        return this;
+    }
+
+    /**
+     * At most {@code n} bytes held by the groups in a region and in the merge on the client (their
+     * keys and states: docs/aggregates.md, "Memory bound"); more is an error naming this limit. It
+     * can only lower the RegionServers' and the client's {@value RowKeyAggregateObserver#MAX_BYTES_SETTING}
+     * (default 64 MiB), never raise it; at most 1 GiB.
+     */
+    public Aggregation maxBytes(long n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("maxBytes must be at least 1, got " + n);
+        }
+        long before = maxBytes;
+        maxBytes = n;
+        try {
+            check();
+        } catch (IllegalArgumentException e) {
+            maxBytes = before;
             throw e;
         }
         return this;
@@ -280,7 +302,7 @@ public final class Aggregation {
         if (aggregates.isEmpty()) {
             spec.addAggregates(AggregateSpec.newBuilder().setFunction(AggregateFunction.COUNT));
         }
-        new NativeAggregator(spec.build().toByteArray()).close();
+        new NativeAggregator(spec.build().toByteArray(), 0).close();
     }
 
     /**
@@ -289,7 +311,8 @@ public final class Aggregation {
      */
     AggregationSpec toSpec(RowKeySchema rowSchema, UnaryOperator<NumericCell> where) {
         AggregationSpec.Builder spec = AggregationSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
-                .setSchema(rowSchema.spec()).addAllGroupBy(groups).setMaxGroups(maxGroups);
+                .setSchema(rowSchema.spec()).addAllGroupBy(groups).setMaxGroups(maxGroups)
+                .setMaxBytes(maxBytes);
         for (AggregateSpec a : aggregates) {
             spec.addAggregates(a.hasCell() ? a.toBuilder().setCell(where.apply(a.getCell())).build() : a);
         }

@@ -22,9 +22,13 @@ final class NativeAggregator implements AutoCloseable {
     private final int keyLength;
     private final List<Column> columns;
 
-    /** @throws IllegalArgumentException naming what is wrong with the spec */
-    NativeAggregator(byte[] spec) {
-        long pointer = nativeCreate(spec);
+    /**
+     * @param maxBytes the bytes its groups may hold ({@link RowKeyAggregateObserver#MAX_BYTES_SETTING};
+     *     0: the default), or fewer if the spec asks
+     * @throws IllegalArgumentException naming what is wrong with the spec
+     */
+    NativeAggregator(byte[] spec, long maxBytes) {
+        long pointer = nativeCreate(spec, maxBytes);
         this.handle = new NativeHandle("aggregator", pointer, NativeAggregator::nativeFree);
         try {
             this.keyLength = nativeKeyLength(pointer);
@@ -64,9 +68,10 @@ final class NativeAggregator implements AutoCloseable {
         }
     }
 
-    void merge(byte[] partial) {
+    /** Merges the partial state in {@code array[offset, offset + length)} (a cell's value, not copied). */
+    void merge(byte[] array, int offset, int length) {
         try {
-            nativeMerge(handle.get(), partial);
+            nativeMerge(handle.get(), array, offset, length);
         } finally {
             NativeCleaner.keepAlive(handle);
         }
@@ -92,8 +97,11 @@ final class NativeAggregator implements AutoCloseable {
         RowKeyNative.ensureLoaded();
     }
 
-    /** Parses and compiles a serialized {@code AggregationSpec}; returns an empty aggregator's handle. */
-    static native long nativeCreate(byte[] spec);
+    /**
+     * Parses and compiles a serialized {@code AggregationSpec}; returns an empty aggregator's handle,
+     * whose groups may hold {@code maxBytes} (0 or less: the default), or fewer if the spec asks.
+     */
+    static native long nativeCreate(byte[] spec, long maxBytes);
 
     /** The distinct cells the aggregation reads, in batch slot order: a serialized {@code ColumnList}. */
     static native byte[] nativeColumns(long aggregator);
@@ -110,8 +118,11 @@ final class NativeAggregator implements AutoCloseable {
     /** The partial state of every group so far; the aggregator is empty after. */
     static native byte[] nativeTakePartial(long aggregator);
 
-    /** Merges a partial state of the same aggregation. */
-    static native void nativeMerge(long aggregator, byte[] partial);
+    /**
+     * Merges the partial state of the same aggregation in {@code array[offset, offset + length)};
+     * refused naming the byte limit past it.
+     */
+    static native void nativeMerge(long aggregator, byte[] array, int offset, int length);
 
     /** The answer, groups in value order: a serialized {@code AggregateResult}. */
     static native byte[] nativeFinish(long aggregator);

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Optional;
 
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellBuilderFactory;
+import org.apache.hadoop.hbase.CellBuilderType;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.metrics.ServerSideScanMetrics;
@@ -46,8 +47,9 @@ import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
  * descriptor (with the jar in HBase's {@code lib/}). Scans without the attribute pass untouched.
  *
  * <p>Inside a RegionServer it throws only {@link IOException}s: a request it cannot read or
- * compile, or a fold that fails (a group cap, a cell that is not a number), is a
- * {@link DoNotRetryIOException} naming the problem, and the server goes on serving.
+ * compile, or a fold that fails (a group cap, the byte limit {@value #MAX_BYTES_SETTING}, a cell that
+ * is not a number), is a {@link DoNotRetryIOException} naming the problem, and the server goes on
+ * serving.
  */
 @RunsIn(RunsIn.Where.REGION_SERVER)
 public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionObserver {
@@ -55,6 +57,14 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
 
     /** The Scan attribute holding a serialized {@code AggregateRequest}. */
     public static final String REQUEST_ATTRIBUTE = "rowkey.aggregate";
+    /**
+     * The setting of the bytes one request's groups may hold (docs/aggregates.md, "Memory bound"),
+     * read from the RegionServer's configuration, and from the client's for its merge: unset or 0,
+     * 64 MiB; at most 1 GiB (a larger value counts as 1 GiB). A request may ask for less
+     * ({@link Aggregation#maxBytes}), never more. A new group past it fails the call with a
+     * {@link DoNotRetryIOException} naming it.
+     */
+    public static final String MAX_BYTES_SETTING = "rowkey.aggregate.max.bytes";
     /** The qualifier of the partial state cell: a NUL first, which no column of this library's tables uses. */
     static final byte[] PARTIAL_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.partial");
     /** The qualifier of the cell listing index row keys the client checks (sorts before the partial). */
@@ -72,6 +82,8 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
     private static final int MAX_REQUEST_BYTES = 1 << 20;
 
     private int maxTimeBudgetMs = DEFAULT_TIME_BUDGET_MS * 10;
+    /** This server's {@value #MAX_BYTES_SETTING} (0: the default). */
+    private long maxBytes;
 
     @Override
     public Optional<RegionObserver> getRegionObserver() {
@@ -82,6 +94,7 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
     public void start(org.apache.hadoop.hbase.CoprocessorEnvironment env) {
         int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
         maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
+        maxBytes = env.getConfiguration().getLong(MAX_BYTES_SETTING, 0);
     }
 
     @Override
@@ -131,7 +144,7 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
         NativeAggregator aggregator;
         try {
             // The spec's own bytes go through the native checks (size, pre-scan, version, limits).
-            aggregator = new NativeAggregator(request.getAggregation().toByteArray());
+            aggregator = new NativeAggregator(request.getAggregation().toByteArray(), maxBytes);
         } catch (IllegalArgumentException e) {
             throw new DoNotRetryIOException("hbase-rowkey: aggregate request refused: " + e.getMessage());
         }
@@ -326,8 +339,11 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             batch.addIndexRow(row, status.getTimestamp());
         }
 
+        /** A cell holding {@code value} itself, not a copy: a partial state may be tens of MB. */
         private Cell cell(byte[] row, byte[] qualifier, byte[] value) {
-            return new KeyValue(row, family, qualifier, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, value);
+            return CellBuilderFactory.create(CellBuilderType.SHALLOW_COPY).setRow(row).setFamily(family)
+                    .setQualifier(qualifier).setTimestamp(HConstants.LATEST_TIMESTAMP).setType(Cell.Type.Put)
+                    .setValue(value).build();
         }
 
         @Override

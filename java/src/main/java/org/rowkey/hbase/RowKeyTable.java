@@ -551,10 +551,12 @@ public final class RowKeyTable {
      * failures (each partial covers the rows up to its row key; HBase's scanner resumes after it).
      *
      * @throws IllegalArgumentException for a query or aggregation on another schema, an aggregation
-     *     without aggregates, or a query that {@link #scan} answers by joins ({@code anyOf}, a limit,
-     *     reversed, leapfrog: not aggregated yet)
+     *     without aggregates, a query that {@link #scan} answers by joins ({@code anyOf}, a limit,
+     *     reversed, leapfrog: not aggregated yet), or a merge of the regions' groups past the client's
+     *     {@value RowKeyAggregateObserver#MAX_BYTES_SETTING} (naming it)
      * @throws IOException from HBase, among them a {@code DoNotRetryIOException} naming what a
-     *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, a cell that is not a number)
+     *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, more bytes than the
+     *     RegionServer's {@value RowKeyAggregateObserver#MAX_BYTES_SETTING}, a cell that is not a number)
      */
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
         Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false), RowKeyTable::readsIndex);

@@ -196,7 +196,7 @@ class HostileRequestIT extends HBaseMiniClusterBase {
     }
 
     /** Bytes allocated so far by every live thread of this JVM (the RegionServer's handlers included). */
-    private static long allocatedByAllThreads(com.sun.management.ThreadMXBean threads) {
+    static long allocatedByAllThreads(com.sun.management.ThreadMXBean threads) {
         long sum = 0;
         for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
             sum += Math.max(0, bytes);
@@ -205,12 +205,12 @@ class HostileRequestIT extends HBaseMiniClusterBase {
     }
 
     /** Resets the process's peak resident set to its current size (Linux: clear_refs 5); the current size. */
-    private static long resetPeakResident() throws IOException {
+    static long resetPeakResident() throws IOException {
         Files.write(Paths.get("/proc/self/clear_refs"), "5".getBytes(StandardCharsets.US_ASCII));
         return statusBytes("VmRSS:");
     }
 
-    private static long peakResident() throws IOException {
+    static long peakResident() throws IOException {
         return statusBytes("VmHWM:");
     }
 
