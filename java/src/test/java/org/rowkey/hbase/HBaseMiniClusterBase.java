@@ -60,6 +60,10 @@ public abstract class HBaseMiniClusterBase {
         conf.setBoolean("hbase.procedure.store.wal.use.hsync", false);
         // A RegionServer that reports before the master is ready retries after this many ms (3000).
         conf.setInt("hbase.regionserver.msginterval", 500);
+        // An aborted RegionServer leaves a timer that calls System.exit once the abort timeout (20
+        // minutes) has passed, even when its abort finished long before: in the one JVM that runs the
+        // ITs one after another (and a soak), that would end whatever runs 20 minutes after an abort.
+        conf.setLong("hbase.regionserver.abort.timeout", java.util.concurrent.TimeUnit.DAYS.toMillis(1));
     }
 
     @BeforeAll

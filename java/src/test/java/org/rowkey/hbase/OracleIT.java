@@ -14,9 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
@@ -91,14 +89,6 @@ class OracleIT extends HBaseMiniClusterBase {
     /** Where queries run, so that one that never answers can be left behind (see runWithin). */
     private java.util.concurrent.ExecutorService queryThread = newQueryThread();
     private volatile Thread queryThreadNow;
-
-    @Override
-    protected void configure(Configuration conf) {
-        super.configure(conf);
-        // An aborted RegionServer leaves a timer that calls System.exit once the abort timeout (20
-        // minutes) passes, even when the abort has long finished: in one JVM that ends a soak.
-        conf.setLong("hbase.regionserver.abort.timeout", TimeUnit.DAYS.toMillis(1));
-    }
 
     @Override
     protected int numRegionServers() {
