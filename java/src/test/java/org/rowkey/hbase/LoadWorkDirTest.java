@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A bulk load's work directory on the local file system: one run at a time, and the record of its load. */
 class LoadWorkDirTest {
     private static FileSystem local() throws Exception {
-        return FileSystem.getLocal(new Configuration(false));
+        return FileSystem.getLocal(LoadMappingTest.localFiles());
     }
 
     @Test
