@@ -299,6 +299,8 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
                     lastRow = whole.get(0);
                     fold(whole, keyLength, checks);
                 }
+                // The deadline too: with a filter that decides on whole rows (hasFilterRow), HBase
+                // moves the time limit between rows, where matching rows never meet it.
                 if (cut || read >= request.rowBudget || checks.size() >= CHECK_BYTES_BUDGET
                         || ((read & 255) == 0 && System.nanoTime() >= deadline)) {
                     break;
