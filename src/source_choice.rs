@@ -130,6 +130,9 @@ pub fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -> Resul
 /// Rows a plan reads: the table's rows times the selectivity of what its ranges enforce, one per
 /// range, and per index row a lookup unless covered.
 pub fn estimated_rows(schema: &Schema, predicate: &Predicate, plan: &Plan, table_rows: f64, no_lookup: bool) -> f64 {
+    if plan.ranges.is_empty() {
+        return 0.0; // the conditions contradict each other: nothing is read
+    }
     let selectivity: f64 = plan
         .exact_fields
         .iter()

@@ -797,3 +797,23 @@ fn a_table_plan_carries_the_relay_of_its_streams_when_an_uncovered_index_is_one_
         "the data table is read as planned"
     );
 }
+
+/// A branch that cannot match (an `IN` with no value) is read from a stream that is estimated
+/// at no rows and holds no range, so the join reads nothing for it; before, that stream was
+/// estimated like a full index (1,000,000 keys), left out, and the branch read through the others.
+#[test]
+fn a_branch_with_an_empty_in_leads_with_a_stream_of_no_range() {
+    use hbase_rowkey::plan_wire::plan_join_branch;
+    let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
+    let conditions = vec![
+        int_condition("sdate", hbase_rowkey::proto::rowkey::Op::EQ, &[20161209]),
+        int_condition("code", hbase_rowkey::proto::rowkey::Op::IN, &[]),
+    ];
+    for leapfrog in [false, true] {
+        let plan = plan_join_branch(&catalog, &conditions, 0, IndexHint::INDEX_HINT_AUTOMATIC, "", leapfrog).unwrap();
+        let lead = plan.streams.first().unwrap_or_else(|| panic!("no stream: {plan:?}"));
+        assert_eq!(lead.estimated_rows, 0.0, "{plan:?}");
+        assert!(lead.points.iter().all(|p| p.ranges.is_empty()), "{plan:?}");
+        assert_eq!(plan.cost, 0.0, "{plan:?}");
+    }
+}
