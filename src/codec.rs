@@ -164,6 +164,17 @@ fn invert(field: &Field, bytes: &mut [u8]) {
     }
 }
 
+/// Big-endian +1 in place; the caller knows the value is not all 0xFF.
+pub(crate) fn increment(bytes: &mut [u8]) {
+    for b in bytes.iter_mut().rev() {
+        let (sum, carry) = b.overflowing_add(1);
+        *b = sum;
+        if !carry {
+            return;
+        }
+    }
+}
+
 /// The bytes as a big-endian unsigned integer (at most 8 of them).
 pub(crate) fn be_u64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))

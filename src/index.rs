@@ -295,6 +295,22 @@ impl Index {
                 });
             }
         }
+        Ok(self.lay_out(data, data_key))
+    }
+
+    /// Where a read of this index meets the data keys from `position` on, in data-key order:
+    /// `position` is a seek position (a data key's length of any bytes, its salt byte not
+    /// necessarily its fields' hash), and the answer the layout of the smallest well-formed key
+    /// at or above it ([`Schema::well_formed_ceiling`]), whose salt byte and indexed fields the
+    /// caller sets to those of the range it reads; None when no key is that high. For equal
+    /// indexed fields, index keys sort as their data keys, so no key at or above `position`
+    /// sorts below it.
+    pub fn seek_key(&self, data: &Schema, position: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(data.well_formed_ceiling(position)?.map(|key| self.lay_out(data, &key)))
+    }
+
+    /// The index key's fields read from a data key of the right length, and its salt byte.
+    fn lay_out(&self, data: &Schema, data_key: &[u8]) -> Vec<u8> {
         let mut key = vec![0u8; self.schema.key_length()];
         for (field, source) in self.schema.fields().iter().zip(&self.sources) {
             match *source {
@@ -307,7 +323,7 @@ impl Index {
                 .schema
                 .salt_of(salt.fields.iter().map(|&i| read_field(&self.schema.fields()[i], &key)));
         }
-        Ok(key)
+        key
     }
 
     /// The data key an index key stands for. An index key whose salt bytes are not the ones the

@@ -18,7 +18,7 @@
 
 use std::ops::Bound;
 
-use crate::codec::FieldBytes;
+use crate::codec::{increment, FieldBytes};
 use crate::comparator::Comparator;
 use crate::error::{Error, Result};
 use crate::key_ranges::salt_buckets;
@@ -126,17 +126,6 @@ fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
         }
     }
     low
-}
-
-/// Big-endian +1 in place; the caller knows the value is not all 0xFF.
-fn increment(bytes: &mut [u8]) {
-    for b in bytes.iter_mut().rev() {
-        let (sum, carry) = b.overflowing_add(1);
-        *b = sum;
-        if !carry {
-            return;
-        }
-    }
 }
 
 /// Big-endian -1 in place; the caller knows the value is not all 0x00.

@@ -122,6 +122,20 @@ final class Catalog {
         }
     }
 
+    /**
+     * Where a read of index number {@code index} meets the data keys from seek position
+     * {@code position} on: a position is any bytes of the data key's length (a seeker's, which need
+     * not be a key a writer encodes), the answer an index key whose salt byte and indexed fields the
+     * caller sets to its range's; null when no key is that high.
+     */
+    byte[] indexSeekKey(int index, byte[] position) {
+        try {
+            return RowKeyNative.catalogIndexSeekKey(handle.get(), index, position);
+        } finally {
+            NativeCleaner.keepAlive(handle);
+        }
+    }
+
     /** The data key an index key of index number {@code index} stands for. */
     byte[] dataKey(int index, byte[] indexKey) {
         try {

@@ -269,13 +269,15 @@ final class JoinScanner implements ResultScanner {
      */
     private static RangeKeyStream.Start indexStart(Catalog catalog, int index, KeySeeker point, byte[] prefix,
             byte[] target, boolean after, boolean descending) {
-        byte[] dataKey = point.ceiling(descending || !after ? target : Arrays.copyOf(target, target.length + 1));
-        if (dataKey == null) {
+        // A seek position, not necessarily a key a writer encodes: the index key is laid out from
+        // the first well-formed key at or above it.
+        byte[] position = descending || !after ? point.ceiling(target) : point.next(target, target.length, false);
+        byte[] row = position == null ? null : catalog.indexSeekKey(index, position);
+        if (row == null) {
             return descending ? new RangeKeyStream.Start(new byte[0], true) : null;
         }
-        byte[] row = catalog.indexKey(index, dataKey);
         System.arraycopy(prefix, 0, row, 0, prefix.length);
-        return new RangeKeyStream.Start(row, !descending || !after && Arrays.equals(dataKey, target));
+        return new RangeKeyStream.Start(row, !descending || !after && Arrays.equals(position, target));
     }
 
     @Override

@@ -156,10 +156,11 @@ final class KeySeeker implements AutoCloseable {
 
     /**
      * The smallest key at or after {@code key} that can match, or null when none can: where a join
-     * stream over these conditions seeks to.
+     * stream over these conditions seeks to. A seek position: it need not be a key a writer
+     * encodes (a bool byte with other bits, a salt byte that is not its fields' hash).
      */
     byte[] ceiling(byte[] key) {
-        if (matches(key, key.length)) {
+        if (key.length == keyLength() && matches(key, key.length)) {
             return key;
         }
         return next(key, key.length, false);

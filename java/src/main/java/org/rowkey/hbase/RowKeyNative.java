@@ -79,6 +79,13 @@ final class RowKeyNative {
     static native byte[] catalogIndexSchema(long catalog, int index);
     /** The key in index number {@code index} of a data key. */
     static native byte[] catalogIndexKey(long catalog, int index, byte[] dataKey);
+
+    /**
+     * Where a read of index number {@code index} meets the data keys from seek position
+     * {@code position} on (any bytes of the data key's length): the index key to start at, its
+     * salt byte and indexed fields for the caller to set; null when no key is that high.
+     */
+    static native byte[] catalogIndexSeekKey(long catalog, int index, byte[] position);
     /** The data key an index key of index number {@code index} stands for. */
     static native byte[] catalogDataKey(long catalog, int index, byte[] indexKey);
     /** The data keys of {@code count} index keys laid end to end, end to end. */

@@ -242,7 +242,13 @@ public final class KeyStreams {
                 if (at == null) {
                     return null;
                 }
-                if (order.compare(at, highest) == 0) {
+                int c = order.compare(at, highest);
+                if (c < 0) {
+                    // Turns would repeat the same seeks forever: an error instead of a query that never ends.
+                    throw new IOException("a key stream of a join is at " + Bytes.toStringBinary(at)
+                            + " after a seek to " + Bytes.toStringBinary(highest) + ": it went back (a bug; please report it)");
+                }
+                if (c == 0) {
                     agreeing++;
                 } else {
                     highest = at;

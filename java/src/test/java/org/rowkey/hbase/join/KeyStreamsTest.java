@@ -1,6 +1,7 @@
 package org.rowkey.hbase.join;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -286,6 +287,35 @@ class KeyStreamsTest {
         List<ListStream> streams = new ArrayList<>();
         inputs.forEach(keys -> streams.add(new ListStream(keys)));
         return streams;
+    }
+
+    /**
+     * A follower that lands below its seek target (what a seek into an index from a position that
+     * was no key did) makes the intersection fail with an error naming both keys; before, the turns
+     * repeated the same seeks, a read each, and the query never answered.
+     */
+    @Test
+    void anIntersectionWhoseFollowerGoesBackFailsInsteadOfLoopingForever() {
+        byte[] low = {1};
+        byte[] high = {5};
+        KeyStream lead = new ListStream(Arrays.asList(high));
+        KeyStream goesBack = new KeyStream() {
+            @Override
+            public byte[] key() {
+                return low; // wherever it is sent
+            }
+
+            @Override
+            public void advance() {
+            }
+
+            @Override
+            public void seek(byte[] target) {
+            }
+        };
+        IOException e = assertThrows(IOException.class,
+                () -> KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(lead, goesBack)).key());
+        assertTrue(e.getMessage().contains("is at \\x01 after a seek to \\x05"), e.getMessage());
     }
 
     @Test
