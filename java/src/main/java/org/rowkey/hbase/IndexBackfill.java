@@ -20,7 +20,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 /**
  * Fills a new index from the rows already in the data table: a map-only MapReduce job over the data
  * table ({@link TableMapReduceUtil}: on the cluster's YARN, or the LocalJobRunner), each mapper
- * writing one VERIFIED index row per data row, whole, at {@link IndexRowFormat#JOB_TIMESTAMP}. Live
+ * writing one VERIFIED index row per data row (EXPIRING when it has cells of their own TTL), whole, at {@link IndexRowFormat#JOB_TIMESTAMP}. Live
  * writes keep the index (BUILDING) in step meanwhile, at their own later timestamps, so a row written
  * or deleted after the job read it is the coprocessor's, never the job's older copy.
  */
@@ -57,7 +57,9 @@ final class IndexBackfill {
         job.getConfiguration().set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
         job.getConfiguration().setInt(INDEX, index);
         job.setJarByClass(IndexBackfill.class);
+        // Probed: a row with cells of their own TTL is marked, and copied EXPIRING.
         Scan scan = new Scan().setCaching(CACHING).setCacheBlocks(false);
+        scan.setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
         TableMapReduceUtil.initTableMapperJob(data, scan, Mapper.class, ImmutableBytesWritable.class, Put.class, job);
         TableMapReduceUtil.initTableReducerJob(RowKeyTable.indexTableName(data, spec.getName()).getNameAsString(), null, job);
         job.setNumReduceTasks(0);
@@ -100,7 +102,10 @@ final class IndexBackfill {
                 return; // not a key of the schema: no index holds it
             }
             byte[] indexKey = catalog.indexKey(index, dataKey);
-            Put put = IndexRowFormat.wholeRow(indexKey, IndexRowFormat.JOB_TIMESTAMP, IndexRowFormat.VERIFIED, covered, value);
+            byte[] status = IndexRowFormat.expires(value) ? IndexRowFormat.expiring(System.currentTimeMillis())
+                    : IndexRowFormat.VERIFIED;
+            Put put = IndexRowFormat.wholeRow(indexKey, IndexRowFormat.JOB_TIMESTAMP, status, covered,
+                    IndexRowFormat.withoutProbeMarker(value));
             context.write(new ImmutableBytesWritable(indexKey), put);
         }
     }

@@ -117,7 +117,7 @@ final class IndexResultScanner implements ResultScanner {
             if (entry.fromIndex == null) {
                 Get get = new Get(entry.dataKey); // the whole row: it may be needed to repair the entry
                 if (!entry.verified) {
-                    get.setAttribute(IndexRowFormat.IN_FLIGHT_PROBE, new byte[] {1});
+                    get.setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
                 }
                 gets.add(get);
             }
@@ -248,7 +248,7 @@ final class IndexResultScanner implements ResultScanner {
                 Result probed = rows[next++];
                 // A row with a write in flight is answered as read, and its index row left to that write.
                 boolean settled = !IndexRowFormat.inFlight(probed);
-                Result row = IndexRowFormat.withoutInFlightMarker(probed);
+                Result row = IndexRowFormat.withoutProbeMarker(probed);
                 if (row.isEmpty()) {
                     // The index row outlived its data row, or it is a write in flight: not a row.
                     if (settled) {
@@ -257,7 +257,7 @@ final class IndexResultScanner implements ResultScanner {
                     continue;
                 }
                 if (!entry.verified && settled) {
-                    repair().repair(entry.row.getRow(), entry.status, row).ifPresent(repairs::add);
+                    repair().repair(entry.row.getRow(), entry.status, probed).ifPresent(repairs::add);
                 }
                 answer = entries.selected(row);
             }

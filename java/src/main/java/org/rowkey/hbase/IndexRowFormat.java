@@ -5,8 +5,11 @@ import java.util.List;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TagType;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -107,28 +110,79 @@ final class IndexRowFormat {
     }
 
     /**
-     * The attribute of a reader's Get of a data row it may repair an index row from: the data
-     * region adds a marker cell ({@link #IN_FLIGHT_QUALIFIER}, last) when a write of the row is
-     * between its index marks and its post step. Such a row is not repaired from what the Get read:
-     * the write may land after it, and a repair would replace the mark its lost post step leaves.
+     * The attribute of a read of data rows an index row may be copied from (a reader's repair, the
+     * backfill of a new index): the data region adds a marker cell ({@link #PROBE_QUALIFIER}) to a
+     * row it should not be copied from as it was read, its value the reasons ({@link #PROBE_IN_FLIGHT},
+     * {@link #PROBE_EXPIRES}). Tags, where a cell's own TTL is kept, do not reach clients.
      */
-    static final String IN_FLIGHT_PROBE = "rowkey.inflight";
-    /** The qualifier of the in-flight marker cell: a NUL first, which no column of this library's tables uses. */
-    static final byte[] IN_FLIGHT_QUALIFIER = Bytes.toBytes("\u0000rowkey.inflight");
+    static final String DATA_ROW_PROBE = "rowkey.probe";
+    /** The qualifier of the probe's marker cell: a NUL first, which no column of this library's tables uses. */
+    static final byte[] PROBE_QUALIFIER = Bytes.toBytes("\u0000rowkey.probe");
+    /**
+     * A write of the row is between its index marks and its post step: the write may land after
+     * the read, and a copy would replace the mark its lost post step leaves. Not copied.
+     */
+    static final int PROBE_IN_FLIGHT = 1;
+    /** A cell read has a TTL of its own: the row may change by expiry alone. Copied as {@link #EXPIRING}. */
+    static final int PROBE_EXPIRES = 2;
 
-    /** Whether a data row read with {@link #IN_FLIGHT_PROBE} has a write in flight. */
-    static boolean inFlight(Result probed) {
-        Cell[] cells = probed.rawCells();
-        return cells != null && cells.length > 0 && CellUtil.matchingQualifier(cells[cells.length - 1], IN_FLIGHT_QUALIFIER);
+    /**
+     * The probe's reasons for a data row read with {@link #DATA_ROW_PROBE} (0: none); those of every
+     * marker, when a scan read the row in parts (each part has its own).
+     */
+    static int probed(Result row) {
+        int reasons = 0;
+        for (Cell c : row.rawCells() == null ? new Cell[0] : row.rawCells()) {
+            if (CellUtil.matchingQualifier(c, PROBE_QUALIFIER) && c.getValueLength() == 1) {
+                reasons |= c.getValueArray()[c.getValueOffset()];
+            }
+        }
+        return reasons;
     }
 
-    /** A data row read with {@link #IN_FLIGHT_PROBE}, without the marker cell. */
-    static Result withoutInFlightMarker(Result probed) {
-        if (!inFlight(probed)) {
+    /** Whether a data row read with {@link #DATA_ROW_PROBE} has a cell with a TTL of its own. */
+    static boolean expires(Result probed) {
+        return (probed(probed) & PROBE_EXPIRES) != 0;
+    }
+
+    /** Whether a data row read with {@link #DATA_ROW_PROBE} has a write in flight. */
+    static boolean inFlight(Result probed) {
+        return (probed(probed) & PROBE_IN_FLIGHT) != 0;
+    }
+
+    /** A data row read with {@link #DATA_ROW_PROBE}, without the marker cell. */
+    static Result withoutProbeMarker(Result probed) {
+        if (probed(probed) == 0) {
             return probed;
         }
-        Cell[] cells = probed.rawCells();
-        return Result.create(java.util.Arrays.copyOf(cells, cells.length - 1));
+        List<Cell> cells = new ArrayList<>();
+        for (Cell c : probed.rawCells()) {
+            if (!CellUtil.matchingQualifier(c, PROBE_QUALIFIER)) {
+                cells.add(c);
+            }
+        }
+        return Result.create(cells);
+    }
+
+    /**
+     * The probe's marker cell for a data row {@code row} whose cells read are {@code cells} (with
+     * their tags: in the RegionServer), in family {@code family}; null when the row may be copied as
+     * read. {@code inFlight}: a write of the row is between its index marks and its post step.
+     */
+    static Cell probeMarker(byte[] row, byte[] family, List<Cell> cells, boolean inFlight) {
+        int reasons = (inFlight ? PROBE_IN_FLIGHT : 0) | (hasOwnTtl(cells) ? PROBE_EXPIRES : 0);
+        return reasons == 0 ? null
+                : new KeyValue(row, family, PROBE_QUALIFIER, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, new byte[] {(byte) reasons});
+    }
+
+    /** Whether a cell of {@code cells} (read in the RegionServer, with their tags) has a TTL of its own. */
+    static boolean hasOwnTtl(List<Cell> cells) {
+        for (Cell cell : cells) {
+            if (PrivateCellUtil.getTag(cell, TagType.TTL_TAG_TYPE).isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An {@link #EXPIRING} status written at index timestamp {@code stamp}. */

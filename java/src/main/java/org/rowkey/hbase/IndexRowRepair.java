@@ -13,7 +13,8 @@ import org.apache.hadoop.hbase.client.Result;
 /**
  * What a reader does with an UNVERIFIED index row of one index it met (docs/indexes.md), shared by
  * {@link IndexResultScanner} and {@link JoinScanner}: when the data row exists, rewrites the index
- * row as its copy, VERIFIED ({@link #repair}; never an {@link IndexRowFormat#EXPIRING} one); when it
+ * row as its copy, VERIFIED, or EXPIRING when its data row has cells of their own TTL ({@link #repair};
+ * an {@link IndexRowFormat#EXPIRING} one never); when it
  * does not, marks the index row STALE once it
  * is older than the grace period ({@value #STALE_GRACE_KEY}, default one hour: a write in flight is
  * never touched), so that later readers skip it without reading the data table. Both only while the
@@ -53,18 +54,24 @@ final class IndexRowRepair {
     }
 
     /**
-     * Rewrites an unverified index row whose data row {@code dataRow} exists as that row's copy,
-     * VERIFIED, at the status's own timestamp (which is the index row's newest: every write of the
-     * row writes its status), only if the status is still {@code status}. A row without a status has
-     * no timestamp to repair at and is left to the next write.
+     * Rewrites an unverified index row whose data row exists as that row's copy, VERIFIED, at the
+     * status's own timestamp (which is the index row's newest: every write of the row writes its
+     * status), only if the status is still {@code status}; EXPIRING when a cell of the data row has a
+     * TTL of its own. {@code probed}: the data row read with {@link IndexRowFormat#DATA_ROW_PROBE}; a
+     * row with a write in flight is left to that write. A row without a status has no timestamp to
+     * repair at and is left to the next write.
      */
-    Optional<CheckAndMutate> repair(byte[] row, Cell status, Result dataRow) {
-        if (status == null || IndexRowFormat.isExpiring(CellUtil.cloneValue(status))
-                || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
+    Optional<CheckAndMutate> repair(byte[] row, Cell status, Result probed) {
+        Result dataRow = IndexRowFormat.withoutProbeMarker(probed);
+        if (status == null || IndexRowFormat.isExpiring(CellUtil.cloneValue(status)) || IndexRowFormat.inFlight(probed)
+                || dataRow.isEmpty() || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
             return Optional.empty(); // an EXPIRING row is never trusted: its data row may expire unseen
         }
+        byte[] copied = IndexRowFormat.expires(probed)
+                ? IndexRowFormat.expiring(Math.max(0, IndexRowFormat.unverifiedSince(CellUtil.cloneValue(status))))
+                : IndexRowFormat.VERIFIED;
         return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
-                IndexRowFormat.wholeRow(row, status.getTimestamp(), IndexRowFormat.VERIFIED, coverage, dataRow)));
+                IndexRowFormat.wholeRow(row, status.getTimestamp(), copied, coverage, dataRow)));
     }
 
     /**

@@ -354,12 +354,12 @@ final class JoinScanner implements ResultScanner {
     private void maintain(byte[] through) throws IOException {
         NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
         for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
-            Result probed = data.get(new Get(e.getKey()).setAttribute(IndexRowFormat.IN_FLIGHT_PROBE, new byte[] {1}));
+            Result probed = data.get(new Get(e.getKey()).setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1}));
             dataRowsRead++;
             if (IndexRowFormat.inFlight(probed)) {
                 continue; // a write of the row is in flight: its index rows are left to it
             }
-            Result dataRow = probed;
+            Result dataRow = IndexRowFormat.withoutProbeMarker(probed);
             for (Unverified u : e.getValue()) {
                 Table index = indexTables.get(u.index);
                 Result indexRow = index.get(new Get(u.row));
@@ -374,7 +374,7 @@ final class JoinScanner implements ResultScanner {
                         index.checkAndMutate(mark.get());
                     }
                 } else {
-                    Optional<CheckAndMutate> put = repair.repair(u.row, status, dataRow);
+                    Optional<CheckAndMutate> put = repair.repair(u.row, status, probed);
                     if (put.isPresent()) {
                         index.checkAndMutate(put.get());
                     }

@@ -16,13 +16,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
-import org.apache.hadoop.hbase.PrivateCellUtil;
-import org.apache.hadoop.hbase.TagType;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
@@ -30,6 +29,7 @@ import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Scan;
@@ -45,6 +45,8 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.Shipper;
+import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -176,16 +178,33 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
-     * Tells a reader that probes a row ({@link IndexRowFormat#IN_FLIGHT_PROBE}) whether a write of
-     * it is between its index marks and its post step, by a marker cell after the row's cells: such a
-     * row is not repaired from what the reader read (docs/indexes.md, "Read repair").
+     * Tells a reader that probes a row ({@link IndexRowFormat#DATA_ROW_PROBE}) whether it may copy
+     * the row into an index row as read: not while a write of it is between its index marks and its
+     * post step, and as EXPIRING when a cell read has a TTL of its own (docs/indexes.md, "Read repair").
      */
     @Override
     public void postGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result) {
-        if (get.getAttribute(IndexRowFormat.IN_FLIGHT_PROBE) != null && inFlight.containsKey(ByteBuffer.wrap(get.getRow()))) {
-            result.add(new KeyValue(get.getRow(), c.getEnvironment().getRegion().getTableDescriptor().getColumnFamilies()[0]
-                    .getName(), IndexRowFormat.IN_FLIGHT_QUALIFIER, HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put));
+        if (get.getAttribute(IndexRowFormat.DATA_ROW_PROBE) != null) {
+            Cell marker = IndexRowFormat.probeMarker(get.getRow(), firstFamily(c), result,
+                    inFlight.containsKey(ByteBuffer.wrap(get.getRow())));
+            if (marker != null) {
+                result.add(marker);
+            }
         }
+    }
+
+    /**
+     * The backfill of a new index reads the data table with {@link IndexRowFormat#DATA_ROW_PROBE}:
+     * each row of its scan gets the probe's marker, so that a row with cells of their own TTL is
+     * copied EXPIRING, not VERIFIED.
+     */
+    @Override
+    public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s) {
+        return scan.getAttribute(IndexRowFormat.DATA_ROW_PROBE) == null ? s : new ProbingScanner(s, firstFamily(c));
+    }
+
+    private static byte[] firstFamily(ObserverContext<RegionCoprocessorEnvironment> c) {
+        return c.getEnvironment().getRegion().getTableDescriptor().getColumnFamilies()[0].getName();
     }
 
     /**
@@ -349,12 +368,97 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
      * ones, or its first: while a cell without a TTL is read, the row exists at least as long.)
      */
     private static boolean expires(Result row) {
-        for (Cell cell : row.rawCells()) {
-            if (PrivateCellUtil.getTag(cell, TagType.TTL_TAG_TYPE).isPresent()) {
-                return true;
+        return !row.isEmpty() && IndexRowFormat.hasOwnTtl(java.util.Arrays.asList(row.rawCells()));
+    }
+
+    /** A region scanner that adds the probe's marker to each row (or part of a row) it reads. */
+    static final class ProbingScanner implements RegionScanner, Shipper {
+        private final RegionScanner scanner;
+        private final byte[] family;
+
+        ProbingScanner(RegionScanner scanner, byte[] family) {
+            this.scanner = scanner;
+            this.family = family;
+        }
+
+        @Override
+        public boolean nextRaw(List<Cell> result) throws IOException {
+            return nextRaw(result, null);
+        }
+
+        @Override
+        public boolean nextRaw(List<Cell> result, ScannerContext context) throws IOException {
+            int from = result.size();
+            boolean more = context == null ? scanner.nextRaw(result) : scanner.nextRaw(result, context);
+            mark(result, from);
+            return more;
+        }
+
+        @Override
+        public boolean next(List<Cell> result) throws IOException {
+            return next(result, null);
+        }
+
+        @Override
+        public boolean next(List<Cell> result, ScannerContext context) throws IOException {
+            int from = result.size();
+            boolean more = context == null ? scanner.next(result) : scanner.next(result, context);
+            mark(result, from);
+            return more;
+        }
+
+        private void mark(List<Cell> result, int from) {
+            if (result.size() > from) {
+                Cell first = result.get(from);
+                Cell marker = IndexRowFormat.probeMarker(CellUtil.cloneRow(first), family,
+                        result.subList(from, result.size()), false);
+                if (marker != null) {
+                    result.add(marker);
+                }
             }
         }
-        return false;
+
+        @Override
+        public RegionInfo getRegionInfo() {
+            return scanner.getRegionInfo();
+        }
+
+        @Override
+        public boolean isFilterDone() throws IOException {
+            return scanner.isFilterDone();
+        }
+
+        @Override
+        public boolean reseek(byte[] row) throws IOException {
+            return scanner.reseek(row);
+        }
+
+        @Override
+        public long getMaxResultSize() {
+            return scanner.getMaxResultSize();
+        }
+
+        @Override
+        public long getMvccReadPoint() {
+            return scanner.getMvccReadPoint();
+        }
+
+        @Override
+        public int getBatch() {
+            return scanner.getBatch();
+        }
+
+        @Override
+        public void shipped() throws IOException {
+            if (scanner instanceof Shipper) {
+                ((Shipper) scanner).shipped();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            scanner.close();
+        }
     }
 
     private boolean loading() {
