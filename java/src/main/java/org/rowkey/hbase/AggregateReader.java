@@ -13,7 +13,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
@@ -24,6 +23,7 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.AggregateResult;
 import org.rowkey.hbase.proto.RowKeyProtos.AggregationSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexRowsOf;
 import org.rowkey.hbase.proto.RowKeyProtos.NumericCell;
@@ -92,43 +92,64 @@ final class AggregateReader {
         ScanPlan regionPlan = regionPlan(plan.getPlan());
         Filter rows = ScanPlanner.rowsFilter(regionPlan, query.toPredicateComparatorSpec());
         TableName source = source();
-        // Partial states merge in any order: the regions are folded at once, each chunk one region's ranges.
-        // The merge holds every group of every region: bounded by the client's own byte limit.
+        // Partial states merge in any order: the regions are folded at once, each chunk one region's
+        // ranges, and each partial is merged by the task that read it, as it arrives (one partial a
+        // turn of the connection's fair pool): the client holds the merged groups, bounded by its own
+        // byte limit, and at most one partial per region being read, never a region's worth of them.
         long maxBytes = connection.getConfiguration().getLong(RowKeyAggregateObserver.MAX_BYTES_SETTING, 0);
+        int indexKeyLength = throughIndex ? catalog.indexSchema(index).keyLength() : 0;
         try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
-                ResultScanner partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
+                ParallelScanner<byte[]> partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
                         ranges -> regionScan(regionPlan, rows, ranges, keysOnly, requestBytes), parallelism(),
-                        ParallelScanner.Order.ANY)) {
+                        ParallelScanner.Order.ANY, read -> mergeEach(read, merged, source, indexKeyLength))) {
             FoldBatch checkedRows = new FoldBatch(merged);
             List<byte[]> toCheck = new ArrayList<>();
             long checked = 0;
-            int indexKeyLength = throughIndex ? catalog.indexSchema(index).keyLength() : 0;
-            for (Result r = partials.next(); r != null; r = partials.next()) { // next(): its IOException as it is
-                Cell partial = cell(r, RowKeyAggregateObserver.PARTIAL_QUALIFIER);
-                if (partial == null) {
-                    throw new IllegalStateException("table " + source + " does not aggregate in its regions: it has no "
-                            + RowKeyAggregateObserver.class.getName() + " coprocessor (RowKeyTable.create installs it; add it"
-                            + " to the descriptor of a table made otherwise, docs/aggregates.md)");
-                }
-                merged.merge(partial.getValueArray(), partial.getValueOffset(), partial.getValueLength());
-                Cell check = cell(r, RowKeyAggregateObserver.CHECK_QUALIFIER);
-                if (check != null) {
-                    byte[] keys = CellUtil.cloneValue(check);
-                    for (int at = 0; at + indexKeyLength <= keys.length; at += indexKeyLength) {
-                        toCheck.add(Arrays.copyOfRange(keys, at, at + indexKeyLength));
-                    }
-                    if (toCheck.size() >= CHECK_BATCH) {
-                        checked += checkDataRows(index, toCheck, checkedRows);
-                    }
+            for (List<byte[]> keys = partials.next(); keys != null; keys = partials.next()) { // its IOException as it is
+                toCheck.addAll(keys);
+                if (toCheck.size() >= CHECK_BATCH) {
+                    checked += checkDataRows(index, toCheck, checkedRows, merged);
                 }
             }
-            checked += checkDataRows(index, toCheck, checkedRows);
+            checked += checkDataRows(index, toCheck, checkedRows, merged);
             ScanMetrics metrics = partials.getScanMetrics();
-            long rowsRead = metrics == null ? -1 : metrics.countOfRowsScanned.get();
-            long bytes = metrics == null ? -1 : metrics.countOfBytesInResults.get();
-            return new AggregationResult(AggregationResult.rowsOf(aggregation, merged.finish().getRowsList()), rowsRead,
-                    bytes, checked);
+            long rowsRead = metrics.countOfRowsScanned.get();
+            long bytes = metrics.countOfBytesInResults.get();
+            AggregateResult finished;
+            synchronized (merged) {
+                finished = merged.finish();
+            }
+            return new AggregationResult(AggregationResult.rowsOf(aggregation, finished.getRowsList()), rowsRead, bytes,
+                    checked);
         }
+    }
+
+    /**
+     * Merges the partial state of each result into {@code merged} (shared by the tasks reading the
+     * regions, hence the lock) and returns the index keys that came with them, for the client to
+     * check.
+     */
+    private static List<byte[]> mergeEach(List<Result> read, NativeAggregator merged, TableName source, int indexKeyLength) {
+        List<byte[]> toCheck = new ArrayList<>();
+        for (Result r : read) {
+            Cell partial = cell(r, RowKeyAggregateObserver.PARTIAL_QUALIFIER);
+            if (partial == null) {
+                throw new IllegalStateException("table " + source + " does not aggregate in its regions: it has no "
+                        + RowKeyAggregateObserver.class.getName() + " coprocessor (RowKeyTable.create installs it; add it"
+                        + " to the descriptor of a table made otherwise, docs/aggregates.md)");
+            }
+            synchronized (merged) {
+                merged.merge(partial.getValueArray(), partial.getValueOffset(), partial.getValueLength());
+            }
+            Cell check = cell(r, RowKeyAggregateObserver.CHECK_QUALIFIER);
+            if (check != null) {
+                byte[] keys = CellUtil.cloneValue(check);
+                for (int at = 0; at + indexKeyLength <= keys.length; at += indexKeyLength) {
+                    toCheck.add(Arrays.copyOfRange(keys, at, at + indexKeyLength));
+                }
+            }
+        }
+        return toCheck;
     }
 
     /** The scan of one chunk: its ranges, filtered as a scan, each RPC returning one partial state. */
@@ -165,7 +186,7 @@ final class AggregateReader {
      * data row does not exist is not a row, nor one the index could not have written), then forgets
      * the keys. Returns how many were checked.
      */
-    private int checkDataRows(int index, List<byte[]> indexKeys, FoldBatch into) throws IOException {
+    private int checkDataRows(int index, List<byte[]> indexKeys, FoldBatch into, NativeAggregator merged) throws IOException {
         if (indexKeys.isEmpty()) {
             return 0;
         }
@@ -181,14 +202,18 @@ final class AggregateReader {
             }
             gets.add(get); // the whole row when cells are read: a row lacking them still counts
         }
+        Result[] rows;
         try (Table data = connection.getTable(dataTable)) {
-            for (Result row : data.get(gets)) {
+            rows = data.get(gets);
+        }
+        synchronized (merged) { // into folds into merged, which the reading tasks merge partials into meanwhile
+            for (Result row : rows) {
                 if (!row.isEmpty()) {
                     into.add(row.listCells());
                 }
             }
+            into.flush();
         }
-        into.flush();
         int n = indexKeys.size();
         indexKeys.clear();
         return n;

@@ -211,8 +211,8 @@ public final class BulkLoad extends Configured implements Tool {
         String owner = load.id + " " + work.dir();
         long timestamp;
         try {
-            timestamp = openWindow(admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp, out);
-        } catch (IllegalStateException refused) {
+            timestamp = openWindow(connection, admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp, out);
+        } catch (IllegalStateException | CatalogLock.LeaseHeld refused) {
             if (newLoad) {
                 work.end(); // nothing of it happened
             }
@@ -285,14 +285,14 @@ public final class BulkLoad extends Configured implements Tool {
                 return 0;
             }
             checkedIndexTables(admin, o.table, owner, load); // no index added that lacks the loaded rows
-            closeWindow(admin, o.table, owner, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
+            closeWindow(connection, admin, o.table, owner, timestamp, conf.getLong(SETTLE_KEY, SETTLE_DEFAULT), out);
             work.end();
             out.println("Loaded " + o.table + " and its indexes");
             return 0;
         } finally {
             if (!loading) {
                 // Nothing was loaded: writes may be trusted again at once, and the directory is free.
-                closeWindow(admin, o.table, owner, timestamp, 0, out);
+                closeWindow(connection, admin, o.table, owner, timestamp, 0, out);
                 work.end();
             }
         }
@@ -369,45 +369,56 @@ public final class BulkLoad extends Configured implements Tool {
      * load's); its regions reopen with it. Returns the load's timestamp: the open window's when it is
      * this load's already (a run before opened it). Refuses when another load's window is open, and
      * when the window is replaced as it opens (another client changed the descriptor at that moment).
+     * The descriptor is read and written under the table's catalog lease ({@link CatalogLock}), so
+     * that no catalog change and this write undo each other.
      */
-    private static long openWindow(Admin admin, TableName table, String owner, Long timestamp, PrintStream out)
-            throws IOException {
+    private static long openWindow(Connection connection, Admin admin, TableName table, String owner, Long timestamp,
+            PrintStream out) throws IOException {
         while (true) {
-            TableDescriptor data = admin.getDescriptor(table);
-            String open = windowOf(data);
-            if (open != null) {
-                if (owner.equals(windowOwner(data))) {
-                    return Long.parseLong(open);
+            long t;
+            long start;
+            try (CatalogLock lease = CatalogLock.acquire(connection, table, "bulk load " + owner + ": opening its window")) {
+                TableDescriptor data = admin.getDescriptor(table);
+                String open = windowOf(data);
+                if (open != null) {
+                    if (owner.equals(windowOwner(data))) {
+                        return Long.parseLong(open);
+                    }
+                    throw new IllegalStateException("table " + table + " has another " + loadUnderWay(data) + ": finish it"
+                            + " by running it again with its --work directory, then load this one (a load that was abandoned:"
+                            + " unset the table attributes " + IndexRowFormat.LOAD_WINDOW_KEY + " and " + WINDOW_LOAD_KEY
+                            + ", docs/bulk-load.md)");
                 }
-                throw new IllegalStateException("table " + table + " has another " + loadUnderWay(data) + ": finish it by"
-                        + " running it again with its --work directory, then load this one (a load that was abandoned: unset the"
-                        + " table attributes " + IndexRowFormat.LOAD_WINDOW_KEY + " and " + WINDOW_LOAD_KEY + ", docs/bulk-load.md)");
-            }
-            long t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
-            long start = System.nanoTime();
-            admin.modifyTable(TableDescriptorBuilder.newBuilder(data)
-                    .setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY), Bytes.toBytes(Long.toString(t)))
-                    .setValue(Bytes.toBytes(WINDOW_LOAD_KEY), Bytes.toBytes(owner)).build());
-            if (!owner.equals(windowOwner(admin.getDescriptor(table)))) {
-                throw new IllegalStateException("the load window of " + table + " was replaced as it opened (by another load,"
-                        + " or another change of the table's descriptor at that moment): nothing was loaded; run the load again");
+                t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
+                start = System.nanoTime();
+                lease.check();
+                admin.modifyTable(TableDescriptorBuilder.newBuilder(data)
+                        .setValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY), Bytes.toBytes(Long.toString(t)))
+                        .setValue(Bytes.toBytes(WINDOW_LOAD_KEY), Bytes.toBytes(owner)).build());
+                if (!owner.equals(windowOwner(admin.getDescriptor(table)))) {
+                    throw new IllegalStateException("the load window of " + table + " was replaced as it opened (by another"
+                            + " load, or another change of the table's descriptor at that moment): nothing was loaded; run the"
+                            + " load again");
+                }
             }
             out.printf(Locale.ROOT, "Opened the load window of %s (its index rows written UNVERIFIED until the load ends):"
                     + " %.1f s%n", table, (System.nanoTime() - start) / 1e9);
             if (timestamp != null || System.currentTimeMillis() < t) {
                 return t;
             }
-            closeWindow(admin, table, owner, t, 0, out); // the regions took longer than the lead to reopen: again, later
+            // The regions took longer than the lead to reopen: again, later.
+            closeWindow(connection, admin, table, owner, t, 0, out);
         }
     }
 
     /**
      * Closes the load window of the load named {@code owner}, once the clock is {@code settleMillis}
      * past the load's timestamp (index stamps after it never fall below the window's): the regions
-     * reopen writing VERIFIED rows again. Another load's window is left open.
+     * reopen writing VERIFIED rows again. Another load's window is left open. Under the table's
+     * catalog lease, as {@link #openWindow}.
      */
-    private static void closeWindow(Admin admin, TableName table, String owner, long timestamp, long settleMillis,
-            PrintStream out) throws IOException {
+    private static void closeWindow(Connection connection, Admin admin, TableName table, String owner, long timestamp,
+            long settleMillis, PrintStream out) throws IOException {
         long wait = timestamp + settleMillis - System.currentTimeMillis();
         if (wait > 0) {
             out.printf(Locale.ROOT, "Waiting %.1f s for the clock to pass the load's timestamp%n", wait / 1e3);
@@ -418,16 +429,19 @@ public final class BulkLoad extends Configured implements Tool {
                 throw new java.io.InterruptedIOException("interrupted before closing the load window of " + table);
             }
         }
-        TableDescriptor data = admin.getDescriptor(table);
-        if (windowOf(data) == null) {
-            return;
+        try (CatalogLock lease = CatalogLock.acquire(connection, table, "bulk load " + owner + ": closing its window")) {
+            TableDescriptor data = admin.getDescriptor(table);
+            if (windowOf(data) == null) {
+                return;
+            }
+            if (!owner.equals(windowOwner(data))) {
+                out.println("The load window of " + table + " is left open: it is another " + loadUnderWay(data));
+                return;
+            }
+            lease.check();
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
+                    .removeValue(Bytes.toBytes(WINDOW_LOAD_KEY)).build());
         }
-        if (!owner.equals(windowOwner(data))) {
-            out.println("The load window of " + table + " is left open: it is another " + loadUnderWay(data));
-            return;
-        }
-        admin.modifyTable(TableDescriptorBuilder.newBuilder(data).removeValue(Bytes.toBytes(IndexRowFormat.LOAD_WINDOW_KEY))
-                .removeValue(Bytes.toBytes(WINDOW_LOAD_KEY)).build());
     }
 
     static boolean hasWindow(Admin admin, TableName table) throws IOException {

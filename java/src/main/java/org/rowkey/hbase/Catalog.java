@@ -26,6 +26,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.TableCatalog;
 final class Catalog {
     /** The table descriptor value holding the serialized catalog. */
     static final String DESCRIPTOR_KEY = "rowkey.catalog";
+    /**
+     * The table descriptor value counting the catalog's changes (decimal; absent: 0): each change
+     * writes the next number under the catalog lease ({@code CatalogLock}), so a change that another
+     * writer raced with anyway finds another number than its own.
+     */
+    static final String VERSION_KEY = "rowkey.catalog.version";
 
     private final NativeHandle handle;
     private final byte[] canonical;

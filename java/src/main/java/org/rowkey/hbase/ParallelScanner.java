@@ -42,9 +42,16 @@ import org.apache.hadoop.hbase.util.Bytes;
  * needs that does not depend on the rows before it (an index row made its answer) is then spread over
  * the reading threads instead of done by the one consumer after the rows arrive.
  *
- * <p>Read-ahead is bounded: a chunk being read holds at most one batch (up to {@value #BATCH} rows) read
- * and one being read. A task never waits for the consumer, so scans sharing the pool never starve
- * each other. The first failure of any chunk fails the scan with that exception and closes every
+ * <p>The pool is fair: a task reads one turn of its chunk, what one round trip returns (up to the
+ * scan's caching, at most {@value #BATCH} rows: one partial state for an aggregate), then the chunk's
+ * next turn is queued at the back of the pool's queue, behind the tasks of every other scan that
+ * were waiting (by the consumer when it takes the batch, or by the task itself when the turn made
+ * nothing to hand over). A chunk has at most one task queued or running, so a scan's first task
+ * waits for at most one turn of each task ahead of it, never for a whole region of another scan.
+ *
+ * <p>Read-ahead is bounded: a chunk being read holds at most one batch read and one being read. A
+ * task never waits for the consumer, so scans sharing the pool never starve each other. The first
+ * failure of any chunk fails the scan with that exception and closes every
  * chunk; {@link #close} frees every chunk's scanner at once (one whose batch is in flight closes when
  * its batch ends). A region split or move under a chunk is the chunk's own HBase scanner's business
  * (it scans keys, not regions). A read of one chunk, or with a parallelism of 1, reads on the
@@ -60,9 +67,9 @@ final class ParallelScanner<T> implements Closeable {
     /** Enough for a 16-bucket salted index's ranges at once; the threads do I/O, not CPU work. */
     static final int THREADS_DEFAULT = 16;
     /**
-     * Rows one task reads from a chunk before handing them over, at most: fewer when the
-     * connection's {@code hbase.client.scanner.caching} is lower (a task then reads what one round
-     * trip returns).
+     * Rows one task reads from a chunk before handing them over, at most: fewer when the scan's
+     * caching, or else the connection's {@code hbase.client.scanner.caching}, is lower (a task then
+     * reads what one round trip returns).
      */
     static final int BATCH = 512;
     static final String THREAD_NAME = "rowkey-parallel-read";
@@ -87,7 +94,8 @@ final class ParallelScanner<T> implements Closeable {
     /** The pool reading chunks; null: the one chunk is read on the consumer's thread. */
     private final ExecutorService pool;
     private final Prepare<T> prepare;
-    private final int batchRows;
+    /** The connection's {@code hbase.client.scanner.caching}: a chunk's turn when its scan sets none. */
+    private final int connectionCaching;
     private final int parallelism;
     private final Order order;
     private final List<Chunk> chunks;
@@ -106,8 +114,7 @@ final class ParallelScanner<T> implements Closeable {
         this.parallelism = Math.max(1, Math.min(parallelism, pieces.size()));
         this.pool = this.parallelism > 1 ? pool(connection) : null;
         this.prepare = prepare;
-        this.batchRows = Math.max(1, Math.min(BATCH, connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING,
-                Integer.MAX_VALUE)));
+        this.connectionCaching = connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, Integer.MAX_VALUE);
         this.order = order;
         this.chunks = new ArrayList<>(pieces.size());
         for (List<RowRange> piece : pieces) {
@@ -210,6 +217,14 @@ final class ParallelScanner<T> implements Closeable {
             }
         }
         return pieces;
+    }
+
+    /**
+     * The rows of one turn of a chunk: the scan's caching (what one round trip returns), else the
+     * connection's, at most {@value #BATCH} and at least 1.
+     */
+    static int turnRows(int scanCaching, int connectionCaching) {
+        return Math.max(1, Math.min(BATCH, scanCaching > 0 ? scanCaching : connectionCaching));
     }
 
     /** Describes how {@link #open} reads {@code ranges}: chunks, regions, and how many at once. */
@@ -342,6 +357,8 @@ final class ParallelScanner<T> implements Closeable {
         final Connection connection;
         final TableName name;
         final Scan scan;
+        /** Rows of one turn: what one round trip of its scan returns, at most {@value #BATCH}. */
+        final int turnRows;
         Table table;
         ResultScanner scanner;
         /** A batch read and prepared, not handed out (under {@link #lock}). */
@@ -356,6 +373,7 @@ final class ParallelScanner<T> implements Closeable {
             this.connection = connection;
             this.name = name;
             this.scan = scan.setScanMetricsEnabled(true);
+            this.turnRows = turnRows(scan.getCaching(), connectionCaching);
         }
 
         /** Starts reading the next batch (under {@link #lock}). */
@@ -369,8 +387,9 @@ final class ParallelScanner<T> implements Closeable {
             }
         }
 
+        /** Reads one turn of the chunk; queues the next turn itself when this one made nothing to hand over. */
         private void readBatch() {
-            List<Result> rows = new ArrayList<>(Math.min(batchRows, 64));
+            List<Result> rows = new ArrayList<>(Math.min(turnRows, 64));
             List<T> prepared = null;
             Throwable error = null;
             boolean end = false;
@@ -387,7 +406,7 @@ final class ParallelScanner<T> implements Closeable {
                 }
                 if (!released) {
                     Result r = null;
-                    while (rows.size() < batchRows && !released && (r = scanner.next()) != null) {
+                    while (rows.size() < turnRows && !released && (r = scanner.next()) != null) {
                         rows.add(r);
                     }
                     end = r == null;
@@ -404,6 +423,8 @@ final class ParallelScanner<T> implements Closeable {
                     if (failure == null) {
                         failure = error;
                     }
+                } else if (prepared.isEmpty() && !end && pool != null && failure == null) {
+                    fetch(); // nothing for the consumer: the next turn, behind the tasks waiting now
                 } else {
                     batch = prepared;
                     exhausted = end;

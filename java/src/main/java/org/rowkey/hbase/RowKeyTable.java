@@ -111,10 +111,6 @@ public final class RowKeyTable {
             }
         }
 
-        Described with(Catalog changed) {
-            return new Described(changed, indexAloneAnswers, families);
-        }
-
         boolean sameAs(Described other) {
             return indexAloneAnswers == other.indexAloneAnswers && families.equals(other.families)
                     && catalog.spec().equals(other.catalog.spec());
@@ -246,12 +242,17 @@ public final class RowKeyTable {
      * Adds an index to a table that already holds data: creates its table, adds it to the catalog
      * as BUILDING (the coprocessor maintains it from then on; queries do not read it), fills it from
      * the existing rows with a MapReduce job ({@link IndexBackfill}), then marks it ACTIVE. Other
-     * {@code RowKeyTable}s of this table see it once they are opened again.
+     * {@code RowKeyTable}s of this table see it once they are opened again. Each catalog change is
+     * made under the table's catalog lease ({@code rowkey.catalog.lock.wait.ms}: how long it waits
+     * for another client's change; docs/indexes.md, "Catalog changes"), so changes other clients
+     * make at the same time are kept.
      *
      * @param progress told the job's progress, from 0 to 1, as it runs
      * @throws IllegalArgumentException for an invalid index or one whose name is taken
      * @throws IllegalStateException when hbase-mapreduce is not on the class path, or while a bulk
      *     load's window is open on the table (nothing is changed; docs/bulk-load.md)
+     * @throws IOException from HBase, or when another client's catalog change held the lease longer
+     *     than the wait (naming it)
      */
     public void addIndex(RowKeyIndex index, DoubleConsumer progress) throws IOException {
         Objects.requireNonNull(index, "index");
@@ -262,30 +263,46 @@ public final class RowKeyTable {
             throw new IllegalStateException("addIndex runs a MapReduce job: it needs hbase-mapreduce (the HBase version's"
                     + " org.apache.hbase:hbase-mapreduce) on the class path; nothing was changed", e);
         }
-        try (Admin admin = connection.getAdmin()) {
-            TableDescriptor data = admin.getDescriptor(name);
-            // From the catalog as it is now, not as this object read it: another client's change since stays.
-            described = Described.of(name, data);
-            Catalog building = Catalog.parse(described.catalog.spec().toBuilder()
-                    .addIndexes(index.toSpec(IndexState.BUILDING)).build().toByteArray());
-            int number = building.indexNumber(index.name());
+        IndexSpec building = index.toSpec(IndexState.BUILDING);
+        // The new index in a catalog read under the lease: refused by name when taken, or during a load.
+        CatalogChange addBuilding = (data, current) -> {
+            Catalog added = Catalog.parse(current.spec().toBuilder().addIndexes(building).build().toByteArray());
             IndexBackfill.refuseDuringLoad(name, data);
-            checkCoveredFamilies(building.indexes().get(number), name, familyNames(data));
-            createIndexTable(admin, name, building.indexes().get(number));
-            storeCatalog(admin, data, building);
-            described = described.with(building);
-            IndexBackfill.run(connection.getConfiguration(), name, building, number, progress);
-            TableDescriptor now = admin.getDescriptor(name);
-            Catalog current = Described.of(name, now).catalog;
-            int at = current.indexNumber(index.name());
-            if (at < 0) {
-                throw new IllegalStateException("index '" + index.name() + "' of table " + name
-                        + " was dropped by another client while it was being built");
+            checkCoveredFamilies(building, name, familyNames(data));
+            return added;
+        };
+        Catalog withIt;
+        try (Admin admin = connection.getAdmin()) {
+            try (CatalogLock lease = CatalogLock.acquire(connection, name, "addIndex '" + index.name() + "': its table, BUILDING")) {
+                TableDescriptor data = admin.getDescriptor(name);
+                described = Described.of(name, data);
+                addBuilding.apply(data, described.catalog); // refused before its table is made
+                TableName created = createIndexTable(admin, name, building);
+                try {
+                    withIt = changeCatalog(admin, lease, addBuilding);
+                } catch (IOException | RuntimeException e) {
+                    dropQuietly(admin, created, e); // not in the catalog: no writer maintains it
+                    throw e;
+                }
             }
-            IndexSpec active = current.indexes().get(at).toBuilder().setState(IndexState.ACTIVE).build();
-            Catalog ready = Catalog.parse(current.spec().toBuilder().setIndexes(at, active).build().toByteArray());
-            storeCatalog(admin, now, ready);
-            described = described.with(ready);
+            IndexSpec stored = withIt.indexes().get(withIt.indexNumber(index.name()));
+            IndexBackfill.run(connection.getConfiguration(), name, withIt, withIt.indexNumber(index.name()), progress);
+            try (CatalogLock lease = CatalogLock.acquire(connection, name, "addIndex '" + index.name() + "': ACTIVE")) {
+                changeCatalog(admin, lease, (data, current) -> {
+                    int at = current.indexNumber(index.name());
+                    if (at < 0) {
+                        throw new IllegalStateException("index '" + index.name() + "' of table " + name
+                                + " was dropped by another client while it was being built");
+                    }
+                    if (!current.indexes().get(at).equals(stored)) {
+                        throw new IllegalStateException("index '" + index.name() + "' of table " + name
+                                + " was dropped and added again by another client while it was being built: it is now "
+                                + current.indexes().get(at).getState() + " on " + current.indexes().get(at).getFieldsList());
+                    }
+                    IndexSpec active = stored.toBuilder().setState(IndexState.ACTIVE).build();
+                    return Catalog.parse(current.spec().toBuilder().setIndexes(at, active).build().toByteArray());
+                });
+            }
         }
     }
 
@@ -300,41 +317,122 @@ public final class RowKeyTable {
      * read it), then its table is disabled and deleted (a {@code RowKeyTable} opened before still
      * reading it gets an error from HBase, never rows it missed, and plans again: see {@link #scan}),
      * then it leaves the catalog. Other {@code RowKeyTable}s of this table see the change when they
-     * meet the missing table or are opened again.
+     * meet the missing table or are opened again. Each catalog change is made under the table's
+     * catalog lease, as {@link #addIndex}'s.
      *
      * @throws IllegalArgumentException when the table has no index of that name
+     * @throws IOException from HBase, or when another client's catalog change held the lease longer
+     *     than the wait (naming it)
      */
     public void dropIndex(String index) throws IOException {
         Objects.requireNonNull(index, "index");
         try (Admin admin = connection.getAdmin()) {
-            TableDescriptor data = admin.getDescriptor(name);
-            // From the catalog as it is now, not as this object read it: another client's change since stays.
-            described = Described.of(name, data);
-            Catalog catalog = described.catalog;
-            int number = catalog.indexNumber(index);
-            if (number < 0) {
-                throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
-                        + indexNames() + ")");
+            try (CatalogLock lease = CatalogLock.acquire(connection, name, "dropIndex '" + index + "': DROPPING")) {
+                changeCatalog(admin, lease, (data, current) -> {
+                    int number = current.indexNumber(index);
+                    if (number < 0) {
+                        throw new IllegalArgumentException("table " + name + " has no index '" + index + "' (indexes: "
+                                + names(current) + ")");
+                    }
+                    IndexSpec dropping = current.indexes().get(number).toBuilder().setState(IndexState.DROPPING).build();
+                    return Catalog.parse(current.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
+                });
             }
-            IndexSpec dropping = catalog.indexes().get(number).toBuilder().setState(IndexState.DROPPING).build();
-            Catalog marked = Catalog.parse(catalog.spec().toBuilder().setIndexes(number, dropping).build().toByteArray());
-            storeCatalog(admin, data, marked);
-            described = described.with(marked);
             TableName table = indexTableName(name, index);
-            if (admin.tableExists(table)) {
+            try {
                 if (admin.isTableEnabled(table)) {
                     admin.disableTable(table);
                 }
                 admin.deleteTable(table);
+            } catch (TableNotFoundException | TableNotEnabledException e) {
+                // another client dropping the same index got there first
             }
-            TableDescriptor now = admin.getDescriptor(name);
-            Catalog current = Described.of(name, now).catalog;
-            int at = current.indexNumber(index);
-            Catalog without = at < 0 ? current
-                    : Catalog.parse(current.spec().toBuilder().removeIndexes(at).build().toByteArray());
-            storeCatalog(admin, now, without);
-            described = described.with(without);
+            try (CatalogLock lease = CatalogLock.acquire(connection, name, "dropIndex '" + index + "': removing it")) {
+                changeCatalog(admin, lease, (data, current) -> {
+                    int at = current.indexNumber(index);
+                    return at < 0 ? null // removed by another client dropping it too
+                            : Catalog.parse(current.spec().toBuilder().removeIndexes(at).build().toByteArray());
+                });
+            }
         }
+    }
+
+    /** One change of the catalog, made from the descriptor as it is under the lease. */
+    @FunctionalInterface
+    private interface CatalogChange {
+        /** The catalog to store instead of {@code current}, or null when there is nothing to store. */
+        Catalog apply(TableDescriptor data, Catalog current) throws IOException;
+    }
+
+    /** Times a change is made again from a new descriptor when a writer that takes no lease rewrote it. */
+    private static final int CHANGE_ATTEMPTS = 3;
+
+    /**
+     * Stores {@code change} of the catalog under {@code lease}: the descriptor is read right before
+     * the write, the change made from it, the lease renewed, the catalog written with the next
+     * {@link Catalog#VERSION_KEY}, then read back. Every client that changes catalogs takes the lease,
+     * so nothing can come in between; a writer that does not (an older client, a hand-made
+     * {@code alter} of the table) can, and is found by the read-back: the change is then made again
+     * from what it wrote. Returns the catalog stored (the current one when {@code change} has nothing
+     * to store).
+     */
+    private Catalog changeCatalog(Admin admin, CatalogLock lease, CatalogChange change) throws IOException {
+        String raced = null;
+        for (int attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+            TableDescriptor data = admin.getDescriptor(name);
+            Described now = Described.of(name, data);
+            described = now;
+            Catalog changed = change.apply(data, now.catalog);
+            if (changed == null) {
+                return now.catalog;
+            }
+            long version = catalogVersion(name, data);
+            lease.check();
+            storeCatalog(admin, data, changed, version + 1);
+            TableDescriptor stored = admin.getDescriptor(name);
+            long storedVersion = catalogVersion(name, stored);
+            if (storedVersion == version + 1
+                    && Arrays.equals(stored.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)), changed.toByteArray())) {
+                described = Described.of(name, stored);
+                return changed;
+            }
+            raced = "version " + (version + 1) + " was written, the descriptor then held version " + storedVersion
+                    + (storedVersion == version + 1 ? " with another catalog" : "");
+        }
+        throw new IOException("table " + name + "'s catalog could not be stored: " + CHANGE_ATTEMPTS + " times its descriptor"
+                + " was rewritten at the same time by a writer that does not take the catalog lease (an hbase-rowkey client"
+                + " older than the lease, or an alter of the table); last: " + raced);
+    }
+
+    /** The catalog's {@link Catalog#VERSION_KEY} in {@code data}: 0 when absent (a table made before it). */
+    static long catalogVersion(TableName name, TableDescriptor data) {
+        byte[] value = data.getValue(Bytes.toBytes(Catalog.VERSION_KEY));
+        if (value == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(Bytes.toString(value));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("table " + name + ": its " + Catalog.VERSION_KEY + " is '"
+                    + Bytes.toStringBinary(value) + "', not a number");
+        }
+    }
+
+    private static void dropQuietly(Admin admin, TableName table, Exception failure) {
+        try {
+            admin.disableTable(table);
+            admin.deleteTable(table);
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static List<String> names(Catalog catalog) {
+        List<String> names = new ArrayList<>();
+        for (IndexSpec index : catalog.indexes()) {
+            names.add(index.getName());
+        }
+        return names;
     }
 
     /**
@@ -376,10 +474,11 @@ public final class RowKeyTable {
         return new Planned<>(now == known ? plan : planOf.apply(now), now);
     }
 
-    /** Stores a catalog in the data table's descriptor (its regions reopen with it). */
-    private static void storeCatalog(Admin admin, TableDescriptor data, Catalog catalog) throws IOException {
+    /** Stores a catalog as {@code version} in the data table's descriptor (its regions reopen with it). */
+    private static void storeCatalog(Admin admin, TableDescriptor data, Catalog catalog, long version) throws IOException {
         TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(data)
-                .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray());
+                .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray())
+                .setValue(Bytes.toBytes(Catalog.VERSION_KEY), Bytes.toBytes(Long.toString(version)));
         if (!data.hasCoprocessor(RowKeyIndexObserver.class.getName())) {
             builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
         }
@@ -414,11 +513,7 @@ public final class RowKeyTable {
 
     /** The names of the table's indexes. */
     public List<String> indexNames() {
-        List<String> names = new ArrayList<>();
-        for (IndexSpec index : described.catalog.indexes()) {
-            names.add(index.getName());
-        }
-        return names;
+        return names(described.catalog);
     }
 
     /**

@@ -910,4 +910,34 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         assertQueriesEqual(name, rows);
         assertIndexesVerified(name, rows.size());
     }
+
+    /**
+     * The load window is opened under the table's catalog lease, as addIndex and dropIndex change
+     * the catalog (issue 35): before, a load opened its window whatever lease another client held,
+     * and a catalog change at that moment and the window could undo each other.
+     */
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void aLoadOpensItsWindowUnderTheCatalogLease() throws Exception {
+        TableName name = create("bulk_lease");
+        List<Row> rows = generated(200, 17);
+        String json = writeJson("lease.json", rows);
+        long expiry = System.currentTimeMillis() + 5_000;
+        try (Table locks = CatalogLock.lockTable(connection())) {
+            locks.put(new Put(Bytes.toBytes(name.getNameAsString())).addColumn(CatalogLock.FAMILY, CatalogLock.LEASE,
+                    CatalogLock.leaseValue(expiry, "client 999@gone 0badf00d: addIndex 'by_x': ACTIVE")));
+        }
+        Configuration impatient = new Configuration(conf());
+        impatient.setLong(CatalogLock.WAIT_MS_KEY, 500);
+        Exception held = assertThrows(Exception.class, () -> ToolRunner.run(impatient, new BulkLoad(), new String[] {"--table",
+                name.getNameAsString(), "--work", "/bulk/lease", "--column", "f:url=url", "--quiet", "--input", json}));
+        assertTrue(held.getMessage().contains("catalog is being changed by client 999@gone 0badf00d: addIndex 'by_x': ACTIVE"),
+                held.getMessage());
+        assertEquals(null, window(name), "no window opened beside the lease");
+        long t0 = System.currentTimeMillis();
+        assertEquals(0, bulkLoad(new BulkLoad(), name, "/bulk/lease", "--input", json));
+        assertTrue(System.currentTimeMillis() - t0 >= expiry - t0 - 100, "the load waited for the lease to expire");
+        assertEquals(null, window(name));
+        assertEquals(rows.size(), count(name));
+    }
 }
