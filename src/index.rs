@@ -298,15 +298,24 @@ impl Index {
         Ok(self.lay_out(data, data_key))
     }
 
-    /// Where a read of this index meets the data keys from `position` on, in data-key order:
-    /// `position` is a seek position (a data key's length of any bytes, its salt byte not
-    /// necessarily its fields' hash), and the answer the layout of the smallest well-formed key
-    /// at or above it ([`Schema::well_formed_ceiling`]), whose salt byte and indexed fields the
-    /// caller sets to those of the range it reads; None when no key is that high. For equal
-    /// indexed fields, index keys sort as their data keys, so no key at or above `position`
-    /// sorts below it.
-    pub fn seek_key(&self, data: &Schema, position: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(data.well_formed_ceiling(position)?.map(|key| self.lay_out(data, &key)))
+    /// Where a read of this index meets the data keys from `position` on, in data-key order: the
+    /// layout of `position`, a seek position (from a skip scan over well-formed keys: its salt byte
+    /// need not be its fields' hash), whose salt byte and indexed fields the caller sets to those
+    /// of the range it reads. For equal indexed fields, index keys sort as their data keys, so the
+    /// keys at or above `position` are those whose index keys sort at or above it. A position that
+    /// is not well formed ([`Schema::is_well_formed`]) would not: an error.
+    pub fn seek_key(&self, data: &Schema, position: &[u8]) -> Result<Vec<u8>> {
+        check_length(data, position)?;
+        if !data.is_well_formed(position) {
+            return Err(Error::Corrupt {
+                what: "seek position",
+                detail: format!(
+                    "a byte of bools has a bit no bool owns: no key an encoder writes (index '{}')",
+                    self.name
+                ),
+            });
+        }
+        Ok(self.lay_out(data, position))
     }
 
     /// The index key's fields read from a data key of the right length, and its salt byte.

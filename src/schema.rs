@@ -209,48 +209,16 @@ impl Schema {
         self.key_length
     }
 
-    /// The smallest key at or above `position` (a key's length of any bytes) whose shared bool
-    /// bytes hold only their bools' bits, as every key an encoder writes does; None when there
-    /// is none. A seek position need not be such a key (a skip scan steps a bool byte as a
-    /// number), and only such keys keep their order when their fields are laid out again (an
-    /// index key reads one bit of a bool byte). The salt byte is left as it is.
-    pub fn well_formed_ceiling(&self, position: &[u8]) -> Result<Option<Vec<u8>>> {
-        if position.len() != self.key_length {
-            return Err(Error::WrongKeyLength {
-                expected: self.key_length,
-                found: position.len(),
-            });
-        }
-        let bool_bytes: Vec<(usize, u8)> = self
-            .slots()
-            .into_iter()
-            .filter_map(|slot| match slot {
-                KeySlot::Bits { offset, members } => Some((offset, members.iter().fold(0, |all, &(_, m)| all | m))),
-                _ => None,
+    /// Whether `key` has this schema's length and its shared bool bytes hold only their bools'
+    /// bits, as every key an encoder writes does (its salt byte is not looked at). Only such keys
+    /// keep their order when their fields are laid out again (an index key reads one bit of a
+    /// bool byte).
+    pub fn is_well_formed(&self, key: &[u8]) -> bool {
+        key.len() == self.key_length
+            && self.slots().into_iter().all(|slot| match slot {
+                KeySlot::Bits { offset, members } => key[offset] & !members.iter().fold(0, |all, &(_, m)| all | m) == 0,
+                _ => true,
             })
-            .collect();
-        let mut key = position.to_vec();
-        'carried: loop {
-            for &(offset, bits) in &bool_bytes {
-                let byte = key[offset];
-                if byte & !bits == 0 {
-                    continue;
-                }
-                key[offset + 1..].fill(0);
-                if let Some(above) = (byte..=u8::MAX).find(|b| b & !bits == 0) {
-                    key[offset] = above;
-                    return Ok(Some(key));
-                }
-                // No well-formed byte that high: the next value of the bytes before it.
-                key[offset] = 0;
-                if key[..offset].iter().all(|&b| b == u8::MAX) {
-                    return Ok(None);
-                }
-                crate::codec::increment(&mut key[..offset]);
-                continue 'carried;
-            }
-            return Ok(Some(key));
-        }
     }
 
     /// The key cut into slots: the salt byte, then each field, the bools sharing a byte forming

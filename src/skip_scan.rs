@@ -213,6 +213,17 @@ fn byte_intervals(allowed: impl Fn(u8) -> bool) -> Vec<(FieldBytes, FieldBytes)>
 
 impl SkipScan {
     pub fn new(schema: &Schema, predicate: &Predicate) -> SkipScan {
+        SkipScan::build(schema, predicate, false)
+    }
+
+    /// A skip scan that seeks only to well-formed keys: a byte of bools never takes a value with
+    /// a bit no bool owns (the plain one steps such a byte as a number). A position it gives may
+    /// be laid out again field by field (an index key) and keep its order.
+    pub fn over_well_formed_keys(schema: &Schema, predicate: &Predicate) -> SkipScan {
+        SkipScan::build(schema, predicate, true)
+    }
+
+    fn build(schema: &Schema, predicate: &Predicate, well_formed: bool) -> SkipScan {
         let slots: Vec<Slot> = schema
             .slots()
             .into_iter()
@@ -227,7 +238,11 @@ impl SkipScan {
                         .iter()
                         .filter_map(|&(i, mask)| predicate.constraint(i).map(|c| (mask, c)))
                         .collect();
-                    let allowed = |b: u8| group.iter().all(|(mask, c)| c.allows(&[u8::from(b & mask != 0)]));
+                    let owned = members.iter().fold(0u8, |all, &(_, mask)| all | mask);
+                    let allowed = |b: u8| {
+                        (!well_formed || b & !owned == 0)
+                            && group.iter().all(|(mask, c)| c.allows(&[u8::from(b & mask != 0)]))
+                    };
                     Slot::new(offset, 1, byte_intervals(allowed))
                 }
                 KeySlot::Field { field, offset, width } => {
@@ -438,9 +453,21 @@ pub struct AnySkipScan {
 
 impl AnySkipScan {
     pub fn new(schema: &Schema, predicates: &[&Predicate]) -> AnySkipScan {
+        AnySkipScan::build(schema, predicates, false)
+    }
+
+    /// See [`SkipScan::over_well_formed_keys`].
+    pub fn over_well_formed_keys(schema: &Schema, predicates: &[&Predicate]) -> AnySkipScan {
+        AnySkipScan::build(schema, predicates, true)
+    }
+
+    fn build(schema: &Schema, predicates: &[&Predicate], well_formed: bool) -> AnySkipScan {
         AnySkipScan {
             key_length: schema.key_length(),
-            branches: predicates.iter().map(|p| SkipScan::new(schema, p)).collect(),
+            branches: predicates
+                .iter()
+                .map(|p| SkipScan::build(schema, p, well_formed))
+                .collect(),
         }
     }
 
@@ -525,10 +552,10 @@ impl SkipScanFilter {
             });
         }
         let comparator = Comparator::from_parsed(predicate)?;
-        let skip = AnySkipScan::new(comparator.schema(), &comparator.branches());
+        let skip = AnySkipScan::build(comparator.schema(), &comparator.branches(), spec.well_formed_keys);
         Ok(SkipScanFilter {
             skip,
-            canonical: canonical_filter_bytes(comparator.canonical_bytes())?,
+            canonical: canonical_filter_bytes(comparator.canonical_bytes(), spec.well_formed_keys)?,
             comparator,
         })
     }
@@ -550,12 +577,19 @@ impl SkipScanFilter {
 
 /// The canonical `SkipScanFilterSpec` around a canonical predicate, written field by field as
 /// protobuf orders them (version, then the predicate's bytes as they are), with no second parse.
-fn canonical_filter_bytes(predicate: &[u8]) -> Result<Vec<u8>> {
+fn canonical_filter_bytes(predicate: &[u8], well_formed_keys: bool) -> Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(predicate.len() + 8);
     let mut out = protobuf::CodedOutputStream::vec(&mut bytes);
     let written = out
         .write_uint32(1, FORMAT_VERSION)
         .and_then(|()| out.write_bytes(2, predicate))
+        .and_then(|()| {
+            if well_formed_keys {
+                out.write_bool(3, true)
+            } else {
+                Ok(())
+            }
+        })
         .and_then(|()| out.flush());
     drop(out);
     written.map_err(|e| Error::Internal(format!("serializing a skip scan filter: {e}")))?;

@@ -483,13 +483,11 @@ jni_export! {
 
 jni_export! {
     /// Where a read of index number `index` meets the data keys from seek position `position` on
-    /// (`Index::seek_key`): null when no key is that high.
+    /// (`Index::seek_key`).
     fn Java_org_rowkey_hbase_RowKeyNative_catalogIndexSeekKey<'local>(env, catalog: jlong, index: jint, position: JByteArray<'local>) -> JByteArray<'local> {
         let (catalog, index) = index_ref(catalog, index)?;
-        match index.seek_key(catalog.schema(), &read_message(env, &position, "seek position")?)? {
-            Some(key) => Ok(env.byte_array_from_slice(&key)?),
-            None => Ok(JByteArray::default()),
-        }
+        let key = index.seek_key(catalog.schema(), &read_message(env, &position, "seek position")?)?;
+        Ok(env.byte_array_from_slice(&key)?)
     }
 }
 

@@ -130,9 +130,9 @@ final class Catalog {
 
     /**
      * Where a read of index number {@code index} meets the data keys from seek position
-     * {@code position} on: a position is any bytes of the data key's length (a seeker's, which need
-     * not be a key a writer encodes), the answer an index key whose salt byte and indexed fields the
-     * caller sets to its range's; null when no key is that high.
+     * {@code position} on: a well-formed position ({@link KeySeeker#overWellFormedKeys}; its salt
+     * byte need not be its fields' hash) laid out as an index key, whose salt byte and indexed
+     * fields the caller sets to its range's.
      */
     byte[] indexSeekKey(int index, byte[] position) {
         try {

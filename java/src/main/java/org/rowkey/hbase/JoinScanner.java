@@ -198,7 +198,7 @@ final class JoinScanner implements ResultScanner {
                     RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
             List<KeyStream> ranges = new ArrayList<>();
             for (JoinPlan.Point p : s.points) {
-                KeySeeker point = s.index < 0 ? null : KeySeeker.of(RowKeyQuery.of(catalog.schema(), p.equalities));
+                KeySeeker point = s.index < 0 ? null : KeySeeker.overWellFormedKeys(RowKeyQuery.of(catalog.schema(), p.equalities));
                 if (point != null) {
                     seekers.add(point);
                 }
@@ -206,7 +206,8 @@ final class JoinScanner implements ResultScanner {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met);
-                    RangeKeyStream leaf = s.index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget)
+                    RangeKeyStream leaf = s.index < 0
+                            ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(s.index, row),
                                     (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(s.index, key));
@@ -269,13 +270,13 @@ final class JoinScanner implements ResultScanner {
      */
     private static RangeKeyStream.Start indexStart(Catalog catalog, int index, KeySeeker point, byte[] prefix,
             byte[] target, boolean after, boolean descending) {
-        // A seek position, not necessarily a key a writer encodes: the index key is laid out from
-        // the first well-formed key at or above it.
+        // A well-formed seek position (its salt byte perhaps not its fields' hash), laid out as an
+        // index key: within the range's index fields, index keys sort as their data keys.
         byte[] position = descending || !after ? point.ceiling(target) : point.next(target, target.length, false);
-        byte[] row = position == null ? null : catalog.indexSeekKey(index, position);
-        if (row == null) {
+        if (position == null) {
             return descending ? new RangeKeyStream.Start(new byte[0], true) : null;
         }
+        byte[] row = catalog.indexSeekKey(index, position);
         System.arraycopy(prefix, 0, row, 0, prefix.length);
         return new RangeKeyStream.Start(row, !descending || !after && Arrays.equals(position, target));
     }

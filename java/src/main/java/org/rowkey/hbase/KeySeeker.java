@@ -65,12 +65,25 @@ final class KeySeeker implements AutoCloseable {
         return compile(spec(schema, predicate));
     }
 
+    /**
+     * The seeker of {@code query} that seeks only to well-formed keys (a byte of bools never with a
+     * bit no bool owns): its positions may be laid out again as index keys ({@link Catalog#indexSeekKey}).
+     */
+    static KeySeeker overWellFormedKeys(RowKeyQuery query) {
+        return compile(spec(query.schema().spec(), query.toPredicateComparatorSpec(), true));
+    }
+
     /** The serialized {@code SkipScanFilterSpec} of {@code predicate} over the keys of {@code schema}. */
     static byte[] spec(SchemaSpec schema, PredicateComparatorSpec predicate) {
+        return spec(schema, predicate, false);
+    }
+
+    private static byte[] spec(SchemaSpec schema, PredicateComparatorSpec predicate, boolean wellFormedKeys) {
         return SkipScanFilterSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                 .setPredicate(ComparatorSpec.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
                         .setSchema(schema)
                         .setPredicate(predicate))
+                .setWellFormedKeys(wellFormedKeys)
                 .build().toByteArray();
     }
 
@@ -156,8 +169,8 @@ final class KeySeeker implements AutoCloseable {
 
     /**
      * The smallest key at or after {@code key} that can match, or null when none can: where a join
-     * stream over these conditions seeks to. A seek position: it need not be a key a writer
-     * encodes (a bool byte with other bits, a salt byte that is not its fields' hash).
+     * stream over these conditions seeks to. A seek position: its salt byte need not be its fields'
+     * hash, and unless made {@link #overWellFormedKeys} a bool byte may have other bits set.
      */
     byte[] ceiling(byte[] key) {
         if (key.length == keyLength() && matches(key, key.length)) {

@@ -81,9 +81,9 @@ final class RowKeyNative {
     static native byte[] catalogIndexKey(long catalog, int index, byte[] dataKey);
 
     /**
-     * Where a read of index number {@code index} meets the data keys from seek position
-     * {@code position} on (any bytes of the data key's length): the index key to start at, its
-     * salt byte and indexed fields for the caller to set; null when no key is that high.
+     * Where a read of index number {@code index} meets the data keys from well-formed seek position
+     * {@code position} on: the index key to start at, its salt byte and indexed fields for the
+     * caller to set.
      */
     static native byte[] catalogIndexSeekKey(long catalog, int index, byte[] position);
     /** The data key an index key of index number {@code index} stands for. */

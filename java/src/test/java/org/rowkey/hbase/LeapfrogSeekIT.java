@@ -54,27 +54,37 @@ class LeapfrogSeekIT extends HBaseMiniClusterBase {
 
     @Test
     void leapfrogJoinsOnBitPackedBoolsEqualTheOracle() throws IOException {
-        check("leapfrog_bools", false, 101);
+        check("leapfrog_bools", schema(false), indexes(), 101);
     }
 
     @Test
     void leapfrogJoinsOnASaltedDataKeyEqualTheOracle() throws IOException {
-        check("leapfrog_salted", true, 202);
+        check("leapfrog_salted", schema(true), indexes(), 202);
     }
 
-    private void check(String tableName, boolean salted, long seed) throws IOException {
-        RowKeySchema schema = schema(salted);
+    /**
+     * A bool leads the data key, and an index holds it after an int: a seek to a key past the
+     * range's ints steps the bool byte past the range's value (false), and the first well-formed
+     * key there is true, no key of the range: before, the follower went back to the range's start.
+     */
+    @Test
+    void leapfrogJoinsOnALeadingBoolEqualTheOracle() throws IOException {
+        RowKeySchema schema = RowKeySchema.builder().bool("e").int32("c").int32("a").build();
+        check("leapfrog_leading_bool", schema, Arrays.asList(RowKeyIndex.of("by_c_e", "c", "e").salt(2),
+                RowKeyIndex.of("by_c", "c"), RowKeyIndex.of("by_a", "a")), 303);
+    }
+
+    private void check(String tableName, RowKeySchema schema, List<RowKeyIndex> indexes, long seed) throws IOException {
         TableName name = TableName.valueOf(tableName);
         Random random = new Random(seed);
         TreeMap<byte[], Map<String, Object>> live = new TreeMap<>(Bytes.BYTES_COMPARATOR);
         List<byte[]> keys = new ArrayList<>();
+        List<String> fields = schema.fieldNames();
         for (int i = 0; i < ROWS; i++) {
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("a", random.nextInt(40) - 20);
-            row.put("b", random.nextBoolean());
-            row.put("e", random.nextInt(3) == 0);
-            row.put("c", random.nextInt(6));
-            row.put("d", new byte[] {(byte) random.nextInt(5)});
+            for (String field : fields) {
+                row.put(field, values(random, field, 1).get(0));
+            }
             byte[] key = schema.encode(row);
             live.put(key, row);
             keys.add(key);
@@ -82,7 +92,7 @@ class LeapfrogSeekIT extends HBaseMiniClusterBase {
         Collections.sort(keys, Bytes.BYTES_COMPARATOR);
         byte[][] splits = {keys.get(ROWS / 4), keys.get(ROWS / 2), keys.get(3 * ROWS / 4)};
         try (Admin admin = connection().getAdmin()) {
-            RowKeyTable.create(admin, name, schema, indexes(), splits, F);
+            RowKeyTable.create(admin, name, schema, indexes, splits, F);
         }
         try (Table t = connection().getTable(name)) {
             List<Put> puts = new ArrayList<>();
@@ -90,9 +100,14 @@ class LeapfrogSeekIT extends HBaseMiniClusterBase {
                 puts.add(new Put(key).addColumn(F, Bytes.toBytes("q"), key));
             }
             t.put(puts);
+            // Rows one byte longer than a key, among the keys: no keys of the schema, never answered
+            // (a data-table stream handed them to an index stream, which refused them).
+            for (int i = 0; i < ROWS; i += 97) {
+                t.put(new Put(Bytes.add(keys.get(i), new byte[] {0})).addColumn(F, Bytes.toBytes("q"), keys.get(i)));
+            }
         }
         RowKeyTable table = RowKeyTable.open(connection(), name);
-        for (int c = 0; c < 60; c++) {
+        for (int c = 0; c < 80; c++) {
             int branches = 1 + random.nextInt(3);
             List<RowKeyQuery> queries = new ArrayList<>();
             Predicate<Map<String, Object>> any = r -> false;
@@ -100,7 +115,7 @@ class LeapfrogSeekIT extends HBaseMiniClusterBase {
             for (int i = 0; i < branches; i++) {
                 RowKeyQuery q = RowKeyQuery.on(schema);
                 Predicate<Map<String, Object>> all = r -> true;
-                for (String field : pickFields(random)) {
+                for (String field : pickFields(random, fields)) {
                     List<Object> values = values(random, field, random.nextInt(12) == 0 ? 0 : 1 + random.nextInt(2));
                     q.in(field, values);
                     all = all.and(r -> values.stream().anyMatch(v -> same(r.get(field), v)));
@@ -133,15 +148,19 @@ class LeapfrogSeekIT extends HBaseMiniClusterBase {
                     + (reversed ? "reversed " : "") + (limit > 0 ? "limit " + limit : "");
             List<String> got = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> rows(table, query),
                     () -> what + " gave no answer in 60 s");
+            if (branches == 1 && !leapfrog && !reversed && limit == 0) {
+                Collections.sort(want); // one index's plan answers in index-key order
+                Collections.sort(got);
+            }
             assertEquals(want, got, () -> what + "\n" + explain(table, query));
         }
     }
 
-    /** One to three of the indexed fields (and sometimes a, which no index leads). */
-    private static List<String> pickFields(Random random) {
-        List<String> fields = new ArrayList<>(Arrays.asList("b", "c", "d", "e", "a"));
+    /** Two or three of the fields. */
+    private static List<String> pickFields(Random random, List<String> all) {
+        List<String> fields = new ArrayList<>(all);
         Collections.shuffle(fields, random);
-        return fields.subList(0, 2 + random.nextInt(2));
+        return fields.subList(0, Math.min(fields.size(), 2 + random.nextInt(2)));
     }
 
     private static List<Object> values(Random random, String field, int n) {

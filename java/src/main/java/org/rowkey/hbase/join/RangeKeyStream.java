@@ -133,8 +133,16 @@ public final class RangeKeyStream implements KeyStream {
 
     /** A data-table range read with a budget (see the constructor). */
     public static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch, int firstBudget) {
-        return new RangeKeyStream(reader, firstBatch, firstBudget, k -> k, (target, after) -> new Start(target, !after),
-                k -> k);
+        return ofDataKeys(reader, firstBatch, firstBudget, -1);
+    }
+
+    /**
+     * A data-table range whose rows of another length than {@code keyLength} (-1: any) are skipped:
+     * they are no keys of the schema (rows written by hand), and no index can hold them.
+     */
+    public static RangeKeyStream ofDataKeys(KeyRangeReader reader, int firstBatch, int firstBudget, int keyLength) {
+        return new RangeKeyStream(reader, firstBatch, firstBudget, k -> keyLength < 0 || k.length == keyLength ? k : null,
+                (target, after) -> new Start(target, !after), k -> k);
     }
 
     @Override
