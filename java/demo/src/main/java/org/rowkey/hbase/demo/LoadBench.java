@@ -354,7 +354,7 @@ public final class LoadBench {
     }
 
     /** The rows as seed 000's MongoDB export lines ($oid, $date, 0/1 flags), in {@link #INPUT_FILES} files. */
-    private static List<String> writeExport(DataSet data, Path dir) throws IOException {
+    static List<String> writeExport(DataSet data, Path dir) throws IOException {
         long start = System.nanoTime();
         List<String> files = new ArrayList<>();
         List<BufferedWriter> writers = new ArrayList<>();
@@ -365,16 +365,7 @@ public final class LoadBench {
         }
         try {
             for (int i = 0; i < data.size(); i++) {
-                Map<String, Object> row = data.row(i);
-                StringBuilder line = new StringBuilder(256).append(String.format(Locale.ROOT,
-                        "{ \"_id\" : { \"$oid\" : \"%024x\"} , \"url\" : \"%s\"", i, data.url(i)));
-                for (Map.Entry<String, Object> e : row.entrySet()) {
-                    Object v = e.getValue();
-                    line.append(" , \"").append(e.getKey()).append("\" : ").append(v instanceof String ? "\"" + v + "\""
-                            : v instanceof Boolean ? ((Boolean) v ? "1" : "0") : v.toString());
-                }
-                line.append(" , \"intime\" : { \"$date\" : ").append(1481272835222L + i).append("}}\n");
-                writers.get(i % INPUT_FILES).write(line.toString());
+                writers.get(i % INPUT_FILES).write(exportLine(i, data.row(i), data.url(i)));
             }
         } finally {
             for (BufferedWriter w : writers) {
@@ -384,6 +375,18 @@ public final class LoadBench {
         System.out.printf(Locale.ROOT, "Input: %,d JSON lines in the shape of seed 000's export, %d files, written in %.1f s%n",
                 data.size(), INPUT_FILES, Demo.seconds(start));
         return files;
+    }
+
+    /** Row {@code i} as a line of seed 000's MongoDB export ($oid, $date, 0/1 flags), with {@code url}, ending in a newline. */
+    static String exportLine(int i, Map<String, Object> row, String url) {
+        StringBuilder line = new StringBuilder(256).append(String.format(Locale.ROOT,
+                "{ \"_id\" : { \"$oid\" : \"%024x\"} , \"url\" : \"%s\"", i, url));
+        for (Map.Entry<String, Object> e : row.entrySet()) {
+            Object v = e.getValue();
+            line.append(" , \"").append(e.getKey()).append("\" : ").append(v instanceof String ? "\"" + v + "\""
+                    : v instanceof Boolean ? ((Boolean) v ? "1" : "0") : v.toString());
+        }
+        return line.append(" , \"intime\" : { \"$date\" : ").append(1481272835222L + i).append("}}\n").toString();
     }
 
     private TreeSet<String> keys(TableName table, DemoQuery q) throws IOException {
