@@ -51,7 +51,7 @@ public final class LoadMix {
         int moveEverySeconds = 45;
         int restartEverySeconds = 150;
         int checkEverySeconds = 5;
-        int wholeTableCheckEverySeconds = 120;
+        int wholeTableCheckEverySeconds = 300;
         String out = "target/bench/load-mix.md";
         boolean keep;
         final List<String> args = new ArrayList<>();

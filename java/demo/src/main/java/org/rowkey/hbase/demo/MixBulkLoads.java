@@ -136,6 +136,7 @@ final class MixBulkLoads implements Runnable {
 
     /** One run of a load while its day is held; true if it loaded everything. */
     private boolean runLoad(Load load) throws InterruptedException {
+        // Its day is taken before its clock starts, as a write's.
         locks.acquireWriteOf(load.day);
         long startMillis = stats.nowMillis();
         long start = System.nanoTime();

@@ -31,8 +31,10 @@ import org.rowkey.hbase.RowKeyTable;
  * the days its answer lies in are quiet ({@link DayLocks}) and compares the answer with the data
  * table as a plain HBase scan shows it, keys decoded on the client, conditions and aggregates
  * evaluated here in plain Java (never with the library's predicate or aggregation code). Questions
- * of one or a few days are checked one at a time while writes go on elsewhere; questions of the
- * whole table (aggregates, the wide index read) together, now and then, while every day is quiet.
+ * of one or a few days are checked one at a time while writes go on elsewhere (so are the
+ * aggregates of the whole table grouped by sdate, compared on one quiet day's groups); questions
+ * only the whole table answers (the selective aggregates, the wide index read) together, now and
+ * then, while every day is quiet.
  *
  * <p>A disagreement is asked again at once, both sides, and reported with both answers' sizes and
  * the rows or groups that differ; "right on re-ask" says the second answer agreed (a stale answer,
@@ -67,8 +69,8 @@ final class MixOracle implements Runnable {
         }
     }
 
-    private static final MixKind[] DAY_QUESTIONS = {MixKind.POINT, MixKind.SEED2, MixKind.INDEX_UNCOVERED, MixKind.POINT_RANGE,
-        MixKind.INDEX_COVERED, MixKind.AGG_INDEX};
+    private static final MixKind[] DAY_QUESTIONS = {MixKind.POINT, MixKind.SEED2, MixKind.AGG_WHOLE, MixKind.INDEX_UNCOVERED,
+        MixKind.POINT_RANGE, MixKind.AGG_GROUPS, MixKind.INDEX_COVERED, MixKind.AGG_INDEX};
 
     private final Connection connection;
     private final TableName dataTable;
@@ -117,7 +119,7 @@ final class MixOracle implements Runnable {
                         nextWholeTable = stats.nowMillis() + 15_000;
                     }
                 } else {
-                    checkDays(questions.next(DAY_QUESTIONS[turn++ % DAY_QUESTIONS.length], random));
+                    checkDays(questions.checkOfDays(DAY_QUESTIONS[turn++ % DAY_QUESTIONS.length], random));
                 }
             } catch (InterruptedException e) {
                 return;
@@ -234,6 +236,9 @@ final class MixOracle implements Runnable {
         if (q.aggregation != null) {
             AggregationResult result = table.aggregate(q.query, q.aggregation);
             for (AggregationResult.Row row : result.rows()) {
+                if (q.groupsOfSdate != null && !q.groupsOfSdate.equals(row.groups().get("sdate"))) {
+                    continue;
+                }
                 List<Object> values = new ArrayList<>();
                 for (Object v : row.values()) {
                     values.add(v == null ? null : ((Number) v).longValue());

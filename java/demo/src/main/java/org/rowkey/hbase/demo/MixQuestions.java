@@ -49,9 +49,19 @@ final class MixQuestions {
         final Scan oracleScan;
         /** The question's condition on a decoded key, in plain Java. */
         final Predicate<Map<String, Object>> matches;
+        /**
+         * For an aggregate grouped by sdate checked one day at a time: the sdate whose groups are
+         * compared (the others' rows are being written meanwhile); null to compare every group.
+         */
+        final Integer groupsOfSdate;
 
         Question(MixKind kind, String text, RowKeyQuery query, Aggregation aggregation, String[] groupBy, String[] functions,
                 boolean urlOnly, int[] days, Scan oracleScan, Predicate<Map<String, Object>> matches) {
+            this(kind, text, query, aggregation, groupBy, functions, urlOnly, days, oracleScan, matches, null);
+        }
+
+        Question(MixKind kind, String text, RowKeyQuery query, Aggregation aggregation, String[] groupBy, String[] functions,
+                boolean urlOnly, int[] days, Scan oracleScan, Predicate<Map<String, Object>> matches, Integer groupsOfSdate) {
             this.kind = kind;
             this.text = text;
             this.query = query;
@@ -62,6 +72,7 @@ final class MixQuestions {
             this.days = days;
             this.oracleScan = oracleScan;
             this.matches = matches;
+            this.groupsOfSdate = groupsOfSdate;
         }
 
         boolean wholeTable() {
@@ -213,13 +224,31 @@ final class MixQuestions {
                 new String[] {"sitecode", "sdate"}, new String[] {"count"}, DayLocks.allDays(), wholeScan(), k -> true);
     }
 
-    /** Every question of the whole table, for a check while every day is quiet. */
+    /**
+     * The checker's question of {@code kind} that one or a few quiet days answer: the client
+     * threads' question, but for the aggregates of the whole table grouped by sdate, which are
+     * asked whole and compared on one day's groups (a group of one day is folded from that day's
+     * rows alone).
+     */
+    Question checkOfDays(MixKind kind, SplittableRandom random) {
+        int day = DayLocks.randomDay(random);
+        switch (kind) {
+            case AGG_WHOLE: return groupsOfDay(aggWhole(), day);
+            case AGG_GROUPS: return groupsOfDay(aggGroups(), day);
+            default: return next(kind, random);
+        }
+    }
+
+    private Question groupsOfDay(Question whole, int day) {
+        return new Question(whole.kind, whole.text + ", the groups of sdate = " + sdate(day), whole.query, whole.aggregation,
+                whole.groupBy, whole.functions, false, new int[] {day}, dayScan(day), k -> sdateOf(k) == sdate(day), sdate(day));
+    }
+
+    /** The questions only the whole table answers, for a check while every day is quiet. */
     List<Question> wholeTableQuestions(SplittableRandom random) {
         List<Question> list = new ArrayList<>();
         list.add(aggNone());
         list.add(aggFew());
-        list.add(aggWhole());
-        list.add(aggGroups());
         list.add(indexUncoveredWide(1 + random.nextInt(4), random.nextInt(4)));
         return list;
     }

@@ -68,6 +68,15 @@ final class MixStats {
             return n;
         }
 
+        /** The time every operation took, failed ones too, in seconds. */
+        synchronized double totalSeconds() {
+            double total = 0;
+            for (int i = 0; i < size; i++) {
+                total += micros[i] / 1e6;
+            }
+            return total;
+        }
+
         /** When each operation started, ms since the run began. */
         synchronized long[] starts() {
             return Arrays.copyOf(startMillis, size);

@@ -77,19 +77,33 @@ final class MixWorkload implements Runnable {
         try (Table data = connection.getTable(dataTable)) {
             while (!stop.get()) {
                 MixKind kind = WEIGHTED[random.nextInt(WEIGHTED.length)];
+                // A write's day is taken before its clock starts: a wait for a checked day is the
+                // harness's, not the cluster's.
+                int day = -1;
+                try {
+                    if (kind.isWrite()) {
+                        day = locks.acquireWrite(DayLocks.randomDay(random));
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
                 long startMillis = stats.nowMillis();
                 long start = System.nanoTime();
                 try {
                     if (kind.isWrite()) {
-                        write(kind, data);
+                        write(kind, data, day);
                     } else {
                         read(kind);
                     }
                     stats.success(kind, startMillis, System.nanoTime() - start);
-                } catch (InterruptedException e) {
-                    return;
                 } catch (IOException | RuntimeException e) {
                     stats.failure(kind, startMillis, System.nanoTime() - start, e);
+                } catch (InterruptedException e) {
+                    return;
+                } finally {
+                    if (day >= 0) {
+                        locks.releaseWrite(day);
+                    }
                 }
             }
         } catch (IOException e) {
@@ -110,52 +124,48 @@ final class MixWorkload implements Runnable {
         }
     }
 
-    private void write(MixKind kind, Table data) throws IOException, InterruptedException {
-        int day = locks.acquireWrite(DayLocks.randomDay(random));
-        try {
-            switch (kind) {
-                case BATCH: {
-                    List<Row> batch = new ArrayList<>();
-                    for (int i = 0; i < 10; i++) {
-                        batch.add(mutation(BATCHED[random.nextInt(BATCHED.length)], day));
-                        if (random.nextInt(4) == 0) {
-                            batch.add(new Increment(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.HITS, 1));
-                        }
+    /** A write of {@code kind} to rows of {@code day}, whose lock the caller holds. */
+    private void write(MixKind kind, Table data, int day) throws IOException, InterruptedException {
+        switch (kind) {
+            case BATCH: {
+                List<Row> batch = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    batch.add(mutation(BATCHED[random.nextInt(BATCHED.length)], day));
+                    if (random.nextInt(4) == 0) {
+                        batch.add(new Increment(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.HITS, 1));
                     }
-                    data.batch(batch, new Object[batch.size()]);
-                    break;
                 }
-                case INCREMENT:
-                    data.increment(new Increment(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.HITS, 1));
-                    break;
-                case APPEND:
-                    data.append(new Append(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.NOTE,
-                            Bytes.toBytes(Integer.toString(random.nextInt(10)))));
-                    break;
-                case CHECK_AND_MUTATE: {
-                    byte[] key = existingKey(day);
-                    data.checkAndMutate(CheckAndMutate.newBuilder(key).ifNotExists(Demo.FAMILY, MixQuestions.HITS)
-                            .build(new Put(key).addColumn(Demo.FAMILY, MixQuestions.URL, Bytes.toBytes("checked " + random.nextInt(1000)))));
-                    break;
-                }
-                case ROW_MUTATIONS: {
-                    byte[] key = existingKey(day);
-                    RowMutations both = new RowMutations(key);
-                    both.add(new Put(key).addColumn(Demo.FAMILY, MixQuestions.NOTE, Bytes.toBytes("moved")));
-                    both.add(new Delete(key).addColumns(Demo.FAMILY, MixQuestions.URL));
-                    data.mutateRow(both);
-                    break;
-                }
-                default:
-                    Row m = mutation(kind, day);
-                    if (m instanceof Put) {
-                        data.put((Put) m);
-                    } else {
-                        data.delete((Delete) m);
-                    }
+                data.batch(batch, new Object[batch.size()]);
+                break;
             }
-        } finally {
-            locks.releaseWrite(day);
+            case INCREMENT:
+                data.increment(new Increment(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.HITS, 1));
+                break;
+            case APPEND:
+                data.append(new Append(existingKey(day)).addColumn(Demo.FAMILY, MixQuestions.NOTE,
+                        Bytes.toBytes(Integer.toString(random.nextInt(10)))));
+                break;
+            case CHECK_AND_MUTATE: {
+                byte[] key = existingKey(day);
+                data.checkAndMutate(CheckAndMutate.newBuilder(key).ifNotExists(Demo.FAMILY, MixQuestions.HITS)
+                        .build(new Put(key).addColumn(Demo.FAMILY, MixQuestions.URL, Bytes.toBytes("checked " + random.nextInt(1000)))));
+                break;
+            }
+            case ROW_MUTATIONS: {
+                byte[] key = existingKey(day);
+                RowMutations both = new RowMutations(key);
+                both.add(new Put(key).addColumn(Demo.FAMILY, MixQuestions.NOTE, Bytes.toBytes("moved")));
+                both.add(new Delete(key).addColumns(Demo.FAMILY, MixQuestions.URL));
+                data.mutateRow(both);
+                break;
+            }
+            default:
+                Row m = mutation(kind, day);
+                if (m instanceof Put) {
+                    data.put((Put) m);
+                } else {
+                    data.delete((Delete) m);
+                }
         }
     }
 
