@@ -52,6 +52,7 @@ public final class LoadMix {
         int restartEverySeconds = 150;
         int checkEverySeconds = 5;
         int wholeTableCheckEverySeconds = 300;
+        int rpcTimeoutMillis = 10_000;
         String out = "target/bench/load-mix.md";
         boolean keep;
         final List<String> args = new ArrayList<>();
@@ -59,7 +60,7 @@ public final class LoadMix {
         static final String USAGE = "usage: LoadMix --zookeeper HOST:PORT [--cluster PATH/hbase.sh] [--minutes M] [--threads N]"
                 + " [--rows R] [--seed S] [--regions N] [--load bulk|mutator] [--bulk-every SECONDS] [--bulk-rows N]"
                 + " [--split-every SECONDS] [--move-every SECONDS] [--restart-every SECONDS] [--check-every SECONDS]"
-                + " [--whole-check-every SECONDS] [--out FILE.md] [--keep]  (0 seconds: never)";
+                + " [--whole-check-every SECONDS] [--rpc-timeout MS] [--out FILE.md] [--keep]  (0 seconds: never)";
 
         static Options parse(String[] argv) {
             Options o = new Options();
@@ -92,6 +93,7 @@ public final class LoadMix {
                     case "--restart-every": o.restartEverySeconds = Integer.parseInt(v); break;
                     case "--check-every": o.checkEverySeconds = Integer.parseInt(v); break;
                     case "--whole-check-every": o.wholeTableCheckEverySeconds = Integer.parseInt(v); break;
+                    case "--rpc-timeout": o.rpcTimeoutMillis = Integer.parseInt(v); break;
                     case "--out": o.out = v; break;
                     default: throw new IllegalArgumentException("unknown option " + a + "; " + USAGE);
                 }
@@ -103,9 +105,9 @@ public final class LoadMix {
                 throw new IllegalArgumentException("--load is bulk or mutator, not " + o.load);
             }
             if (o.rows < 10 * DataSet.DAYS || o.threads < 1 || o.minutes <= 0 || o.regions < 1 || o.regions > 128
-                    || o.bulkRows < 2 || o.checkEverySeconds < 1) {
+                    || o.bulkRows < 2 || o.checkEverySeconds < 1 || o.rpcTimeoutMillis < 1000) {
                 throw new IllegalArgumentException("--rows at least " + 10 * DataSet.DAYS + ", --threads and --regions (at most 128)"
-                        + " at least 1, --minutes above 0, --bulk-rows at least 2, --check-every at least 1");
+                        + " at least 1, --minutes above 0, --bulk-rows at least 2, --check-every at least 1, --rpc-timeout at least 1000");
             }
             return o;
         }
@@ -164,10 +166,17 @@ public final class LoadMix {
         // An operation may wait out a RegionServer's restart (its regions reassigned in ~10-30 s here),
         // not HBase's default 20 minutes: a call stuck longer counts as an error.
         conf.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 90_000);
-        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+        // HBase ends a scan call at half the client's RPC timeout (a heartbeat when no row is ready):
+        // 5 s at 10 s, where its default 60 s would let any filtered scan hold a handler 30 s.
+        conf.setInt(HConstants.HBASE_RPC_TIMEOUT_KEY, options.rpcTimeoutMillis);
+        // The oracle's own full scans, kept to ~1 s a call, so that the RegionServers' slowest calls are the product's.
+        Configuration oracleConf = new Configuration(conf);
+        oracleConf.setInt(HConstants.HBASE_RPC_TIMEOUT_KEY, 2_000);
+        try (Connection connection = ConnectionFactory.createConnection(conf);
+                Connection oracleConnection = ConnectionFactory.createConnection(oracleConf)) {
             DataSet data = new DataSet(options.rows, options.seed);
             String loadSummary = prepareTable(connection, data);
-            return runMix(connection, data, loadSummary);
+            return runMix(connection, oracleConnection, data, loadSummary);
         }
     }
 
@@ -195,7 +204,7 @@ public final class LoadMix {
                     args.add("--input");
                     args.add(input);
                 }
-                int exit = ToolRunner.run(new Configuration(connection.getConfiguration()), new BulkLoad(), args.toArray(new String[0]));
+                int exit = ToolRunner.run(bulkLoadConf(connection), new BulkLoad(), args.toArray(new String[0]));
                 if (exit != 0) {
                     throw new IllegalStateException("the initial bulk load exited with " + exit);
                 }
@@ -216,6 +225,16 @@ public final class LoadMix {
         return summary;
     }
 
+    /**
+     * The bulk loader's configuration: the client's, with HBase's default RPC timeout again (a
+     * RegionServer moving a large HFile into a region is no call of the latency the mix measures).
+     */
+    static Configuration bulkLoadConf(Connection connection) {
+        Configuration conf = new Configuration(connection.getConfiguration());
+        conf.setInt(HConstants.HBASE_RPC_TIMEOUT_KEY, HConstants.DEFAULT_HBASE_RPC_TIMEOUT);
+        return conf;
+    }
+
     /** {@code n} regions, split evenly on the key's first byte (the md5 of the URL). */
     static byte[][] splits(int n) {
         byte[][] splits = new byte[n - 1][];
@@ -225,7 +244,7 @@ public final class LoadMix {
         return splits;
     }
 
-    private int runMix(Connection connection, DataSet data, String loadSummary) throws Exception {
+    private int runMix(Connection connection, Connection oracleConnection, DataSet data, String loadSummary) throws Exception {
         RowKeyTable table = RowKeyTable.open(connection, TABLE);
         MixQuestions questions = new MixQuestions(schema, data);
         DayLocks locks = new DayLocks();
@@ -239,7 +258,7 @@ public final class LoadMix {
         ServerMetrics metrics = cluster == null ? null : new ServerMetrics(cluster, stats);
         MixChaos chaos = new MixChaos(connection, TABLE, cluster, logs, stats, stop, options.splitEverySeconds * 1000L,
                 options.moveEverySeconds * 1000L, options.restartEverySeconds * 1000L, options.seed + 1);
-        MixOracle oracle = new MixOracle(connection, TABLE, table, questions, locks, stats, stop, options.checkEverySeconds * 1000L,
+        MixOracle oracle = new MixOracle(oracleConnection, TABLE, table, questions, locks, stats, stop, options.checkEverySeconds * 1000L,
                 options.wholeTableCheckEverySeconds * 1000L, options.seed + 2);
         Path work = Paths.get(options.out).toAbsolutePath().resolveSibling("load-mix-work");
         deleteTree(work);

@@ -13,7 +13,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.util.ToolRunner;
@@ -141,8 +140,7 @@ final class MixBulkLoads implements Runnable {
         long startMillis = stats.nowMillis();
         long start = System.nanoTime();
         try {
-            Configuration conf = new Configuration(connection.getConfiguration());
-            int exit = ToolRunner.run(conf, new BulkLoad(), load.args.toArray(new String[0]));
+            int exit = ToolRunner.run(LoadMix.bulkLoadConf(connection), new BulkLoad(), load.args.toArray(new String[0]));
             if (exit != 0) {
                 throw new IOException("BulkLoad exited with " + exit + " (" + String.join(" ", load.args) + "; its reason is in the"
                         + " client log, -Dloadmix.log)");

@@ -72,7 +72,8 @@ final class MixOracle implements Runnable {
     private static final MixKind[] DAY_QUESTIONS = {MixKind.POINT, MixKind.SEED2, MixKind.AGG_WHOLE, MixKind.INDEX_UNCOVERED,
         MixKind.POINT_RANGE, MixKind.AGG_GROUPS, MixKind.INDEX_COVERED, MixKind.AGG_INDEX};
 
-    private final Connection connection;
+    /** The connection of the oracle's plain scans (a short RPC timeout: HBase ends each of their calls within ~1 s). */
+    private final Connection oracleConnection;
     private final TableName dataTable;
     private final RowKeyTable table;
     private final MixQuestions questions;
@@ -88,9 +89,9 @@ final class MixOracle implements Runnable {
     private double quietSeconds;
     private int wholeTableChecks;
 
-    MixOracle(Connection connection, TableName dataTable, RowKeyTable table, MixQuestions questions, DayLocks locks, MixStats stats,
+    MixOracle(Connection oracleConnection, TableName dataTable, RowKeyTable table, MixQuestions questions, DayLocks locks, MixStats stats,
             AtomicBoolean stop, long checkEveryMillis, long wholeTableEveryMillis, long seed) {
-        this.connection = connection;
+        this.oracleConnection = oracleConnection;
         this.dataTable = dataTable;
         this.table = table;
         this.questions = questions;
@@ -130,7 +131,8 @@ final class MixOracle implements Runnable {
     /** One question of a few days, checked while those days are quiet. */
     private void checkDays(MixQuestions.Question q) throws InterruptedException {
         Tally tally = tally(q.kind);
-        if (!locks.acquireCheck(q.days, 5_000)) {
+        // Up to 30 s for a day's writes in flight to end (new ones go to other days meanwhile).
+        if (!locks.acquireCheck(q.days, 30_000)) {
             tally.skippedBusy++;
             return;
         }
@@ -273,7 +275,7 @@ final class MixOracle implements Runnable {
             folds.add(new TreeMap<>());
             answers.add(new Answer());
         }
-        try (Table data = connection.getTable(dataTable); ResultScanner rows = data.getScanner(scan)) {
+        try (Table data = oracleConnection.getTable(dataTable); ResultScanner rows = data.getScanner(scan)) {
             for (Result r : rows) {
                 if (r.getRow().length != schema.keyLength()) {
                     continue;

@@ -90,6 +90,9 @@ final class MixReport {
                 .append(", Java ").append(System.getProperty("java.specification.version")).append(", ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n\n");
         b.append("Load: ").append(loadSummary).append(".\n\n");
+        b.append(String.format(Locale.ROOT, "Client: hbase.rpc.timeout %,d ms (HBase ends a scan call at half of it, with a heartbeat"
+                + " if no row is ready), operation timeout 90 s, HBase's retries; the oracle's scans on a connection of its own"
+                + " with a 2 s RPC timeout.%n%n", options.rpcTimeoutMillis));
 
         b.append("## Throughput and latency\n\n");
         double seconds = endMillis / 1000.0;
