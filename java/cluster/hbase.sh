@@ -138,6 +138,9 @@ start() {
        acknowledged edit. The default, checksummed LocalFileSystem's hflush writes only whole
        512-byte chunks, into a buffered stream (Hadoop 2.10's FSOutputSummer.flush). -->
   <property><name>fs.file.impl</name><value>org.apache.hadoop.fs.RawLocalFileSystem</value></property>
+  <!-- Every call a handler holds over 2 s is logged (responseTooSlow, with its method and region):
+       the load test counts them by method and table. -->
+  <property><name>hbase.ipc.warn.response.time</name><value>2000</value></property>
   <!-- A killed RegionServer is noticed when its ZooKeeper session ends: 20 s, not 90. -->
   <property><name>zookeeper.session.timeout</name><value>20000</value></property>
 EOF

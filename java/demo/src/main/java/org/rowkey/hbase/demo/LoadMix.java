@@ -54,6 +54,9 @@ public final class LoadMix {
         int wholeTableCheckEverySeconds = 300;
         int rpcTimeoutMillis = 10_000;
         String out = "target/bench/load-mix.md";
+        /** The task's: its cluster ("2 RegionServers of 1g heap") and its options as typed, for the report. */
+        String clusterSaid;
+        String command;
         boolean keep;
         final List<String> args = new ArrayList<>();
 
@@ -95,6 +98,8 @@ public final class LoadMix {
                     case "--whole-check-every": o.wholeTableCheckEverySeconds = Integer.parseInt(v); break;
                     case "--rpc-timeout": o.rpcTimeoutMillis = Integer.parseInt(v); break;
                     case "--out": o.out = v; break;
+                    case "--cluster-said": o.clusterSaid = v; break;
+                    case "--command": o.command = v; break;
                     default: throw new IllegalArgumentException("unknown option " + a + "; " + USAGE);
                 }
             }
@@ -271,6 +276,8 @@ public final class LoadMix {
                 minutes(options.minutes), options.threads, options.bulkEverySeconds, options.splitEverySeconds,
                 options.moveEverySeconds, options.restartEverySeconds, cluster == null ? " (none: no --cluster)" : "",
                 options.checkEverySeconds, options.wholeTableCheckEverySeconds);
+        // The servers' logs say when in their clock's seconds: the slow calls from here on are the mix's.
+        java.time.LocalDateTime mixStarted = java.time.LocalDateTime.now().withNano(0);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < options.threads; i++) {
             threads.add(start("client-" + i, new MixWorkload(connection, TABLE, table, questions, locks, stats, stop, nextNewUrl,
@@ -307,7 +314,8 @@ public final class LoadMix {
         if (cluster != null) {
             monitor(chaos, metrics, stats);
         }
-        MixReport report = new MixReport(options, loadSummary, stats, metrics, oracle, chaos, bulk, locks, end);
+        List<SlowCalls.Call> slowCalls = logs == null ? null : SlowCalls.read(logs, mixStarted);
+        MixReport report = new MixReport(options, loadSummary, stats, metrics, oracle, chaos, bulk, locks, end, slowCalls);
         Path out = Paths.get(options.out);
         report.write(out);
         System.out.println();

@@ -31,9 +31,11 @@ final class MixReport {
     private final MixBulkLoads bulk;
     private final DayLocks locks;
     private final long endMillis;
+    /** The RegionServers' calls over 2 s during the mix, or null without their logs. */
+    private final List<SlowCalls.Call> slowCalls;
 
     MixReport(LoadMix.Options options, String loadSummary, MixStats stats, ServerMetrics metrics, MixOracle oracle, MixChaos chaos,
-            MixBulkLoads bulk, DayLocks locks, long endMillis) {
+            MixBulkLoads bulk, DayLocks locks, long endMillis, List<SlowCalls.Call> slowCalls) {
         this.options = options;
         this.loadSummary = loadSummary;
         this.stats = stats;
@@ -43,6 +45,7 @@ final class MixReport {
         this.bulk = bulk;
         this.locks = locks;
         this.endMillis = endMillis;
+        this.slowCalls = slowCalls;
     }
 
     static Path chartPath(Path markdown) {
@@ -84,11 +87,13 @@ final class MixReport {
     private String markdown(String chartFile) {
         StringBuilder b = new StringBuilder();
         b.append("# Load test: the demo's table under a mixed load, against a real cluster\n\n");
-        b.append("Command: `cargo make bench-load-mix ").append(passedOptions()).append("` (").append(java.time.LocalDate.now())
-                .append("); ").append(LoadMix.minutes(endMillis / 60_000.0)).append(" of mix, ").append(options.threads)
-                .append(" client threads; HBase client ").append(org.apache.hadoop.hbase.util.VersionInfo.getVersion())
-                .append(", Java ").append(System.getProperty("java.specification.version")).append(", ")
-                .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n\n");
+        b.append("Command: `cargo make bench-load-mix ").append(options.command != null ? options.command : passedOptions())
+                .append("` (").append(java.time.LocalDate.now()).append("); ").append(LoadMix.minutes(endMillis / 60_000.0))
+                .append(" of mix, ").append(options.threads).append(" client threads; ")
+                .append(options.clusterSaid != null ? options.clusterSaid + ", each its own process (hbase.sh), HBase " : "HBase client ")
+                .append(org.apache.hadoop.hbase.util.VersionInfo.getVersion()).append(", Java ")
+                .append(System.getProperty("java.specification.version")).append(", ").append(Runtime.getRuntime().availableProcessors())
+                .append(" cores.\n\n");
         b.append("Load: ").append(loadSummary).append(".\n\n");
         b.append(String.format(Locale.ROOT, "Client: hbase.rpc.timeout %,d ms (HBase ends a scan call at half of it, with a heartbeat"
                 + " if no row is ready), operation timeout 90 s, HBase's retries; the oracle's scans on a connection of its own"
@@ -151,6 +156,26 @@ final class MixReport {
                     + " (VmHWM, the peak resident set of the process now running; VmRSS). HBase's `_max` is the largest since its"
                     + " previous sample, so these are the largest of the run, but for the calls of a RegionServer killed before"
                     + " its next sample. A restarted RegionServer's figures start again from its new process.\n\n");
+        }
+
+        if (slowCalls != null) {
+            b.append(String.format(Locale.ROOT, "### Calls a handler held over 2 s: %,d%n%n", slowCalls.size()));
+            if (!slowCalls.isEmpty()) {
+                b.append("| method on table | calls | longest (ms) |\n|---|---:|---:|\n");
+                for (Map.Entry<String, long[]> e : SlowCalls.byMethodAndTable(slowCalls).entrySet()) {
+                    b.append(String.format(Locale.ROOT, "| %s | %,d | %,d |%n", e.getKey(), e.getValue()[0], e.getValue()[1]));
+                }
+                List<SlowCalls.Call> slowest = new ArrayList<>(slowCalls);
+                slowest.sort((x, y) -> Long.compare(y.millis, x.millis));
+                b.append("\nThe slowest:\n\n");
+                for (SlowCalls.Call c : slowest.subList(0, Math.min(5, slowest.size()))) {
+                    b.append(String.format(Locale.ROOT, "- %s %s, %s, %,d ms: `%s`%n", c.server, c.at.toLocalTime(), c.method, c.millis,
+                            c.param.replace("`", "'")));
+                }
+            }
+            b.append("\nFrom HBase's own `(responseTooSlow)` lines in the RegionServers' logs (hbase.ipc.warn.response.time ="
+                    + " 2000 in hbase.sh's pseudo-distributed mode), from the mix's start; a scan or aggregate call is one RPC of"
+                    + " a query, not the query.\n\n");
         }
 
         b.append("## Chaos\n\n");
@@ -224,8 +249,8 @@ final class MixReport {
         List<String> shown = new ArrayList<>();
         for (int i = 0; i < options.args.size(); i++) {
             String a = options.args.get(i);
-            // The task's own: a random ZooKeeper port, the script's path, the report's default place.
-            if (a.equals("--zookeeper") || a.equals("--cluster")) {
+            // The task's own: a random ZooKeeper port, the script's path, what it says of itself.
+            if (a.equals("--zookeeper") || a.equals("--cluster") || a.equals("--cluster-said") || a.equals("--command")) {
                 i++;
                 continue;
             }
@@ -360,7 +385,7 @@ final class MixReport {
         }
         String[] markerNames = {"restart", "split", "move", "bulk load", "unplanned death"};
         for (int m = 0; m < markerNames.length; m++) {
-            int x = LEFT + 380 + m * 95;
+            int x = LEFT + 330 + m * 90;
             b.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\""
                     + " stroke-dasharray=\"%s\"/>%n", x, x, height - 24, height - 8, MARKER_COLORS[m], MARKER_DASHES[m]));
             b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s</text>%n", x + 5, height - 12, markerNames[m]));
