@@ -239,7 +239,7 @@ final class MixReport {
         for (MixKind k : MixKind.values()) {
             b.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", k.label,
                     k.group == MixKind.Group.BULK ? "every " + options.bulkEverySeconds + " s, its own thread"
-                            : String.format(Locale.ROOT, "%.0f%%", 100 * MixWorkload.share(k)), k.description));
+                            : String.format(Locale.ROOT, "%.1f%%", 100 * MixWorkload.share(k)), k.description));
         }
         return b.toString();
     }
