@@ -238,7 +238,12 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             long scanned = rest.countOfRowsScanned.get();
             long filtered = rest.countOfRowsFiltered.get();
             try {
-                return foldSome(result, timed);
+                boolean more = foldSome(result, timed);
+                if (more && result.isEmpty()) {
+                    // The budget went on rows that fold nothing: end this RPC with a heartbeat.
+                    RowKeyScannerContexts.endCallNow(context);
+                }
+                return more;
             } catch (IOException e) {
                 throw e;
             } catch (IllegalArgumentException e) {
