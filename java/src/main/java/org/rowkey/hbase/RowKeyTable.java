@@ -265,8 +265,10 @@ public final class RowKeyTable {
         }
         IndexSpec building = index.toSpec(IndexState.BUILDING);
         // The new index in a catalog read under the lease: refused by name when taken, or during a load.
+        // Its generation is the version this change writes: a name dropped and added again gets another.
         CatalogChange addBuilding = (data, current) -> {
-            Catalog added = Catalog.parse(current.spec().toBuilder().addIndexes(building).build().toByteArray());
+            IndexSpec numbered = building.toBuilder().setGeneration(catalogVersion(name, data) + 1).build();
+            Catalog added = Catalog.parse(current.spec().toBuilder().addIndexes(numbered).build().toByteArray());
             IndexBackfill.refuseDuringLoad(name, data);
             checkCoveredFamilies(building, name, familyNames(data));
             return added;
@@ -552,9 +554,11 @@ public final class RowKeyTable {
     private final class Replanning implements ResultScanner {
         private final RowKeyQuery query;
         private Described planned;
+        private boolean readsIndex;
         private ResultScanner scanner;
         private boolean returned;
         private boolean replanned;
+        private boolean ended;
 
         Replanning(RowKeyQuery query, Described known) throws IOException {
             this.query = query;
@@ -564,15 +568,27 @@ public final class RowKeyTable {
         private ResultScanner open(Described known) throws IOException {
             Planned<QueryPlan> plan = planned(known, d -> plan(query, d, false), QueryPlan::readsIndex);
             planned = plan.from;
+            readsIndex = plan.plan.readsIndex();
             return plan.plan.open();
         }
 
         @Override
         public Result next() throws IOException {
+            if (ended) {
+                return null;
+            }
             try {
                 Result r = scanner.next();
                 returned |= r != null;
+                if (r == null) {
+                    ended = true;
+                    if (readsIndex) {
+                        checkIndexesKept(planned);
+                    }
+                }
                 return r;
+            } catch (IndexChangedException e) {
+                throw e;
             } catch (IOException e) {
                 if (returned || replanned || !tableGone(e)) {
                     throw e;
@@ -656,16 +672,55 @@ public final class RowKeyTable {
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
         Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false), RowKeyTable::readsIndex);
         try {
-            return new AggregateReader(connection, name, planned.from.catalog, planned.plan, query, aggregation).run();
+            return aggregate(planned, query, aggregation);
         } catch (IOException e) {
-            // An index another client dropped since: the answer is read again from the fresh plan,
-            // from the start (an aggregate returns nothing before it ends).
-            Described fresh = tableGone(e) ? reread(planned.from) : planned.from;
+            // An index another client dropped since, or dropped and added again while this ran: the
+            // answer is read again from the fresh plan, from the start (an aggregate returns nothing
+            // before it ends).
+            Described fresh = tableGone(e) || e instanceof IndexChangedException ? reread(planned.from) : planned.from;
             if (fresh == planned.from) {
                 throw e;
             }
-            return new AggregateReader(connection, name, fresh.catalog, aggregatePlan(query, aggregation, fresh, false), query,
-                    aggregation).run();
+            return aggregate(new Planned<>(aggregatePlan(query, aggregation, fresh, false), fresh), query, aggregation);
+        }
+    }
+
+    private AggregationResult aggregate(Planned<TablePlan> planned, RowKeyQuery query, Aggregation aggregation)
+            throws IOException {
+        AggregationResult result = new AggregateReader(connection, name, planned.from.catalog, planned.plan, query, aggregation)
+                .run();
+        if (readsIndex(planned.plan)) {
+            checkIndexesKept(planned.from);
+        }
+        return result;
+    }
+
+    /**
+     * At the end of a read through an index: the indexes {@code planned} had ACTIVE, as the
+     * descriptor says now (one call to the master). One dropped and added again under its name
+     * while the read ran (another generation or definition) may have handed the read rows of the
+     * new index, half built or on other fields: the read fails with {@link IndexChangedException}.
+     * One dropped and not added again fails nothing here: its table went with it, so a read that
+     * still needed it met HBase's error. (Every ACTIVE index is checked, not only those the plan
+     * read: a false alarm costs a read again, a miss a wrong answer.)
+     */
+    private void checkIndexesKept(Described planned) throws IOException {
+        Described now = reread(planned);
+        if (now == planned) {
+            return;
+        }
+        for (IndexSpec read : planned.catalog.indexes()) {
+            int at = now.catalog.indexNumber(read.getName());
+            if (read.getState() != IndexState.ACTIVE || at < 0) {
+                continue;
+            }
+            IndexSpec current = now.catalog.indexes().get(at);
+            if (!current.toBuilder().setState(IndexState.ACTIVE).build().equals(read)) {
+                throw new IndexChangedException("index '" + read.getName() + "' of table " + name + " was dropped and added"
+                        + " again by another client while this read of it ran (generation " + read.getGeneration() + " on "
+                        + read.getFieldsList() + ", now " + current.getGeneration() + " on " + current.getFieldsList() + ", "
+                        + current.getState() + "): the read may have met the new index's rows; read again");
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -8,10 +9,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -35,13 +39,17 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
     private final RowKeySchema schema = RowKeySchema.builder().int32("user").int32("code").int32("day").build();
 
     private RowKeyTable create(String table, long[] timestamps, RowKeyIndex... indexes) throws IOException {
+        return create(table, ROWS, timestamps, indexes);
+    }
+
+    private RowKeyTable create(String table, int rows, long[] timestamps, RowKeyIndex... indexes) throws IOException {
         TableName name = TableName.valueOf(table);
         try (Admin admin = connection().getAdmin()) {
             RowKeyTable.create(admin, name, schema, Arrays.asList(indexes), F);
         }
         try (Table t = connection().getTable(name)) {
             List<Put> puts = new ArrayList<>();
-            for (int user = 0; user < ROWS; user++) {
+            for (int user = 0; user < rows; user++) {
                 puts.add(new Put(schema.encode(TestData.map("user", user, "code", user % 4, "day", user % 7)))
                         .addColumn(F, Q, timestamps[user % timestamps.length], Bytes.toBytes("v" + user)));
             }
@@ -90,6 +98,48 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         assertEquals(expected, users(stale.scan(query)));
         assertEquals(expected.size(), count(stale, query));
         assertEquals(truth("replaced_index", "day", 3), users(stale.scan(RowKeyQuery.on(schema).eq("day", 3))));
+    }
+
+    @Test
+    void anIndexDroppedAndAddedAgainWhileAScanReadsItFailsTheScanInsteadOfAnsweringFromTheNewOne() throws IOException {
+        // Regression (issue 34): a read planned on by_code(code) went on into the new by_code(day)
+        // after the swap, and answered from its rows without an error.
+        // 6,000 rows of code 1: more than the two batches of index rows a read holds (IndexResultScanner,
+        // 1,024 each), so the read goes back to the index after the swap.
+        create("swapped_mid_read", 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        TableName name = TableName.valueOf("swapped_mid_read");
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
+        TreeSet<Integer> expected = truth("swapped_mid_read", "code", 1);
+        Configuration smallTurns = new Configuration(conf());
+        smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5); // the read goes on in many round trips
+        try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
+            RowKeyTable table = RowKeyTable.open(reader, name);
+            assertTrue(table.explain(query).contains("by_code"), table.explain(query));
+            TreeSet<Integer> got = new TreeSet<>();
+            IOException failure = null;
+            try (ResultScanner scanner = table.scan(query)) {
+                for (int i = 0; i < 10; i++) {
+                    got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
+                }
+                RowKeyTable other = RowKeyTable.open(connection(), name);
+                other.dropIndex("by_code");
+                other.addIndex(RowKeyIndex.of("by_code", "day"));
+                for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                    got.add(((Number) schema.decode(r.getRow()).get("user")).intValue());
+                }
+            } catch (IOException e) {
+                failure = e;
+            }
+            System.out.println("CatalogChangesIT: a scan across a drop and re-add of its index: " + got.size() + " of "
+                    + expected.size() + " rows, " + (failure == null ? "no error" : failure.toString()));
+            // Exact, or an error; never other rows. The read meets the new index's rows here, so it fails.
+            assertTrue(failure instanceof IndexChangedException, "the scan read " + got.size() + " rows (" + expected.size()
+                    + " expected, " + (got.equals(expected) ? "the same" : "others") + ") and ended with " + failure);
+            assertTrue(failure.getMessage().contains("'by_code'"), failure.getMessage());
+            // Read again, it answers from the new index's catalog, exactly.
+            assertEquals(expected, users(table.scan(query)));
+            assertEquals(expected.size(), count(table, query));
+        }
     }
 
     @Test
