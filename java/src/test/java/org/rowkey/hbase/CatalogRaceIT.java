@@ -47,7 +47,7 @@ class CatalogRaceIT extends HBaseMiniClusterBase {
     private static final byte[] Q = Bytes.toBytes("q");
     private static final int ROWS = 200;
     private static final int CLIENTS = 3;
-    private static final int ROUNDS = 4;
+    private static final int ROUNDS = 2;
     /** The fields each client indexes, by client. */
     private static final String[][] FIELDS = {{"code"}, {"day"}, {"day", "code"}};
 

@@ -124,7 +124,7 @@ class SeedTableIT extends HBaseMiniClusterBase {
     void randomQueriesMatchTheOracleWithEveryComparator() throws IOException {
         Random random = new Random(7);
         int nonEmpty = 0;
-        for (int q = 0; q < 60; q++) {
+        for (int q = 0; q < 40; q++) {
             Condition[] where = randomQuery(random, rows);
             TreeSet<String> expected = oracle(where);
             nonEmpty += expected.isEmpty() ? 0 : 1;
@@ -142,7 +142,7 @@ class SeedTableIT extends HBaseMiniClusterBase {
             Filter seedStyle = seedStyleFilter(where, random);
             assertEquals(expected, new TreeSet<>(hexes(scanRowKeys(table, seedStyle))), "seed-style filter list, " + label);
         }
-        assertTrue(nonEmpty >= 20, "random queries should often have answers: " + nonEmpty);
+        assertTrue(nonEmpty >= 13, "random queries should often have answers: " + nonEmpty);
     }
 
     @Test
