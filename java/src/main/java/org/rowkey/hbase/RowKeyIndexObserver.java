@@ -42,12 +42,15 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
+import org.apache.hadoop.hbase.ipc.RpcCall;
+import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.Shipper;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,6 +95,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
 
     /** The rows whose UNVERIFIED marks this handler wrote for the mini-batch under way, for its post step. */
     private final ThreadLocal<List<byte[]>> marks = new ThreadLocal<>();
+    /** When the mini-batch under way must be done with its index writes, both steps (System.nanoTime). */
+    private final ThreadLocal<Long> indexDeadline = new ThreadLocal<>();
 
     private TableName dataTable;
     private Catalog catalog;
@@ -248,6 +253,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch) throws IOException {
         marks.remove();
+        indexDeadline.remove();
         try {
             if (catalogError != null) {
                 throw new DoNotRetryIOException(catalogError);
@@ -255,6 +261,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             if (indexTables.length == 0) {
                 return;
             }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(indexWriteBudgetMillis());
+            indexDeadline.set(deadline);
             Map<ByteBuffer, byte[][]> rows = new java.util.LinkedHashMap<>();
             java.util.Set<ByteBuffer> withTtl = new java.util.HashSet<>();
             for (int op = 0; op < batch.size(); op++) {
@@ -300,7 +308,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                             mark));
                 }
             }
-            writeIndexes(perIndex, true);
+            writeIndexes(perIndex, deadline, true);
         } catch (IOException e) {
             throw e;
         } catch (Throwable t) {
@@ -319,6 +327,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             MiniBatchOperationInProgress<Mutation> batch, boolean success) {
         List<byte[]> marked = marks.get();
         marks.remove();
+        Long deadline = indexDeadline.get();
+        indexDeadline.remove();
         if (marked == null || marked.isEmpty()) {
             return;
         }
@@ -356,7 +366,9 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     perIndex.get(i).add(m.setDurability(Durability.SKIP_WAL));
                 }
             }
-            writeIndexes(perIndex, false);
+            // What the first step left of the batch's budget: a handler is held for one budget in all.
+            writeIndexes(perIndex, deadline != null ? deadline
+                    : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(writeTimeoutMillis), false);
         } catch (Throwable t) {
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
@@ -551,11 +563,25 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /**
-     * Sends each index table its mutations, all at once (the first in this thread, the others by the
-     * pool), and waits no longer than the write timeout for them.
+     * The milliseconds a mini-batch's index writes may take, both steps together: the write timeout,
+     * or less when the client's call has less time left (three quarters of it: the data write itself
+     * and the answer need the rest), so the handler is free before the client gives up on it.
      */
-    private void writeIndexes(List<List<Row>> perIndex, boolean before) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(writeTimeoutMillis);
+    private long indexWriteBudgetMillis() {
+        long budget = writeTimeoutMillis;
+        Optional<RpcCall> call = RpcServer.getCurrentCall();
+        if (call.isPresent() && call.get().getTimeout() > 0) {
+            long left = call.get().getDeadline() - EnvironmentEdgeManager.currentTime();
+            budget = Math.min(budget, Math.max(1, left * 3 / 4));
+        }
+        return budget;
+    }
+
+    /**
+     * Sends each index table its mutations, all at once (the first in this thread, the others by the
+     * pool), and waits for them no longer than {@code deadline} (System.nanoTime).
+     */
+    private void writeIndexes(List<List<Row>> perIndex, long deadline, boolean before) throws IOException {
         List<Future<?>> others = new ArrayList<>();
         for (int i = 1; i < perIndex.size(); i++) {
             int index = i;
@@ -615,8 +641,14 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     private IOException timedOut(TableName table, boolean before) {
-        return new IOException("hbase-rowkey: index " + table + " did not take its writes within " + writeTimeoutMillis
-                + " ms (" + WRITE_TIMEOUT_KEY + ")" + (before ? "; the data was not written" : ""));
+        return notTaken(table, before, null);
+    }
+
+    /** The error of index writes that failed or ran out of the batch's budget, naming the index table. */
+    private IOException notTaken(TableName table, boolean before, IOException cause) {
+        return new IOException("hbase-rowkey: index " + table + " did not take its writes within the batch's budget (at most "
+                + writeTimeoutMillis + " ms, " + WRITE_TIMEOUT_KEY + ", or 3/4 of the time the client's call had left)"
+                + (before ? "; the data was not written" : "") + (cause == null ? "" : ": " + cause.getMessage()), cause);
     }
 
     /** Writes one index table's mutations within what is left until {@code deadline} (System.nanoTime). */
@@ -632,6 +664,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         try (Table table = connection.getTableBuilder(indexTables[index], null).setOperationTimeout(millis)
                 .setRpcTimeout(Math.max(1, millis / 2)).build()) {
             table.batch(mutations, new Object[mutations.size()]);
+        } catch (IOException e) {
+            throw notTaken(indexTables[index], before, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("hbase-rowkey: interrupted while writing index " + indexTables[index], e);
