@@ -30,6 +30,7 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Scan;
@@ -644,6 +645,21 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         return notTaken(table, before, null);
     }
 
+    /**
+     * After a failed write to an index table, where its regions are is read from hbase:meta again.
+     * A RegionServer remembers a region it closed for a move as "moved to" its destination for 2
+     * minutes and keeps that when the region comes back: a region moved A to B, back, to B again and
+     * split there leaves each server sending the client to the other, and a client that follows
+     * "moved" answers never reads meta (the load test: writes indexed there failed for 2 minutes).
+     */
+    private void forgetLocations(TableName table, IOException failure) {
+        try (RegionLocator locator = connection.getRegionLocator(table)) {
+            locator.clearRegionLocationCache();
+        } catch (IOException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
     /** The error of index writes that failed or ran out of the batch's budget, naming the index table. */
     private IOException notTaken(TableName table, boolean before, IOException cause) {
         return new IOException("hbase-rowkey: index " + table + " did not take its writes within the batch's budget (at most "
@@ -665,6 +681,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 .setRpcTimeout(Math.max(1, millis / 2)).build()) {
             table.batch(mutations, new Object[mutations.size()]);
         } catch (IOException e) {
+            forgetLocations(indexTables[index], e);
             throw notTaken(indexTables[index], before, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -27,6 +27,8 @@ import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
@@ -207,6 +209,69 @@ class RegionServerFaultIT extends HBaseMiniClusterBase {
             }
         }
         return false;
+    }
+
+    /**
+     * Regression (issue 35, the load test): a RegionServer remembers a region it closed for a move as
+     * "moved to" its destination for 2 minutes, and does not forget it when the region comes back.
+     * An index region moved A to B, back to A, to B again and split there leaves B saying "moved to A"
+     * and A "moved to B": the index observer's connection, whose cache held the parent, was sent back
+     * and forth without ever reading hbase:meta, and every write indexed there failed for 2 minutes.
+     * Now a failed index write clears the connection's locations of that index table, so the
+     * client's retry of the write finds the daughters.
+     */
+    @Test
+    @Order(0)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void writesGoOnAfterAnIndexRegionMovedBackAndForthAndSplit() throws Exception {
+        RowKeySchema s = RowKeySchema.builder().int32("id").int32("code").build();
+        TableName data = TableName.valueOf("moved_index");
+        TableName index = RowKeyTable.indexTableName(data, "by_code");
+        byte[] f = Bytes.toBytes("f");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, data, s, Arrays.asList(RowKeyIndex.of("by_code", "code")), f);
+        }
+        Configuration patient = new Configuration(conf());
+        patient.setInt("hbase.rpc.timeout", 8_000); // an index budget of 6 s a try
+        patient.setInt("hbase.client.operation.timeout", 60_000);
+        List<ServerName> servers = cluster().getRegionServerAddresses();
+        try (Connection connection = ConnectionFactory.createConnection(patient); Table t = connection.getTable(data);
+                Admin admin = connection.getAdmin()) {
+            int[] id = {0};
+            Condition written = () -> {
+                t.put(new Put(s.encode(TestData.map("id", id[0], "code", 100 * id[0]))).addColumn(f, f, f));
+                id[0]++;
+                return true;
+            };
+            written.holds(); // the observer's connection caches the index region's place
+            RegionInfo region = admin.getRegions(index).get(0);
+            ServerName first = locate(connection, index);
+            ServerName other = servers.get(0).equals(first) ? servers.get(1) : servers.get(0);
+            for (ServerName to : Arrays.asList(other, first, other)) {
+                admin.move(region.getEncodedNameAsBytes(), to);
+                waitFor(() -> to.equals(locate(connection, index)), 60, "the index region on " + to);
+                written.holds(); // the observer learns where it went
+            }
+            // Split above every code written: the writes after it go to the lower daughter.
+            admin.split(index, RowKeySchema.builder().int32("code").build().encode(TestData.map("code", 5_000)));
+            waitFor(() -> admin.getRegions(index).size() == 2, 60, "the index region split");
+            long t0 = System.nanoTime();
+            for (int i = 0; i < 3; i++) {
+                written.holds();
+            }
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+            System.out.println("RegionServerFaultIT: 3 writes after the index region moved " + first + " -> " + other
+                    + " -> back -> again and split: " + millis + " ms");
+            assertEquals(id[0], RowKeyTable.open(connection, data).aggregate(RowKeyQuery.on(s),
+                    Aggregation.on(s).count()).rows().get(0).longValue(0));
+        }
+    }
+
+    private static ServerName locate(Connection connection, TableName table) throws IOException {
+        try (RegionLocator locator = connection.getRegionLocator(table)) {
+            locator.clearRegionLocationCache();
+            return locator.getAllRegionLocations().get(0).getServerName();
+        }
     }
 
     @Test
