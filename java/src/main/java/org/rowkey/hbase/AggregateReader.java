@@ -96,7 +96,7 @@ final class AggregateReader {
         // ranges, and each partial is merged by the task that read it, as it arrives (one partial a
         // turn of the connection's fair pool): the client holds the merged groups, bounded by its own
         // byte limit, and at most one partial per region being read, never a region's worth of them.
-        long maxBytes = connection.getConfiguration().getLong(RowKeyAggregateObserver.MAX_BYTES_SETTING, 0);
+        long maxBytes = connection.getConfiguration().getLong(CoprocessorWire.AGGREGATE_MAX_BYTES, 0);
         int indexKeyLength = throughIndex ? catalog.indexSchema(index).keyLength() : 0;
         try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
                 ParallelScanner<byte[]> partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
@@ -132,16 +132,16 @@ final class AggregateReader {
     private static List<byte[]> mergeEach(List<Result> read, NativeAggregator merged, TableName source, int indexKeyLength) {
         List<byte[]> toCheck = new ArrayList<>();
         for (Result r : read) {
-            Cell partial = cell(r, RowKeyAggregateObserver.PARTIAL_QUALIFIER);
+            Cell partial = cell(r, CoprocessorWire.PARTIAL_QUALIFIER);
             if (partial == null) {
                 throw new IllegalStateException("table " + source + " does not aggregate in its regions: it has no "
-                        + RowKeyAggregateObserver.class.getName() + " coprocessor (RowKeyTable.create installs it; add it"
+                        + CoprocessorWire.AGGREGATE_OBSERVER + " coprocessor (RowKeyTable.create installs it; add it"
                         + " to the descriptor of a table made otherwise, docs/aggregates.md)");
             }
             synchronized (merged) {
                 merged.merge(partial.getValueArray(), partial.getValueOffset(), partial.getValueLength());
             }
-            Cell check = cell(r, RowKeyAggregateObserver.CHECK_QUALIFIER);
+            Cell check = cell(r, CoprocessorWire.CHECK_QUALIFIER);
             if (check != null) {
                 byte[] keys = CellUtil.cloneValue(check);
                 for (int at = 0; at + indexKeyLength <= keys.length; at += indexKeyLength) {
@@ -163,7 +163,7 @@ final class AggregateReader {
                     : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), first));
         }
         // One partial per call: each RPC folds one budget's worth of rows.
-        return scan.setAttribute(RowKeyAggregateObserver.REQUEST_ATTRIBUTE, request).setCaching(1).setScanMetricsEnabled(true);
+        return scan.setAttribute(CoprocessorWire.AGGREGATE_REQUEST, request).setCaching(1).setScanMetricsEnabled(true);
     }
 
     /** How the regions are read: chunks, and how many are folded at once. */

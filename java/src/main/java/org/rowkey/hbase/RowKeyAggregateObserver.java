@@ -56,7 +56,7 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
     private static final Logger LOG = LoggerFactory.getLogger(RowKeyAggregateObserver.class);
 
     /** The Scan attribute holding a serialized {@code AggregateRequest}. */
-    public static final String REQUEST_ATTRIBUTE = "rowkey.aggregate";
+    public static final String REQUEST_ATTRIBUTE = CoprocessorWire.AGGREGATE_REQUEST;
     /**
      * The setting of the bytes one request's groups may hold (docs/aggregates.md, "Memory bound"),
      * read from the RegionServer's configuration, and from the client's for its merge: unset or 0,
@@ -64,16 +64,10 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
      * ({@link Aggregation#maxBytes}), never more. A new group past it fails the call with a
      * {@link DoNotRetryIOException} naming it.
      */
-    public static final String MAX_BYTES_SETTING = "rowkey.aggregate.max.bytes";
-    /** The qualifier of the partial state cell: a NUL first, which no column of this library's tables uses. */
-    static final byte[] PARTIAL_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.partial");
-    /** The qualifier of the cell listing index row keys the client checks (sorts before the partial). */
-    static final byte[] CHECK_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.check");
+    public static final String MAX_BYTES_SETTING = CoprocessorWire.AGGREGATE_MAX_BYTES;
 
-    /** Rows and time one call may fold when the request does not say, and the most it may ask. */
-    static final int DEFAULT_ROW_BUDGET = 5_000_000;
+    /** The most rows one call may fold, whatever the request asks. */
     static final int MAX_ROW_BUDGET = 100_000_000;
-    static final int DEFAULT_TIME_BUDGET_MS = 1_000;
     /** At most this part of the RPC timeout: a call always answers well within it. */
     private static final int RPC_TIMEOUT_SHARE = 4;
     /** Bytes of index row keys one call returns for checking before it ends early. */
@@ -81,7 +75,7 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
     /** The request's serialized size limit (as every native message). */
     private static final int MAX_REQUEST_BYTES = 1 << 20;
 
-    private int maxTimeBudgetMs = DEFAULT_TIME_BUDGET_MS * 10;
+    private int maxTimeBudgetMs = CoprocessorWire.DEFAULT_TIME_BUDGET_MS * 10;
     /** This server's {@value #MAX_BYTES_SETTING} (0: the default). */
     private long maxBytes;
 
@@ -148,8 +142,9 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
         } catch (IllegalArgumentException e) {
             throw new DoNotRetryIOException("hbase-rowkey: aggregate request refused: " + e.getMessage());
         }
-        int rows = request.getRowBudget() == 0 ? DEFAULT_ROW_BUDGET : Math.min(request.getRowBudget(), MAX_ROW_BUDGET);
-        int millis = Math.min(request.getTimeBudgetMs() == 0 ? DEFAULT_TIME_BUDGET_MS : request.getTimeBudgetMs(),
+        int rows = request.getRowBudget() == 0 ? CoprocessorWire.DEFAULT_ROW_BUDGET
+                : Math.min(request.getRowBudget(), MAX_ROW_BUDGET);
+        int millis = Math.min(request.getTimeBudgetMs() == 0 ? CoprocessorWire.DEFAULT_TIME_BUDGET_MS : request.getTimeBudgetMs(),
                 maxTimeBudgetMs);
         return new Request(aggregator, rows, millis, request.getIndexRows(), request.getCheckEveryRow());
     }
@@ -318,9 +313,9 @@ public final class RowKeyAggregateObserver implements RegionCoprocessor, RegionO
             }
             byte[] key = CellUtil.cloneRow(lastRow);
             if (checks.size() > 0) {
-                result.add(cell(key, CHECK_QUALIFIER, checks.toByteArray()));
+                result.add(cell(key, CoprocessorWire.CHECK_QUALIFIER, checks.toByteArray()));
             }
-            result.add(cell(key, PARTIAL_QUALIFIER, request.aggregator.takePartial()));
+            result.add(cell(key, CoprocessorWire.PARTIAL_QUALIFIER, request.aggregator.takePartial()));
             return more;
         }
 

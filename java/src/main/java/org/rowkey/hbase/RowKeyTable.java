@@ -188,7 +188,7 @@ public final class RowKeyTable {
             data.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f));
         }
         // With no index too: it gives filter-language queries (RowKeyWhere) the catalog's schema.
-        data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.INDEX_OBSERVER).build());
         return data.setCoprocessor(aggregateObserver()).build();
     }
 
@@ -221,7 +221,7 @@ public final class RowKeyTable {
 
     /** The coprocessor that aggregates inside the regions ({@link #aggregate}), on the data table and every index table. */
     private static org.apache.hadoop.hbase.client.CoprocessorDescriptor aggregateObserver() {
-        return CoprocessorDescriptorBuilder.newBuilder(RowKeyAggregateObserver.class.getName()).build();
+        return CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.AGGREGATE_OBSERVER).build();
     }
 
     /**
@@ -481,10 +481,10 @@ public final class RowKeyTable {
         TableDescriptorBuilder builder = TableDescriptorBuilder.newBuilder(data)
                 .setValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY), catalog.toByteArray())
                 .setValue(Bytes.toBytes(Catalog.VERSION_KEY), Bytes.toBytes(Long.toString(version)));
-        if (!data.hasCoprocessor(RowKeyIndexObserver.class.getName())) {
-            builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(RowKeyIndexObserver.class.getName()).build());
+        if (!data.hasCoprocessor(CoprocessorWire.INDEX_OBSERVER)) {
+            builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.INDEX_OBSERVER).build());
         }
-        if (!data.hasCoprocessor(RowKeyAggregateObserver.class.getName())) {
+        if (!data.hasCoprocessor(CoprocessorWire.AGGREGATE_OBSERVER)) {
             builder.setCoprocessor(aggregateObserver());
         }
         admin.modifyTable(builder.build());
@@ -540,7 +540,9 @@ public final class RowKeyTable {
      * different regions (salt buckets, IN values, a long range) are read at once by the
      * connection's pool ({@link ParallelScanner}: {@code rowkey.scan.threads}, default 16), rows
      * still in order unless {@link RowKeyQuery#unordered}; {@link RowKeyQuery#serial} reads one
-     * range after another.
+     * range after another. A read through an index that another client dropped and added again
+     * while it ran ends with {@link IndexChangedException} from its last {@code next()} instead of
+     * its end (its rows may have come from the new index).
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         return new Replanning(query, described);
@@ -747,9 +749,9 @@ public final class RowKeyTable {
             s.append("; the fold skips rows of another key length, so the scan has no per-row filter");
         }
         s.append("; one partial state per call, every ")
-                .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : RowKeyAggregateObserver.DEFAULT_ROW_BUDGET)
+                .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : CoprocessorWire.DEFAULT_ROW_BUDGET)
                 .append(" rows or ").append(aggregation.timeBudgetMs() > 0 ? aggregation.timeBudgetMs()
-                        : RowKeyAggregateObserver.DEFAULT_TIME_BUDGET_MS).append(" ms\n");
+                        : CoprocessorWire.DEFAULT_TIME_BUDGET_MS).append(" ms\n");
         s.append("on the client: partial states merged");
         if (!plan.getIndex().isEmpty()) {
             s.append("; the data rows of returned index keys read and folded (a row that does not exist is not counted)");

@@ -73,6 +73,37 @@ class ArchitectureTest {
         assertEquals(Collections.emptyList(), violations, "RegionServer-side classes referring to client or MapReduce classes");
     }
 
+    /** Classes of ours that reach hbase-server: the coprocessors, and classes that refer to them. */
+    private static final Pattern HBASE_SERVER = Pattern.compile(
+            "org/apache/hadoop/hbase/(regionserver|coprocessor)/|org/apache/hadoop/hbase/ipc/Rpc(Server|Call)\\b");
+
+    /**
+     * An application's class path has hbase-client, not hbase-server: only the coprocessors (which
+     * a RegionServer loads) may need it, and no other class of ours refers to them. The client names
+     * them by {@link CoprocessorWire}'s strings. Before: {@code RowKeyTable.create} loaded
+     * {@code RowKeyIndexObserver.class} and failed with {@code NoClassDefFoundError: RegionCoprocessor}.
+     */
+    @Test
+    void onlyTheCoprocessorsNeedHBaseServer() throws Exception {
+        Map<String, Set<String>> references = topLevelClasses();
+        Set<String> needServer = new TreeSet<>(SERVER_CLASSES.keySet());
+        for (boolean grew = true; grew; ) {
+            grew = false;
+            for (Map.Entry<String, Set<String>> e : references.entrySet()) {
+                if (!needServer.contains(e.getKey()) && !java.util.Collections.disjoint(e.getValue(), needServer)) {
+                    grew |= needServer.add(e.getKey());
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(java.util.Arrays.asList("RowKeyAggregateObserver", "RowKeyIndexObserver")), needServer,
+                "classes of ours that need hbase-server on the class path");
+        assertEquals(RowKeyIndexObserver.class.getName(), CoprocessorWire.INDEX_OBSERVER);
+        assertEquals(RowKeyAggregateObserver.class.getName(), CoprocessorWire.AGGREGATE_OBSERVER);
+    }
+
+    /** The classes that refer to hbase-server's packages, with what they refer to (filled by {@link #topLevelClasses}). */
+    private static final Map<String, Set<String>> SERVER_CLASSES = new TreeMap<>();
+
     /** The join kernel stands alone: its classes refer to each other and to nothing else of ours but {@code RunsIn}. */
     @Test
     void theJoinKernelRefersToNothingElseOfOurs() throws Exception {
@@ -147,6 +178,10 @@ class ArchitectureTest {
         String top = topLevel(file.substring(0, file.length() - ".class".length()));
         Set<String> refs = out.computeIfAbsent(top, k -> new TreeSet<>());
         for (String s : constantPoolStrings(classFile)) {
+            Matcher server = HBASE_SERVER.matcher(s);
+            if (server.find()) {
+                SERVER_CLASSES.computeIfAbsent(top, k -> new TreeSet<>()).add(s);
+            }
             Matcher m = REFERENCE.matcher(s);
             while (m.find()) {
                 String target = topLevel(m.group(1));

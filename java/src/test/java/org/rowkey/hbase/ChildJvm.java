@@ -80,6 +80,12 @@ final class ChildJvm {
      */
     static Outcome run(String name, Class<?> mainClass, List<String> jvmArgs, Map<String, String> env, long timeoutSeconds,
             String... args) throws IOException, InterruptedException {
+        return run(name, mainClass, jvmArgs, System.getProperty("java.class.path"), env, timeoutSeconds, args);
+    }
+
+    /** {@link #run(String, Class, List, Map, long, String...)} with another class path. */
+    static Outcome run(String name, Class<?> mainClass, List<String> jvmArgs, String classPath, Map<String, String> env,
+            long timeoutSeconds, String... args) throws IOException, InterruptedException {
         Path dir = Paths.get("target", "child-jvm");
         Files.createDirectories(dir);
         Path out = dir.resolve(name + ".stdout.txt");
@@ -89,7 +95,7 @@ final class ChildJvm {
         command.addAll(moduleFlags());
         command.addAll(jvmArgs);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(mainClass.getName());
         command.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());

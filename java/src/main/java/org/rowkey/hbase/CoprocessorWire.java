@@ -1,0 +1,32 @@
+package org.rowkey.hbase;
+
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * What the client and the coprocessors agree on, without the client loading a coprocessor class: a
+ * {@code RegionObserver} needs hbase-server, which an application's class path (hbase-client) does
+ * not have. The client names the observers by these strings when it installs them, and reads the
+ * aggregate call's cells by these qualifiers; the observers use the same constants.
+ */
+@RunsIn(RunsIn.Where.SHARED)
+final class CoprocessorWire {
+    private CoprocessorWire() {
+    }
+
+    /** The index write path's observer, installed on every data table. */
+    static final String INDEX_OBSERVER = "org.rowkey.hbase.RowKeyIndexObserver";
+    /** The aggregating scan observer, installed on every data and index table. */
+    static final String AGGREGATE_OBSERVER = "org.rowkey.hbase.RowKeyAggregateObserver";
+
+    /** The Scan attribute holding a serialized {@code AggregateRequest}. */
+    static final String AGGREGATE_REQUEST = "rowkey.aggregate";
+    /** The setting of the bytes one aggregate request's groups may hold (docs/aggregates.md, "Memory bound"). */
+    static final String AGGREGATE_MAX_BYTES = "rowkey.aggregate.max.bytes";
+    /** The qualifier of an aggregate call's partial state cell: a NUL first, which no column of this library's tables uses. */
+    static final byte[] PARTIAL_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.partial");
+    /** The qualifier of the cell listing index row keys the client checks (sorts before the partial). */
+    static final byte[] CHECK_QUALIFIER = Bytes.toBytes("\u0000rowkey.aggregate.check");
+    /** Rows and time one aggregate call may fold when the request does not say. */
+    static final int DEFAULT_ROW_BUDGET = 5_000_000;
+    static final int DEFAULT_TIME_BUDGET_MS = 1_000;
+}
