@@ -355,8 +355,11 @@ final class OracleWrites {
             byte[] indexKey = catalog.indexKey(number, dataKey);
             List<Put> puts = new ArrayList<>();
             puts.add(verified(Bytes.add(indexKey, new byte[] {(byte) random.nextInt(256)})));
-            puts.add(verified(java.util.Arrays.copyOf(indexKey, indexKey.length - 1)));
-            made.add(index.name + ": longer, shorter");
+            made.add(index.name + ": longer");
+            if (indexKey.length > 1) { // a 1-byte key (bools packed) has no shorter row: HBase refuses an empty one
+                puts.add(verified(java.util.Arrays.copyOf(indexKey, indexKey.length - 1)));
+                made.add(index.name + ": shorter");
+            }
             if (index.salt > 0) {
                 byte[] wrong = indexKey.clone();
                 wrong[0] = (byte) ((wrong[0] + 1) % index.salt);
