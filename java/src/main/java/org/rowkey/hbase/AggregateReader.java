@@ -14,12 +14,10 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
 import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
@@ -98,7 +96,8 @@ final class AggregateReader {
         // byte limit, and at most one partial per region being read, never a region's worth of them.
         long maxBytes = connection.getConfiguration().getLong(CoprocessorWire.AGGREGATE_MAX_BYTES, 0);
         int indexKeyLength = throughIndex ? catalog.indexSchema(index).keyLength() : 0;
-        try (NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
+        try (IndexRowResolver resolver = new IndexRowResolver(connection, dataTable, catalog);
+                NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
                 ParallelScanner<byte[]> partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
                         ranges -> regionScan(regionPlan, rows, ranges, keysOnly, requestBytes), parallelism(),
                         ParallelScanner.Order.ANY, read -> mergeEach(read, merged, source, indexKeyLength))) {
@@ -108,10 +107,10 @@ final class AggregateReader {
             for (List<byte[]> keys = partials.next(); keys != null; keys = partials.next()) { // its IOException as it is
                 toCheck.addAll(keys);
                 if (toCheck.size() >= CHECK_BATCH) {
-                    checked += checkDataRows(index, toCheck, checkedRows, merged);
+                    checked += checkDataRows(resolver, index, toCheck, checkedRows, merged);
                 }
             }
-            checked += checkDataRows(index, toCheck, checkedRows, merged);
+            checked += checkDataRows(resolver, index, toCheck, checkedRows, merged);
             ScanMetrics metrics = partials.getScanMetrics();
             long rowsRead = metrics.countOfRowsScanned.get();
             long bytes = metrics.countOfBytesInResults.get();
@@ -186,26 +185,21 @@ final class AggregateReader {
      * data row does not exist is not a row, nor one the index could not have written), then forgets
      * the keys. Returns how many were checked.
      */
-    private int checkDataRows(int index, List<byte[]> indexKeys, FoldBatch into, NativeAggregator merged) throws IOException {
+    private int checkDataRows(IndexRowResolver resolver, int index, List<byte[]> indexKeys, FoldBatch into,
+            NativeAggregator merged) throws IOException {
         if (indexKeys.isEmpty()) {
             return 0;
         }
-        byte[][] dataKeys = catalog.dataKeys(index, indexKeys);
+        byte[][] dataKeys = resolver.dataKeys(index, indexKeys);
+        // The whole row when cells are read: a row lacking them still counts.
+        ReadShape shape = aggregation.cells().isEmpty() ? ReadShape.KEYS_ONLY : ReadShape.WHOLE_ROW;
         List<Get> gets = new ArrayList<>(dataKeys.length);
         for (byte[] key : dataKeys) {
-            if (key == null) {
-                continue; // a row put into the index table by hand (Catalog.dataKeyOrNull)
+            if (key != null) { // null: a row put into the index table by hand (Catalog.dataKeyOrNull)
+                gets.add(shape.get(key));
             }
-            Get get = new Get(key);
-            if (aggregation.cells().isEmpty()) {
-                get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
-            }
-            gets.add(get); // the whole row when cells are read: a row lacking them still counts
         }
-        Result[] rows;
-        try (Table data = connection.getTable(dataTable)) {
-            rows = data.get(gets);
-        }
+        Result[] rows = resolver.get(gets);
         synchronized (merged) { // into folds into merged, which the reading tasks merge partials into meanwhile
             for (Result row : rows) {
                 if (!row.isEmpty()) {

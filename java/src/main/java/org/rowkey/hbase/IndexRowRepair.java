@@ -12,7 +12,7 @@ import org.apache.hadoop.hbase.client.Result;
 
 /**
  * What a reader does with an UNVERIFIED index row of one index it met (docs/indexes.md), shared by
- * {@link IndexResultScanner} and {@link JoinScanner}: when the data row exists, rewrites the index
+ * every reader through {@link IndexRowResolver#settle}: when the data row exists, rewrites the index
  * row as its copy, VERIFIED, or EXPIRING when its data row has cells of their own TTL ({@link #repair};
  * an {@link IndexRowFormat#EXPIRING} one never); when it
  * does not, marks the index row STALE once it
@@ -36,11 +36,27 @@ final class IndexRowRepair {
     }
 
     /**
+     * What a reader does with index row {@code row} (status {@code status}) once it has read its data
+     * row with {@link IndexRowFormat#DATA_ROW_PROBE}: nothing while a write of the row is in flight
+     * (the row is left to it) or when the index row is VERIFIED, a STALE mark when the data row does
+     * not exist ({@link #staleMark}), else a repair ({@link #repair}).
+     */
+    Optional<CheckAndMutate> settle(byte[] row, Cell status, Result probed) {
+        if (IndexRowFormat.inFlight(probed)) {
+            return Optional.empty();
+        }
+        if (IndexRowFormat.withoutProbeMarker(probed).isEmpty()) {
+            return staleMark(row, status);
+        }
+        return IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED) ? Optional.empty() : repair(row, status, probed);
+    }
+
+    /**
      * Marks an UNVERIFIED index row {@code row} whose data row does not exist STALE, once it is older
      * than the grace period: its status rewritten at its own timestamp, only if it is still the status
      * read. A status without a time (or no status at all) is left as it is.
      */
-    Optional<CheckAndMutate> staleMark(byte[] row, Cell status) {
+    private Optional<CheckAndMutate> staleMark(byte[] row, Cell status) {
         if (status == null) {
             return Optional.empty();
         }
@@ -61,7 +77,7 @@ final class IndexRowRepair {
      * row with a write in flight is left to that write. A row without a status has no timestamp to
      * repair at and is left to the next write.
      */
-    Optional<CheckAndMutate> repair(byte[] row, Cell status, Result probed) {
+    private Optional<CheckAndMutate> repair(byte[] row, Cell status, Result probed) {
         Result dataRow = IndexRowFormat.withoutProbeMarker(probed);
         if (status == null || IndexRowFormat.isExpiring(CellUtil.cloneValue(status)) || IndexRowFormat.inFlight(probed)
                 || dataRow.isEmpty() || !loadLanded(CellUtil.cloneValue(status), dataRow)) {

@@ -4,20 +4,17 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Executor;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
@@ -27,13 +24,10 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 import org.rowkey.hbase.join.KeyRangeReader;
 import org.rowkey.hbase.join.KeyStream;
@@ -47,7 +41,7 @@ import org.rowkey.hbase.join.RangeKeyStream;
  * row does not exist is dropped: an index row never answers alone; the data-table scan's rows are
  * returned as it read them), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
  * read for a key whose data row is then read is repaired or marked STALE as
- * {@link IndexResultScanner} does ({@link IndexRowRepair}). {@link #getScanMetrics()} counts the
+ * {@link IndexResultScanner} does ({@link IndexRowResolver#settle}). {@link #getScanMetrics()} counts the
  * rows the streams read and the scans they opened.
  */
 @RunsIn(RunsIn.Where.CLIENT)
@@ -73,10 +67,10 @@ final class JoinScanner implements ResultScanner {
      * key, until their keys are returned or passed: those keys need no {@code Get}.
      */
     private final TreeMap<byte[], Result> scannedRows;
-    /** Each index read: its table and what repairs its rows. */
+    /** Each index read: its table. */
     private final Map<Integer, Table> indexTables = new HashMap<>();
-    private final Map<Integer, IndexRowRepair> repairs = new HashMap<>();
-    private final Configuration conf;
+    /** Reads the data rows of keys and settles the UNVERIFIED index rows met. */
+    private final IndexRowResolver resolver;
     private final int relayBudget;
     private final Table data;
     private final KeyStream keys;
@@ -84,36 +78,31 @@ final class JoinScanner implements ResultScanner {
     private final boolean reversed;
     /** The order of the keys: data-key order, or its reverse for a reversed plan. */
     private final Comparator<byte[]> order;
-    /** The selected columns, as byte arrays made once per scan, not per key. */
-    private final List<CoveredColumn> columns;
-    private final boolean keysOnly;
+    private final ReadShape shape;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
     private final Executor readers;
     private long returned;
     private boolean exhausted;
-    /** Data rows read by Gets (the answer's, and those of the repairs). */
-    private long dataRowsRead;
 
     /**
      * {@code readers}: where the ranges of one stream (salt buckets, IN values) that all need a read
      * read at once; null: one after another.
      */
-    JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, List<Column> columns,
-            boolean keysOnly, Executor readers) throws IOException {
+    JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, ReadShape shape,
+            Executor readers) throws IOException {
         this.readers = readers;
         this.limit = plan.limit;
         this.reversed = plan.reversed;
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
         this.scannedRows = new TreeMap<>(order);
-        this.conf = connection.getConfiguration();
-        this.relayBudget = conf.getInt(RELAY_BUDGET_KEY, RELAY_BUDGET_DEFAULT);
+        this.relayBudget = connection.getConfiguration().getInt(RELAY_BUDGET_KEY, RELAY_BUDGET_DEFAULT);
         if (relayBudget < 1 || relayBudget > RangeKeyStream.MAX_BUDGET) {
             throw new IllegalArgumentException(RELAY_BUDGET_KEY + " must be 1.." + RangeKeyStream.MAX_BUDGET + " rows, not "
                     + relayBudget);
         }
-        this.columns = CoveredColumn.of(columns);
-        this.keysOnly = keysOnly;
+        this.shape = shape;
+        this.resolver = new IndexRowResolver(connection, name, catalog);
         try {
             this.data = table(connection, name);
             List<KeyStream> branches = new ArrayList<>();
@@ -163,12 +152,11 @@ final class JoinScanner implements ResultScanner {
         TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
             @Override
             public void shape(Scan read, List<Filter> filters) {
-                for (CoveredColumn c : columns) {
+                for (CoveredColumn c : shape.columns) {
                     read.addColumn(c.family, c.qualifier);
                 }
-                if (keysOnly) {
-                    filters.add(new FirstKeyOnlyFilter());
-                    filters.add(new KeyOnlyFilter());
+                if (shape.keysOnly) {
+                    filters.add(ReadShape.keyOnly());
                 }
             }
 
@@ -229,7 +217,6 @@ final class JoinScanner implements ResultScanner {
         if (t == null) {
             t = table(connection, RowKeyTable.indexTableName(name, catalog.indexes().get(index).getName()));
             indexTables.put(index, t);
-            repairs.put(index, new IndexRowRepair(catalog.coverage(index), conf));
         }
         return t;
     }
@@ -316,21 +303,13 @@ final class JoinScanner implements ResultScanner {
                 keys.advance();
                 continue;
             }
-            Get get = new Get(key);
-            for (CoveredColumn c : columns) {
-                get.addColumn(c.family, c.qualifier);
-            }
-            if (keysOnly) {
-                get.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
-            }
-            gets.add(get);
+            gets.add(shape.get(key));
             keys.advance();
         }
         if (rows.size() < wanted) {
             exhausted = true;
         }
-        Result[] got = gets.isEmpty() ? new Result[0] : data.get(gets);
-        dataRowsRead += gets.size();
+        Result[] got = resolver.get(gets);
         int next = 0;
         for (Result row : rows) {
             Result r = row != null ? row : got[next++];
@@ -355,38 +334,22 @@ final class JoinScanner implements ResultScanner {
     private void maintain(byte[] through) throws IOException {
         NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
         for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
-            Result probed = data.get(new Get(e.getKey()).setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1}));
-            dataRowsRead++;
-            if (IndexRowFormat.inFlight(probed)) {
-                continue; // a write of the row is in flight: its index rows are left to it
-            }
-            Result dataRow = IndexRowFormat.withoutProbeMarker(probed);
+            Result probed = resolver.get(Collections.singletonList(IndexRowResolver.probe(e.getKey())))[0];
+            Map<Integer, List<byte[]>> byIndex = new TreeMap<>();
             for (Unverified u : e.getValue()) {
-                Table index = indexTables.get(u.index);
-                Result indexRow = index.get(new Get(u.row));
-                Cell status = IndexRowFormat.status(indexRow);
-                if (!IndexRowFormat.isUnverified(status)) {
-                    continue; // written or repaired since
-                }
-                IndexRowRepair repair = repairs.get(u.index);
-                if (dataRow.isEmpty()) {
-                    Optional<CheckAndMutate> mark = repair.staleMark(u.row, status);
-                    if (mark.isPresent()) {
-                        index.checkAndMutate(mark.get());
-                    }
-                } else {
-                    Optional<CheckAndMutate> put = repair.repair(u.row, status, probed);
-                    if (put.isPresent()) {
-                        index.checkAndMutate(put.get());
-                    }
-                }
+                byIndex.computeIfAbsent(u.index, i -> new ArrayList<>()).add(u.row);
+            }
+            for (Map.Entry<Integer, List<byte[]>> rows : byIndex.entrySet()) {
+                resolver.settleUnread(rows.getKey(), rows.getValue(), probed);
             }
         }
+        resolver.flush();
         due.clear();
     }
 
     @Override
     public void close() {
+        resolver.close();
         for (KeySeeker f : seekers) {
             f.close();
         }
@@ -411,7 +374,7 @@ final class JoinScanner implements ResultScanner {
     @Override
     public ScanMetrics getScanMetrics() {
         IndexResultScanner.Metrics metrics = new IndexResultScanner.Metrics();
-        metrics.dataRowsRead.set(dataRowsRead);
+        metrics.dataRowsRead.set(resolver.dataRowsRead());
         for (RangeKeyStream leaf : leaves) {
             metrics.countOfRowsScanned.addAndGet(leaf.rowsRead());
             metrics.countOfRPCcalls.addAndGet(leaf.scans());

@@ -7,14 +7,9 @@ import java.util.concurrent.Executor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.Filter;
-import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
-import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
@@ -60,27 +55,22 @@ final class QueryPlan {
     /** The rows of the query, read as planned. */
     ResultScanner open() throws IOException {
         if (joins != null) {
-            return new JoinScanner(connection, table, catalog, joins, query.columns(), query.isKeysOnly(), readers());
+            return new JoinScanner(connection, table, catalog, joins, ReadShape.of(query), readers());
         }
         List<RowRange> ranges = ScanPlanner.ranges(single.getPlan());
         Filter rows = ScanPlanner.rowsFilter(single.getPlan(), query.toPredicateComparatorSpec());
         ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         if (single.getIndex().isEmpty()) {
-            return ParallelScanner.open(connection, table, ranges, r -> dataScan(ScanPlanner.scan(single.getPlan(), rows, r)),
-                    parallelism(), order);
+            ReadShape shape = ReadShape.of(query);
+            return ParallelScanner.open(connection, table, ranges,
+                    r -> shape.shape(ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true)), parallelism(), order);
         }
         int index = catalog.indexNumber(single.getIndex());
         TableName indexTable = RowKeyTable.indexTableName(table, single.getIndex());
-        IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, index, single, query.columns(),
-                query.isKeysOnly());
+        IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, index, single, ReadShape.of(query));
         ParallelScanner<IndexResultScanner.Entry> indexRows = ParallelScanner.open(connection, indexTable, ranges,
                 r -> ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order, entries);
-        try {
-            return new IndexResultScanner(connection, table, indexTable, entries, indexRows);
-        } catch (IOException | RuntimeException e) {
-            indexRows.close();
-            throw e;
-        }
+        return new IndexResultScanner(connection, table, entries, indexRows);
     }
 
     /** The plan in words: what is read, what is filtered where, every alternative's estimate, how reads run. */
@@ -104,18 +94,5 @@ final class QueryPlan {
     /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
     private Executor readers() {
         return parallelism() == 1 ? null : ParallelScanner.pool(connection);
-    }
-
-    /** A data-table scan of the plan shaped as the query asks: its columns, or keys only. */
-    private Scan dataScan(Scan scan) {
-        scan.setScanMetricsEnabled(true);
-        for (Column c : query.columns()) {
-            scan.addColumn(c.getFamily().toByteArray(), c.getQualifier().toByteArray());
-        }
-        if (query.isKeysOnly()) {
-            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), new FirstKeyOnlyFilter(),
-                    new KeyOnlyFilter()));
-        }
-        return scan;
     }
 }

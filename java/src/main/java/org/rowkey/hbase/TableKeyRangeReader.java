@@ -16,7 +16,6 @@ import org.apache.hadoop.hbase.filter.BinaryComparator;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.QualifierFilter;
@@ -127,8 +126,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
         if (dataRows != null) {
             dataRows.shape(scan, filters);
         } else if (unverified == null) {
-            filters.add(new FirstKeyOnlyFilter());
-            filters.add(new KeyOnlyFilter());
+            filters.add(ReadShape.keyOnly());
         } else {
             // A STALE row (its data row was found missing) is dropped on the server, first so that it
             // sees the status cell: no key, so no Get for it.
