@@ -134,7 +134,7 @@ final class AggregateReader {
             Cell partial = cell(r, CoprocessorWire.PARTIAL_QUALIFIER);
             if (partial == null) {
                 throw new IllegalStateException("table " + source + " does not aggregate in its regions: it has no "
-                        + CoprocessorWire.AGGREGATE_OBSERVER + " coprocessor (RowKeyTable.create installs it; add it"
+                        + CoprocessorWire.SCAN_OBSERVER + " coprocessor (RowKeyTable.create installs it; add it"
                         + " to the descriptor of a table made otherwise, docs/aggregates.md)");
             }
             synchronized (merged) {

@@ -217,7 +217,7 @@ public final class Aggregation {
     /**
      * At most {@code n} bytes held by the groups in a region and in the merge on the client (their
      * keys and states: docs/aggregates.md, "Memory bound"); more is an error naming this limit. It
-     * can only lower the RegionServers' and the client's {@value RowKeyAggregateObserver#MAX_BYTES_SETTING}
+     * can only lower the RegionServers' and the client's {@value CoprocessorWire#AGGREGATE_MAX_BYTES}
      * (default 64 MiB), never raise it; at most 1 GiB.
      */
     public Aggregation maxBytes(long n) {

@@ -15,8 +15,10 @@ final class CoprocessorWire {
 
     /** The index write path's observer, installed on every data table. */
     static final String INDEX_OBSERVER = "org.rowkey.hbase.RowKeyIndexObserver";
-    /** The aggregating scan observer, installed on every data and index table. */
-    static final String AGGREGATE_OBSERVER = "org.rowkey.hbase.RowKeyAggregateObserver";
+    /** The scan observer (the filter language's catalog, aggregates), installed on every data and index table. */
+    static final String SCAN_OBSERVER = "org.rowkey.hbase.RowKeyScanObserver";
+    /** The scan observer's name in the descriptors of tables made by earlier versions: the same observer. */
+    static final String SCAN_OBSERVER_BEFORE = "org.rowkey.hbase.RowKeyAggregateObserver";
 
     /** The Scan attribute holding a serialized {@code AggregateRequest}. */
     static final String AGGREGATE_REQUEST = "rowkey.aggregate";

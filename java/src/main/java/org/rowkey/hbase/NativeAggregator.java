@@ -23,7 +23,7 @@ final class NativeAggregator implements AutoCloseable {
     private final List<Column> columns;
 
     /**
-     * @param maxBytes the bytes its groups may hold ({@link RowKeyAggregateObserver#MAX_BYTES_SETTING};
+     * @param maxBytes the bytes its groups may hold ({@link CoprocessorWire#AGGREGATE_MAX_BYTES};
      *     0: the default), or fewer if the spec asks
      * @throws IllegalArgumentException naming what is wrong with the spec
      */

@@ -154,32 +154,13 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 }
             }
             writeTimeoutMillis = region.getConfiguration().getInt(WRITE_TIMEOUT_KEY, WRITE_TIMEOUT_DEFAULT);
-            // A table with no index (the observer binds RowKeyWhere filters there) writes none.
+            // A table with no index writes none.
             connection = indexTables.length == 0 ? null
                     : region.createConnection(indexWriterConf(region.getConfiguration(), writeTimeoutMillis));
         } catch (Throwable t) {
             catalogError = "hbase-rowkey: the index catalog of table " + dataTable + " cannot be used, so no write to it"
                     + " is accepted (a write that is not indexed would lose index rows): " + t;
             LOG.error(catalogError, t);
-        }
-    }
-
-    /**
-     * Gives each {@link RowKeyWhere} of the scan that names no schema the table's (from the
-     * catalog), so filter-language queries plan inside the region; a where clause that does not
-     * parse fails the scan with a {@link DoNotRetryIOException} naming why.
-     */
-    @Override
-    public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) throws IOException {
-        if (scan.getFilter() == null) {
-            return;
-        }
-        try {
-            RowKeyWhere.bindToCatalog(scan.getFilter(), catalog == null ? null : catalog.schema());
-        } catch (IOException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new DoNotRetryIOException("hbase-rowkey: binding a RowKeyWhere filter to the catalog of " + dataTable + " failed", t);
         }
     }
 

@@ -187,9 +187,9 @@ public final class RowKeyTable {
         for (byte[] f : families) {
             data.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f));
         }
-        // With no index too: it gives filter-language queries (RowKeyWhere) the catalog's schema.
+        // With no index too: an index added later finds it there, from the first write after.
         data.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.INDEX_OBSERVER).build());
-        return data.setCoprocessor(aggregateObserver()).build();
+        return data.setCoprocessor(scanObserver()).build();
     }
 
     private static void createTable(Admin admin, TableDescriptor table, byte[][] splitKeys) throws IOException {
@@ -215,13 +215,16 @@ public final class RowKeyTable {
         return TableDescriptorBuilder.newBuilder(indexTableName(data, index.getName()))
                 .setValue(IndexRowFormat.INDEX_OF_KEY, data.getNameAsString())
                 .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY))
-                .setCoprocessor(aggregateObserver())
+                .setCoprocessor(scanObserver())
                 .build();
     }
 
-    /** The coprocessor that aggregates inside the regions ({@link #aggregate}), on the data table and every index table. */
-    private static org.apache.hadoop.hbase.client.CoprocessorDescriptor aggregateObserver() {
-        return CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.AGGREGATE_OBSERVER).build();
+    /**
+     * The scan observer (the filter language's catalog, aggregates inside the regions: {@link #aggregate}),
+     * on the data table and every index table.
+     */
+    private static org.apache.hadoop.hbase.client.CoprocessorDescriptor scanObserver() {
+        return CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.SCAN_OBSERVER).build();
     }
 
     /**
@@ -484,8 +487,8 @@ public final class RowKeyTable {
         if (!data.hasCoprocessor(CoprocessorWire.INDEX_OBSERVER)) {
             builder.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(CoprocessorWire.INDEX_OBSERVER).build());
         }
-        if (!data.hasCoprocessor(CoprocessorWire.AGGREGATE_OBSERVER)) {
-            builder.setCoprocessor(aggregateObserver());
+        if (!data.hasCoprocessor(CoprocessorWire.SCAN_OBSERVER) && !data.hasCoprocessor(CoprocessorWire.SCAN_OBSERVER_BEFORE)) {
+            builder.setCoprocessor(scanObserver());
         }
         admin.modifyTable(builder.build());
     }
@@ -666,10 +669,10 @@ public final class RowKeyTable {
      * @throws IllegalArgumentException for a query or aggregation on another schema, an aggregation
      *     without aggregates, a query that {@link #scan} answers by joins ({@code anyOf}, a limit,
      *     reversed, leapfrog: not aggregated yet), or a merge of the regions' groups past the client's
-     *     {@value RowKeyAggregateObserver#MAX_BYTES_SETTING} (naming it)
+     *     {@value CoprocessorWire#AGGREGATE_MAX_BYTES} (naming it)
      * @throws IOException from HBase, among them a {@code DoNotRetryIOException} naming what a
      *     region refused (e.g. more groups than {@link Aggregation#maxGroups}, more bytes than the
-     *     RegionServer's {@value RowKeyAggregateObserver#MAX_BYTES_SETTING}, a cell that is not a number)
+     *     RegionServer's {@value CoprocessorWire#AGGREGATE_MAX_BYTES}, a cell that is not a number)
      */
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
         Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false), RowKeyTable::readsIndex);
@@ -735,7 +738,7 @@ public final class RowKeyTable {
                 .append(plan.getExplain()).append('\n');
         s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
                 .append(" (").append(new AggregateReader(connection, name, current, plan, query, aggregation).describeReads())
-                .append("): RowKeyAggregateObserver folds every row read natively (a batch of rows per native call), ");
+                .append("): RowKeyScanObserver folds every row read natively (a batch of rows per native call), ");
         if (AggregateReader.checksEveryRow(plan)) {
             s.append("none: the index does not hold the cells aggregated, so every index row's key is returned");
         } else {

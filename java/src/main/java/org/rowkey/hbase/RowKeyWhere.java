@@ -146,6 +146,19 @@ public class RowKeyWhere extends FilterBase {
         }
     }
 
+    /** Whether {@code filter} holds a RowKeyWhere that takes its schema from the table's catalog and has none yet. */
+    static boolean needsCatalog(Filter filter) {
+        if (filter instanceof org.apache.hadoop.hbase.filter.FilterList) {
+            for (Filter f : ((org.apache.hadoop.hbase.filter.FilterList) filter).getFilters()) {
+                if (needsCatalog(f)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return filter instanceof RowKeyWhere && ((RowKeyWhere) filter).usesCatalog() && !((RowKeyWhere) filter).isBound();
+    }
+
     /** Whether the schema is known (given, or bound from the catalog). */
     boolean isBound() {
         return query != null;

@@ -11,7 +11,7 @@
  * <tr><td>a RegionServer (HBase loads them from {@code lib/})</td><td>the comparators
  * ({@code EqualComparator}, {@code RangeComparator}, {@code PredicateComparator}, {@code NativeComparator}),
  * the filters ({@code SkipScanFilter} with its {@code SeekPolicy}, {@code RowBudgetFilter},
- * {@code RowKeyWhere} with {@code RangesThenRows}), the coprocessors ({@code RowKeyIndexObserver}, {@code RowKeyAggregateObserver})</td></tr>
+ * {@code RowKeyWhere} with {@code RangesThenRows}), the coprocessors ({@code RowKeyIndexObserver}, {@code RowKeyScanObserver})</td></tr>
  * <tr><td>both sides</td><td>{@code RowKeySchema}, {@code RowKeyQuery}, {@code ScanPlanner}, {@code KeySeeker},
  * {@code Catalog}, {@code RowKeyIndex}, {@code IndexRowFormat}, {@code IndexCoverage}, {@code Values},
  * {@code NativeAggregator}, {@code FoldBatch}, {@code BoundedPool}</td></tr>

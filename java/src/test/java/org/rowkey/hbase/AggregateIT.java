@@ -338,7 +338,7 @@ class AggregateIT extends HBaseMiniClusterBase {
         assertTrue(regions.contains("parallel 4-way: 4 chunk(s), one per region"), regions);
         assertTrue(table.explain(RowKeyQuery.on(schema).noIndex().serial(), a).contains("serial: 4 chunk(s)"), regions);
         String explain = table.explain(RowKeyQuery.on(schema).eq("code", 404), Aggregation.on(schema).groupBy("url").count());
-        assertTrue(explain.contains("RowKeyAggregateObserver folds every row read natively"), explain);
+        assertTrue(explain.contains("RowKeyScanObserver folds every row read natively"), explain);
         assertTrue(explain.contains("group field url (md5(4)) is hashed"), explain);
     }
 
@@ -652,7 +652,7 @@ class AggregateIT extends HBaseMiniClusterBase {
         hostile.put(new byte[2 << 20], "at most 1048576 allowed");
         try (Table t = connection().getTable(name)) {
             for (Map.Entry<byte[], String> h : hostile.entrySet()) {
-                Scan scan = new Scan().setAttribute(RowKeyAggregateObserver.REQUEST_ATTRIBUTE, h.getKey());
+                Scan scan = new Scan().setAttribute(RowKeyScanObserver.REQUEST_ATTRIBUTE, h.getKey());
                 IOException e = assertThrows(IOException.class, () -> {
                     try (ResultScanner s = t.getScanner(scan)) {
                         for (Result r = s.next(); r != null; r = s.next()) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The memory of aggregates is bounded in bytes (issue 35, item 2; docs/aggregates.md, "Memory
  * bound"): a group-heavy aggregate (grouped by an int32 and a 1,024-byte field, 64 aggregates)
- * over the RegionServer's {@value RowKeyAggregateObserver#MAX_BYTES_SETTING} fails with a
+ * over the RegionServer's {@value RowKeyScanObserver#MAX_BYTES_SETTING} fails with a
  * {@code DoNotRetryIOException} naming the setting, the bytes and the groups so far, and the
  * RegionServer stays up and answers the next query exactly; a request may ask for less, never
  * more; the client's merge is bounded by the client's own setting. Before the fix only the group
@@ -59,7 +59,7 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
     @Override
     protected void configure(Configuration conf) {
         super.configure(conf);
-        conf.setLong(RowKeyAggregateObserver.MAX_BYTES_SETTING, SERVER_BYTES);
+        conf.setLong(RowKeyScanObserver.MAX_BYTES_SETTING, SERVER_BYTES);
     }
 
     /** Rows {@code a = 0 .. GROUPS-1}, each its own group, in two regions split at the middle. */
@@ -119,7 +119,7 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
         Measured refused = measure(() -> refusal(table, groupHeavy()));
         String message = refused.message;
         assertTrue(message.contains("limit exceeded: bytes of the aggregation's groups"), message);
-        assertTrue(message.contains("the setting " + RowKeyAggregateObserver.MAX_BYTES_SETTING), message);
+        assertTrue(message.contains("the setting " + RowKeyScanObserver.MAX_BYTES_SETTING), message);
         assertTrue(message.contains("at most " + SERVER_LIMIT + " allowed"), message);
         Matcher m = GROUPS_SO_FAR.matcher(message);
         assertTrue(m.find(), message);
@@ -148,7 +148,7 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
         String less = refusal(table, groupHeavy().maxBytes(100_000));
         assertTrue(less.contains("the aggregation's max_bytes) is") && less.contains("at most 100000 allowed"), less);
         String more = refusal(table, groupHeavy().maxBytes(4 * SERVER_LIMIT));
-        assertTrue(more.contains(RowKeyAggregateObserver.MAX_BYTES_SETTING + ") is") && more.contains("at most "
+        assertTrue(more.contains(RowKeyScanObserver.MAX_BYTES_SETTING + ") is") && more.contains("at most "
                 + SERVER_LIMIT + " allowed"), more);
         IllegalArgumentException tooMuch = assertThrows(IllegalArgumentException.class, () -> groupHeavy().maxBytes(2L << 30));
         assertTrue(tooMuch.getMessage().contains("max_bytes of an aggregation is 2147483648, at most 1073741824"),
@@ -165,11 +165,11 @@ class AggregateMemoryIT extends HBaseMiniClusterBase {
         RowKeyQuery both = rows(GROUPS / 2 - each, GROUPS / 2 + each);
         assertExact(table.aggregate(both, groupHeavy()), GROUPS / 2 - each, GROUPS / 2 + each);
         Configuration client = new Configuration(conf());
-        client.setLong(RowKeyAggregateObserver.MAX_BYTES_SETTING, SERVER_LIMIT / 2);
+        client.setLong(RowKeyScanObserver.MAX_BYTES_SETTING, SERVER_LIMIT / 2);
         try (Connection small = ConnectionFactory.createConnection(client)) {
             RowKeyTable t = RowKeyTable.open(small, name);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.aggregate(both, groupHeavy()));
-            assertTrue(e.getMessage().contains("the setting " + RowKeyAggregateObserver.MAX_BYTES_SETTING + ") is")
+            assertTrue(e.getMessage().contains("the setting " + RowKeyScanObserver.MAX_BYTES_SETTING + ") is")
                     && e.getMessage().contains("at most " + SERVER_LIMIT / 2 + " allowed"), e.getMessage());
             // Within it, the same client answers exactly.
             assertExact(t.aggregate(rows(0, each), groupHeavy()), 0, each);

@@ -95,10 +95,11 @@ class ArchitectureTest {
                 }
             }
         }
-        assertEquals(new TreeSet<>(java.util.Arrays.asList("RowKeyAggregateObserver", "RowKeyIndexObserver")), needServer,
-                "classes of ours that need hbase-server on the class path");
+        assertEquals(new TreeSet<>(java.util.Arrays.asList("RowKeyAggregateObserver", "RowKeyIndexObserver",
+                "RowKeyScanObserver")), needServer, "classes of ours that need hbase-server on the class path");
         assertEquals(RowKeyIndexObserver.class.getName(), CoprocessorWire.INDEX_OBSERVER);
-        assertEquals(RowKeyAggregateObserver.class.getName(), CoprocessorWire.AGGREGATE_OBSERVER);
+        assertEquals(RowKeyScanObserver.class.getName(), CoprocessorWire.SCAN_OBSERVER);
+        assertEquals(RowKeyAggregateObserver.class.getName(), CoprocessorWire.SCAN_OBSERVER_BEFORE);
     }
 
     /** The classes that refer to hbase-server's packages, with what they refer to (filled by {@link #topLevelClasses}). */

@@ -123,6 +123,45 @@ class FilterLanguageIT extends HBaseMiniClusterBase {
         assertTrue(filterRows <= plannedRows * 5 / 4, "rows read " + filterRows + " against toScan's " + plannedRows);
     }
 
+    /**
+     * A table made by an earlier version names the scan observer {@code RowKeyAggregateObserver}: it
+     * still binds text queries to its catalog and aggregates in its regions, and adding an index
+     * does not install the observer a second time under its new name (which would wrap every
+     * aggregate twice).
+     */
+    @Test
+    void aTableNamingTheScanObserverByItsOldNameBindsAggregatesAndGetsNoSecond() throws IOException {
+        TableName old = TableName.valueOf("urlscan_old_observer");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, old, schema, Collections.emptyList(), new byte[][] {{(byte) 0x80}}, FAMILY);
+            admin.modifyTable(org.apache.hadoop.hbase.client.TableDescriptorBuilder.newBuilder(admin.getDescriptor(old))
+                    .removeCoprocessor(CoprocessorWire.SCAN_OBSERVER)
+                    .setCoprocessor(CoprocessorWire.SCAN_OBSERVER_BEFORE).build());
+        }
+        putRows(old, keys.subList(0, 3000), 3000);
+        String where = "code = 404";
+        Scan text = new Scan().setFilter(new ParseFilter().parseFilterString(RowKeyWhere.filterString(where, null)));
+        List<byte[]> expected = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            if (Integer.valueOf(404).equals(rows.get(i).get("code"))) {
+                expected.add(keys.get(i));
+            }
+        }
+        assertEquals(expected.size(), scanRowKeys(old, text).size(), "rows of " + where + " through the filter language");
+        RowKeyTable table = RowKeyTable.open(connection(), old);
+        AggregationResult count = table.aggregate(RowKeyQuery.on(schema).noIndex(), Aggregation.on(schema).count());
+        assertEquals(3000L, count.rows().get(0).longValue(0), "rows counted in the regions");
+        table.addIndex(RowKeyIndex.of("by_code", "code"));
+        try (Admin admin = connection().getAdmin()) {
+            org.apache.hadoop.hbase.client.TableDescriptor d = admin.getDescriptor(old);
+            assertTrue(d.hasCoprocessor(CoprocessorWire.SCAN_OBSERVER_BEFORE), d.toString());
+            assertTrue(!d.hasCoprocessor(CoprocessorWire.SCAN_OBSERVER), "a second scan observer: " + d);
+        }
+        AggregationResult byIndex = table.aggregate(RowKeyQuery.on(schema).eq("code", 404), Aggregation.on(schema).count());
+        assertEquals((long) expected.size(), byIndex.rows().isEmpty() ? 0L : byIndex.rows().get(0).longValue(0),
+                "rows of code = 404 counted through the new index");
+    }
+
     @Test
     void badFilterStringsFailTheScanWithTheirReason() {
         // where clause, schema text (null: the seed schema on the plain table, the catalog's on the other), error

@@ -310,7 +310,7 @@ public final class ClusterCheck {
                 RowKeyTable.create(admin, INDEXED, schema, Arrays.asList(RowKeyIndex.of("by_code_day", "code", "day")), FAMILY);
             } catch (IOException e) {
                 String message = String.valueOf(e.getMessage());
-                require(message.contains("RowKeyIndexObserver") || message.contains("RowKeyAggregateObserver"),
+                require(message.contains("RowKeyIndexObserver") || message.contains("RowKeyScanObserver"),
                         "an error that does not name our coprocessor: " + e);
                 require(!admin.tableExists(INDEXED) && !admin.tableExists(INDEX_TABLE), "a table was left behind");
                 return "refused: " + e.getClass().getSimpleName();
