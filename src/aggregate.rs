@@ -15,13 +15,12 @@ use std::sync::Arc;
 use protobuf::EnumOrUnknown;
 
 use crate::error::{Error, Result};
-use crate::index::Catalog;
+use crate::key::{check_version, Catalog, Kind, Location, Schema};
 use crate::limits;
 use crate::proto::rowkey::{
     aggregate_value, value::Kind as ValueKind, AggregateFunction, AggregateResult, AggregateRow, AggregateValue,
     AggregationSpec, CellType, Column, ColumnList, IndexRowsOf, TimeUnit, Value,
 };
-use crate::schema::{check_version, Kind, Location, Schema};
 use crate::wire;
 
 /// Bytes of one cell in a fold batch: a tag (0: the row has no such cell; else the value's length

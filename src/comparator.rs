@@ -4,13 +4,11 @@
 
 use std::cmp::Ordering;
 
-use crate::codec::{encode_value, FieldBytes};
 use crate::disjunction::Disjunction;
 use crate::error::{Error, Result};
-use crate::predicate::Predicate;
+use crate::key::{check_version, encode_value, FieldBytes, Location, Predicate, Schema, FORMAT_VERSION};
 use crate::program::Program;
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, Op};
-use crate::schema::{check_version, Location, Schema, FORMAT_VERSION};
 use crate::wire;
 use protobuf::MessageFull;
 

@@ -3,11 +3,10 @@
 //! native call per row that stops at the first branch that matches.
 
 use crate::error::{Error, Result};
+use crate::key::{check_encoded_bytes, encoded_bytes, Predicate, Schema};
 use crate::limits;
-use crate::predicate::{check_encoded_bytes, encoded_bytes, Predicate};
 use crate::program::Program;
 use crate::proto::rowkey::PredicateSpec;
-use crate::schema::Schema;
 
 #[derive(Debug, Clone)]
 pub struct Disjunction {

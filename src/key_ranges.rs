@@ -11,10 +11,8 @@
 
 use std::ops::Bound;
 
-use crate::codec::FieldBytes;
+use crate::key::{Constraint, FieldBytes, KeySlot, Predicate, Schema};
 use crate::limits::{MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
-use crate::predicate::{Constraint, Predicate};
-use crate::schema::{KeySlot, Schema};
 
 /// Per-key overhead counted against `MAX_PLAN_KEY_BYTES` (vector header and allocation).
 const KEY_OVERHEAD: usize = 32;
@@ -156,7 +154,7 @@ impl Walk {
             let stored = salt
                 .fields
                 .iter()
-                .map(|&i| crate::codec::read_field(&schema.fields()[i], prefix));
+                .map(|&i| crate::key::read_field(&schema.fields()[i], prefix));
             schema.salt_of(stored) == prefix[0]
         });
     }

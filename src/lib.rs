@@ -6,20 +6,17 @@ pub mod proto {
 }
 
 pub mod aggregate;
-pub mod codec;
 pub mod comparator;
 pub mod disjunction;
 pub mod error;
 pub mod ffi;
 pub mod handle;
-pub mod index;
+pub mod key;
 pub mod key_ranges;
 pub mod limits;
 pub mod plan_wire;
-pub mod predicate;
 pub mod program;
 pub mod scan_choice;
-pub mod schema;
 pub mod skip_scan;
 pub mod source_choice;
 pub mod stream_choice;
@@ -30,4 +27,4 @@ mod jni;
 
 pub use comparator::Comparator;
 pub use error::{Error, ErrorClass, Result};
-pub use schema::Schema;
+pub use key::Schema;

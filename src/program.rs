@@ -12,11 +12,9 @@
 
 use std::ops::Bound;
 
-use crate::codec::{be_u64, FieldBytes};
 use crate::error::{Error, Result};
+use crate::key::{be_u64, Constraint, FieldBytes, Location, Predicate, Schema};
 use crate::limits;
-use crate::predicate::{Constraint, Predicate};
-use crate::schema::{Location, Schema};
 
 #[derive(Debug, Clone)]
 pub struct Program {

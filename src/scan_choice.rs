@@ -14,9 +14,8 @@
 //! "Skip scan"). The plain filter is kept only where the ranges enforce every condition. Index
 //! plans are chosen the same way, on the index's key.
 
+use crate::key::{Predicate, Schema};
 use crate::key_ranges::{Plan, Range};
-use crate::predicate::Predicate;
-use crate::schema::Schema;
 
 /// Free bytes before the first residual condition up to which the seeks are bounded by the key.
 pub const MAX_FREE_BYTES: usize = 2;

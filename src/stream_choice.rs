@@ -5,7 +5,7 @@
 //! readers); a branch without one reads the data table's own plan. The wire form of the choice is
 //! `plan_wire::plan_join_branch`.
 
-use crate::index::Catalog;
+use crate::key::Catalog;
 use crate::key_ranges::successor;
 use crate::proto::rowkey::{Condition, IndexHint, IndexState, Op};
 use crate::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};

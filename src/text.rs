@@ -20,13 +20,12 @@
 //! result is validated as a comparator would be).
 
 use crate::error::{Error, Result};
+use crate::key::{Predicate, Schema, FORMAT_VERSION};
 use crate::limits;
-use crate::predicate::Predicate;
 use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, FieldSpec, FieldType, Op,
     PredicateComparatorSpec, PredicateSpec, SaltSpec, SchemaSpec, Value,
 };
-use crate::schema::{Schema, FORMAT_VERSION};
 use crate::wire;
 
 /// A value as a literal.
@@ -736,7 +735,7 @@ fn and_product(mut left: Branches, right: Branches) -> Result<Branches> {
 fn bool_condition(schema: &Schema, field: &str, value: bool) -> Result<Condition> {
     let index = schema.field_index(field)?;
     let f = &schema.fields()[index];
-    if f.kind != crate::schema::Kind::Bool {
+    if f.kind != crate::key::Kind::Bool {
         return Err(Error::condition(
             field,
             format!(

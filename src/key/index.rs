@@ -9,11 +9,11 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use crate::codec::{read_field, write_field};
+use super::codec::{read_field, write_field};
+use super::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::proto::rowkey::{FieldSpec, FieldType, IndexSpec, IndexState, SaltSpec, SchemaSpec, TableCatalog};
-use crate::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::wire;
 
 /// The index schema's field holding the data key's salt byte (when the data key is salted).

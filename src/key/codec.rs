@@ -6,9 +6,9 @@
 use md5::{Digest, Md5};
 use protobuf::Message;
 
+use super::schema::{Field, Kind, Location, Schema};
 use crate::error::{Error, Result};
 use crate::proto::rowkey::{value::Kind as ValueKind, NamedValue, Row, Value};
-use crate::schema::{Field, Kind, Location, Schema};
 
 pub type FieldBytes = Vec<u8>;
 

@@ -4,11 +4,11 @@
 
 use std::ops::Bound;
 
-use crate::codec::{encode_value, FieldBytes};
+use super::codec::{encode_value, FieldBytes};
+use super::schema::{Kind, Schema};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::proto::rowkey::{Condition, Op, PredicateSpec, Value};
-use crate::schema::{Kind, Schema};
 
 /// What the stored bytes of one field may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +183,7 @@ impl Predicate {
             && self
                 .constraints
                 .iter()
-                .all(|(i, c)| c.allows(&crate::codec::read_field(&schema.fields()[*i], key)))
+                .all(|(i, c)| c.allows(&super::codec::read_field(&schema.fields()[*i], key)))
     }
 
     pub fn from_spec(schema: &Schema, spec: &PredicateSpec) -> Result<Predicate> {
