@@ -17,7 +17,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::comparator::Comparator;
+use crate::eval::Comparator;
 use crate::handle;
 
 /// What a per-row function returns when it could not answer. No comparator ever returns it: match

@@ -6,16 +6,14 @@ pub mod proto {
 }
 
 pub mod aggregate;
-pub mod comparator;
-pub mod disjunction;
 pub mod error;
+pub mod eval;
 pub mod ffi;
 pub mod handle;
 pub mod key;
 pub mod key_ranges;
 pub mod limits;
 pub mod plan_wire;
-pub mod program;
 pub mod scan_choice;
 pub mod skip_scan;
 pub mod source_choice;
@@ -25,6 +23,6 @@ pub mod wire;
 
 mod jni;
 
-pub use comparator::Comparator;
 pub use error::{Error, ErrorClass, Result};
+pub use eval::Comparator;
 pub use key::Schema;

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::comparator::Comparator;
 use crate::error::{Error, Result};
+use crate::eval::Comparator;
 use crate::key::{Catalog, Predicate, Schema, FORMAT_VERSION};
 use crate::key_ranges::{plan, plan_union, Plan};
 use crate::limits::DEFAULT_MAX_RANGES;

@@ -18,8 +18,8 @@
 
 use std::ops::Bound;
 
-use crate::comparator::Comparator;
 use crate::error::{Error, Result};
+use crate::eval::Comparator;
 use crate::key::{check_version, increment, Constraint, FieldBytes, KeySlot, Predicate, Schema, FORMAT_VERSION};
 use crate::key_ranges::salt_buckets;
 use crate::limits::DEFAULT_MAX_RANGES;

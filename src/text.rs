@@ -211,7 +211,7 @@ pub fn parse_where(schema: &Schema, text: &str) -> Result<PredicateComparatorSpe
                 predicate
             })
             .collect();
-        crate::disjunction::Disjunction::compile(schema, &spec.any_of)?;
+        crate::eval::Disjunction::compile(schema, &spec.any_of)?;
     }
     Ok(spec)
 }

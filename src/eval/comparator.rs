@@ -4,10 +4,10 @@
 
 use std::cmp::Ordering;
 
-use crate::disjunction::Disjunction;
+use super::disjunction::Disjunction;
+use super::program::Program;
 use crate::error::{Error, Result};
 use crate::key::{check_version, encode_value, FieldBytes, Location, Predicate, Schema, FORMAT_VERSION};
-use crate::program::Program;
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, Op};
 use crate::wire;
 use protobuf::MessageFull;

@@ -2,10 +2,10 @@
 //! normalized and compiled on its own, a row matching when any branch matches, decided in one
 //! native call per row that stops at the first branch that matches.
 
+use super::program::Program;
 use crate::error::{Error, Result};
 use crate::key::{check_encoded_bytes, encoded_bytes, Predicate, Schema};
 use crate::limits;
-use crate::program::Program;
 use crate::proto::rowkey::PredicateSpec;
 
 #[derive(Debug, Clone)]

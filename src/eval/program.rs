@@ -196,10 +196,6 @@ impl Program {
         }
     }
 
-    pub fn key_length(&self) -> usize {
-        self.key_length
-    }
-
     /// Whether `row` (of any length) satisfies the program; a wrong length never does.
     #[inline]
     pub fn matches(&self, row: &[u8]) -> bool {
