@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 use crate::error::{Error, Result};
 use crate::eval::Comparator;
 use crate::key::{Catalog, Predicate, Schema, FORMAT_VERSION};
-use crate::key_ranges::{plan, plan_union, Plan};
 use crate::limits::DEFAULT_MAX_RANGES;
 use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, JoinBranchPlan, JoinPlan,
     JoinPlanRequest, KeyRange, KeyStreamSpec, PlanAlternative, PredicateComparatorSpec, PredicateSpec, ScanPlan,
     ScanPlanRequest, StreamPoint, TablePlan, TablePlanRequest,
 };
+use crate::ranges::{plan, plan_union, Plan};
 use crate::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
 use crate::source_choice::{self, estimated_rows, Exclusion, SourceQuery, DEFAULT_TABLE_ROWS};
 use crate::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources, StreamSource};

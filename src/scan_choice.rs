@@ -15,7 +15,7 @@
 //! plans are chosen the same way, on the index's key.
 
 use crate::key::{Predicate, Schema};
-use crate::key_ranges::{Plan, Range};
+use crate::ranges::{Plan, Range};
 
 /// Free bytes before the first residual condition up to which the seeks are bounded by the key.
 pub const MAX_FREE_BYTES: usize = 2;

@@ -15,8 +15,8 @@ use std::ops::Bound;
 
 use crate::error::{Error, Result};
 use crate::key::{Catalog, Constraint, Kind, Predicate, Schema};
-use crate::key_ranges::{plan, Plan};
 use crate::proto::rowkey::{Column, Condition, IndexHint, IndexState};
+use crate::ranges::{plan, Plan};
 
 /// A data-row lookup (a random read) costs as much as scanning this many rows.
 pub const LOOKUP_COST: f64 = 4.0;

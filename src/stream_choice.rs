@@ -6,8 +6,8 @@
 //! `plan_wire::plan_join_branch`.
 
 use crate::key::Catalog;
-use crate::key_ranges::successor;
 use crate::proto::rowkey::{Condition, IndexHint, IndexState, Op};
+use crate::ranges::successor;
 use crate::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
 
 /// Value combinations (IN-lists multiplied) above which a source is not a stream: each is a seek per lead key.

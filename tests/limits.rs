@@ -369,7 +369,7 @@ fn limit_max_max_ranges() {
     )
     .unwrap();
     for asked in [limits::MAX_MAX_RANGES + 1, usize::MAX] {
-        let plan = hbase_rowkey::key_ranges::plan(&Schema::from_spec(&schema).unwrap(), &predicate, asked);
+        let plan = hbase_rowkey::ranges::plan(&Schema::from_spec(&schema).unwrap(), &predicate, asked);
         assert_eq!(plan.max_ranges, limits::MAX_MAX_RANGES);
     }
 }
@@ -409,7 +409,7 @@ fn limit_max_salt_combinations() {
             &[condition("a", Op::IN, ints(a)), condition("b", Op::IN, ints(b))],
         )
         .unwrap();
-        hbase_rowkey::key_ranges::plan(&schema, &predicate, limits::MAX_MAX_RANGES).buckets_read
+        hbase_rowkey::ranges::plan(&schema, &predicate, limits::MAX_MAX_RANGES).buckets_read
     };
     // At the limit the combinations are hashed: exactly the buckets they fall in are read.
     let side = (limits::MAX_SALT_COMBINATIONS as f64).sqrt() as usize;

@@ -15,9 +15,8 @@ mod common;
 use common::Rng;
 use common::*;
 use hbase_rowkey::key::{Constraint, Location, Predicate, Schema};
-use hbase_rowkey::key_ranges::{plan, plan_union, Range};
 use hbase_rowkey::proto::rowkey::{FieldType, Op};
-use hbase_rowkey::skip_scan::{AnySkipScan, SkipScan};
+use hbase_rowkey::ranges::{plan, plan_union, AnySkipScan, Range, SkipScan};
 use proptest::prelude::{any, proptest, ProptestConfig};
 use std::ops::Bound;
 

@@ -18,10 +18,10 @@
 
 use std::ops::Bound;
 
+use super::key_ranges::salt_buckets;
 use crate::error::{Error, Result};
 use crate::eval::Comparator;
 use crate::key::{check_version, increment, Constraint, FieldBytes, KeySlot, Predicate, Schema, FORMAT_VERSION};
-use crate::key_ranges::salt_buckets;
 use crate::limits::DEFAULT_MAX_RANGES;
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
 use crate::wire;
