@@ -12,11 +12,9 @@ pub mod ffi;
 pub mod handle;
 pub mod key;
 pub mod limits;
+pub mod plan;
 pub mod plan_wire;
 pub mod ranges;
-pub mod scan_choice;
-pub mod source_choice;
-pub mod stream_choice;
 pub mod text;
 pub mod wire;
 

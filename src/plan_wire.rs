@@ -9,15 +9,15 @@ use crate::error::{Error, Result};
 use crate::eval::Comparator;
 use crate::key::{Catalog, Predicate, Schema, FORMAT_VERSION};
 use crate::limits::DEFAULT_MAX_RANGES;
+use crate::plan::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
+use crate::plan::source_choice::{self, estimated_rows, Exclusion, SourceQuery, DEFAULT_TABLE_ROWS};
+use crate::plan::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources, StreamSource};
 use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, IndexHint, IndexState, JoinBranchPlan, JoinPlan,
     JoinPlanRequest, KeyRange, KeyStreamSpec, PlanAlternative, PredicateComparatorSpec, PredicateSpec, ScanPlan,
     ScanPlanRequest, StreamPoint, TablePlan, TablePlanRequest,
 };
 use crate::ranges::{plan, plan_union, Plan};
-use crate::scan_choice::{self, Choice, Reason, ScanMethod, MAX_FREE_BYTES};
-use crate::source_choice::{self, estimated_rows, Exclusion, SourceQuery, DEFAULT_TABLE_ROWS};
-use crate::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources, StreamSource};
 use crate::text::{describe_conditions, hex};
 use crate::wire;
 
@@ -737,8 +737,8 @@ fn not_read_because(state: IndexState) -> &'static str {
 #[cfg(test)]
 mod scan_choice_text_tests {
     use super::*;
+    use crate::plan::scan_choice::choose;
     use crate::proto::rowkey::{value::Kind as ValueKind, FieldSpec, FieldType, Op, SaltSpec, SchemaSpec, Value};
-    use crate::scan_choice::choose;
 
     fn schema(fields: &[(&str, FieldType, u32)], salt: Option<u32>) -> Schema {
         let mut spec = SchemaSpec::new();

@@ -603,9 +603,9 @@ fn every_source_finds_exactly_the_matching_rows() {
 #[test]
 fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap() {
     use common::messages::{condition, string};
+    use hbase_rowkey::plan::{branch_cost, is_prefix_range, MAX_POINTS};
     use hbase_rowkey::plan_wire::{plan_join, plan_join_branch, plan_join_request_on};
     use hbase_rowkey::proto::rowkey::{JoinPlan, JoinPlanRequest, Op};
-    use hbase_rowkey::stream_choice::{branch_cost, is_prefix_range, MAX_POINTS};
     use protobuf::Message;
     let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
     let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {

@@ -5,10 +5,10 @@
 //! readers); a branch without one reads the data table's own plan. The wire form of the choice is
 //! `plan_wire::plan_join_branch`.
 
+use super::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
 use crate::key::Catalog;
 use crate::proto::rowkey::{Condition, IndexHint, IndexState, Op};
 use crate::ranges::successor;
-use crate::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
 
 /// Value combinations (IN-lists multiplied) above which a source is not a stream: each is a seek per lead key.
 pub const MAX_POINTS: usize = 64;
