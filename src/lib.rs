@@ -1,6 +1,8 @@
 //! hbase-rowkey: fixed-width composite row keys for Apache HBase, with native comparators and scan
 //! planning. Everything outside `jni` is plain Rust, usable and testable without a JVM.
 
+#![warn(unreachable_pub)]
+
 pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/proto/mod.rs"));
 }
@@ -16,7 +18,7 @@ pub mod plan;
 pub mod plan_wire;
 pub mod ranges;
 pub mod text;
-pub mod wire;
+mod wire;
 
 mod jni;
 

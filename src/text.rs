@@ -29,7 +29,7 @@ use crate::proto::rowkey::{
 use crate::wire;
 
 /// A value as a literal.
-pub fn describe_value(value: &Value) -> String {
+pub(crate) fn describe_value(value: &Value) -> String {
     match &value.kind {
         Some(ValueKind::IntValue(i)) => i.to_string(),
         Some(ValueKind::BoolValue(b)) => b.to_string(),
@@ -40,7 +40,7 @@ pub fn describe_value(value: &Value) -> String {
 }
 
 /// One condition, e.g. `sdate BETWEEN 1 AND 9`.
-pub fn describe_condition(c: &Condition) -> String {
+pub(crate) fn describe_condition(c: &Condition) -> String {
     let value = |i: usize| c.values.get(i).map_or_else(|| "?".to_owned(), describe_value);
     let field = quote_name(&c.field);
     let op = match c.op.enum_value() {
@@ -103,7 +103,7 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
 }
 
 /// [`describe_comparator`] of a serialized `ComparatorSpec` (checked like any message from outside).
-pub fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
+pub(crate) fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
     Ok(describe_comparator(&wire::parse::<ComparatorSpec>(spec, "comparator")?))
 }
 
@@ -121,7 +121,7 @@ const KEYWORDS: [&str; 12] = [
 
 /// A field name as the text forms write it: bare when it is an identifier and no keyword, else
 /// double-quoted with quotes doubled.
-pub fn quote_name(name: &str) -> String {
+pub(crate) fn quote_name(name: &str) -> String {
     let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name));

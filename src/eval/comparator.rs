@@ -37,9 +37,9 @@ enum Evaluator {
 
 /// What a range comparator returns for a row of the wrong length: the row sorts below every
 /// value, so LESS, LESS_OR_EQUAL and NOT_EQUAL keep it and the other operators drop it.
-pub const RANGE_WRONG_LENGTH_RESULT: i32 = 1;
+pub(super) const RANGE_WRONG_LENGTH_RESULT: i32 = 1;
 /// What a match comparator returns for a row that does not match (including a wrong length).
-pub const NO_MATCH: i32 = 1;
+pub(super) const NO_MATCH: i32 = 1;
 
 impl Comparator {
     /// Parses, validates and compiles a serialized `ComparatorSpec`.
@@ -203,7 +203,7 @@ impl Comparator {
 
     /// Which kind of comparator this is, as the number of its field in `ComparatorSpec.kind`:
     /// what Java's `KindCase.forNumber` reads.
-    pub fn kind_number(&self) -> i32 {
+    pub(crate) fn kind_number(&self) -> i32 {
         self.kind_number
     }
 

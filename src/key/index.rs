@@ -274,7 +274,7 @@ impl Index {
     }
 
     /// Whether the index rows hold every cell of a table with these families (none: unknown).
-    pub fn covers_families(&self, families: &[Vec<u8>]) -> bool {
+    pub(crate) fn covers_families(&self, families: &[Vec<u8>]) -> bool {
         !families.is_empty() && families.iter().all(|f| self.include_families.contains(f))
     }
 
@@ -368,7 +368,7 @@ impl Index {
 
     /// Whether this index could have written the row `index_key` (its length and salt bytes are the
     /// ones its data key gives): readers skip any other row of the index table, and so do folds.
-    pub fn wrote(&self, data: &Schema, index_key: &[u8]) -> bool {
+    pub(crate) fn wrote(&self, data: &Schema, index_key: &[u8]) -> bool {
         if data.salt().is_none() && self.schema.salt().is_none() {
             return index_key.len() == self.schema.key_length();
         }

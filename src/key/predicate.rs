@@ -32,7 +32,7 @@ impl Constraint {
         }
     }
 
-    pub fn is_any(&self) -> bool {
+    pub(super) fn is_any(&self) -> bool {
         matches!(self, Constraint::Range { low: Bound::Unbounded, high: Bound::Unbounded, excluded } if excluded.is_empty())
     }
 
@@ -167,7 +167,7 @@ pub struct Predicate {
 
 impl Predicate {
     /// True when some field allows no value at all, so no row can match.
-    pub fn is_unsatisfiable(&self) -> bool {
+    pub(crate) fn is_unsatisfiable(&self) -> bool {
         self.constraints
             .iter()
             .any(|(_, c)| matches!(c, Constraint::Points(p) if p.is_empty()))
@@ -337,7 +337,7 @@ fn condition_constraint(schema: &Schema, index: usize, condition: &Condition) ->
     })
 }
 
-pub fn op_name(op: Op) -> &'static str {
+pub(super) fn op_name(op: Op) -> &'static str {
     match op {
         Op::OP_UNSPECIFIED => "unset operator",
         Op::EQ => "=",
