@@ -235,7 +235,7 @@ impl Comparator {
     }
 
     /// `compare(row)` when the cheap tests alone decide it, `None` otherwise. Cannot panic (see
-    /// [`Program::quick_verdict`]), so it needs no panic guard.
+    /// `Program::quick_verdict`), so it needs no panic guard.
     #[inline]
     pub fn compare_quickly(&self, row: &[u8]) -> Option<i32> {
         match &self.evaluator {

@@ -28,7 +28,7 @@ pub(super) enum ScanMethod {
     SkipScan,
 }
 
-/// Why a method was chosen (written out by `plan_wire` for `explain()`).
+/// Why a method was chosen (written out by `explain` for `explain()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Reason {
     /// The plan has no range.

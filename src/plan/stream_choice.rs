@@ -2,8 +2,8 @@
 //! fields all have `=`/`IN` conditions, the data table's longest such prefix and each ACTIVE index
 //! on such fields, gives its matching data keys in data-key order, one run of keys per value
 //! combination. The smallest streams are intersected (relayed or leapfrogged by the Java join
-//! readers); a branch without one reads the data table's own plan. The wire form of the choice is
-//! `plan_wire::plan_join_branch`.
+//! readers); a branch without one reads the data table's own plan. A branch's plan is made of the
+//! choice by `join::plan_join_branch`.
 
 use super::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
 use crate::key::Catalog;

@@ -1,6 +1,7 @@
 //! The range algorithm: turns a predicate into the narrowest sorted set of row-key ranges, the way
-//! Phoenix's skip scan does, so most rows are never read. The lowest planning layer: the choosers
-//! (`scan_choice`, `source_choice`) and the wire and text face (`plan_wire`) sit on top of it.
+//! Phoenix's skip scan does, so most rows are never read. The lowest planning layer: the planner
+//! (`plan`: the choosers, the scan, table and join plans) and its requests (`plan_wire`) sit on
+//! top of it.
 //!
 //! The key is walked slot by slot ([`Schema::slots`]: salt byte, then each field or shared bool
 //! byte). Each slot
