@@ -15,13 +15,12 @@ use std::sync::Arc;
 use protobuf::EnumOrUnknown;
 
 use crate::error::{Error, Result};
-use crate::index::Catalog;
+use crate::key::{check_version, Catalog, Kind, Location, Schema};
 use crate::limits;
 use crate::proto::rowkey::{
     aggregate_value, value::Kind as ValueKind, AggregateFunction, AggregateResult, AggregateRow, AggregateValue,
     AggregationSpec, CellType, Column, ColumnList, IndexRowsOf, TimeUnit, Value,
 };
-use crate::schema::{check_version, Kind, Location, Schema};
 use crate::wire;
 
 /// Bytes of one cell in a fold batch: a tag (0: the row has no such cell; else the value's length
@@ -397,7 +396,7 @@ impl Aggregation {
     }
 
     /// Bytes of one row in a fold batch: its key, then one slot per column.
-    pub fn row_stride(&self) -> usize {
+    pub(crate) fn row_stride(&self) -> usize {
         self.key_length + self.columns.len() * CELL_SLOT_BYTES
     }
 
@@ -838,7 +837,7 @@ impl Aggregator {
     /// Hands the partial state of every group so far ([`Aggregator::partial_len`] bytes) to `out`
     /// in pieces of about 64 KiB, so that it is never held twice; then empties the aggregator and
     /// releases its memory, which an idle scanner then does not hold.
-    pub fn drain_partial<E>(
+    pub(crate) fn drain_partial<E>(
         &mut self,
         mut out: impl FnMut(&[u8]) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
@@ -885,7 +884,7 @@ impl Aggregator {
 
     /// Refuses, before it is read, a partial state longer than any the byte limit could merge: a
     /// group's partial bytes are fewer than the bytes it holds.
-    pub fn check_partial_len(&self, len: usize) -> Result<()> {
+    pub(crate) fn check_partial_len(&self, len: usize) -> Result<()> {
         let limit = PARTIAL_HEADER_BYTES + self.max_bytes;
         if len > limit {
             return Err(Error::LimitExceeded {

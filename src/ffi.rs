@@ -17,7 +17,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::comparator::Comparator;
+use crate::eval::Comparator;
 use crate::handle;
 
 /// What a per-row function returns when it could not answer. No comparator ever returns it: match
@@ -116,10 +116,10 @@ mod tests {
         field.name = "n".into();
         field.type_ = FieldType::INT32.into();
         let mut schema = SchemaSpec::new();
-        schema.format_version = crate::schema::FORMAT_VERSION;
+        schema.format_version = crate::key::FORMAT_VERSION;
         schema.fields.push(field);
         let mut spec = ComparatorSpec::new();
-        spec.format_version = crate::schema::FORMAT_VERSION;
+        spec.format_version = crate::key::FORMAT_VERSION;
         spec.schema = protobuf::MessageField::some(schema);
         spec.kind = Some(comparator_spec::Kind::Equal(EqualComparatorSpec::new()));
         handle::into_handle(Comparator::from_spec(&spec).expect("comparator"))

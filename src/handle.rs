@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 static LIVE: AtomicI64 = AtomicI64::new(0);
 
 /// Number of objects made into handles and not yet freed.
-pub fn live_objects() -> i64 {
+pub(crate) fn live_objects() -> i64 {
     LIVE.load(Ordering::Relaxed)
 }
 
@@ -21,7 +21,7 @@ pub fn into_handle<T>(value: T) -> i64 {
 /// # Safety
 /// `handle` must be 0 or come from [`into_handle::<T>`] and not have been freed yet, and it must
 /// stay alive for `'a` (the Java owner guarantees both: it frees only once, after the last use).
-pub unsafe fn borrow<'a, T>(handle: i64) -> Option<&'a T> {
+pub(crate) unsafe fn borrow<'a, T>(handle: i64) -> Option<&'a T> {
     // SAFETY: guaranteed by the caller, see above.
     unsafe { (handle as *const T).as_ref() }
 }

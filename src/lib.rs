@@ -1,33 +1,27 @@
 //! hbase-rowkey: fixed-width composite row keys for Apache HBase, with native comparators and scan
 //! planning. Everything outside `jni` is plain Rust, usable and testable without a JVM.
 
+#![warn(unreachable_pub)]
+
 pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/proto/mod.rs"));
 }
 
 pub mod aggregate;
-pub mod codec;
-pub mod comparator;
-pub mod disjunction;
 pub mod error;
+pub mod eval;
 pub mod ffi;
 pub mod handle;
-pub mod index;
-pub mod key_ranges;
+pub mod key;
 pub mod limits;
+pub mod plan;
 pub mod plan_wire;
-pub mod predicate;
-pub mod program;
-pub mod scan_choice;
-pub mod schema;
-pub mod skip_scan;
-pub mod source_choice;
-pub mod stream_choice;
+pub mod ranges;
 pub mod text;
-pub mod wire;
+mod wire;
 
 mod jni;
 
-pub use comparator::Comparator;
 pub use error::{Error, ErrorClass, Result};
-pub use schema::Schema;
+pub use eval::Comparator;
+pub use key::Schema;

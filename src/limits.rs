@@ -64,7 +64,7 @@ pub const MAX_SALT_COMBINATIONS: usize = 4096;
 
 /// Most elements of a repeated field, counted across one whole serialized message, before the
 /// parser runs (`wire::check`). Each is the limit that the parsed value must meet anyway.
-pub fn repeated_field_cap(full_name: &str) -> usize {
+pub(crate) fn repeated_field_cap(full_name: &str) -> usize {
     match full_name {
         "rowkey.PredicateSpec.conditions" => MAX_CONDITIONS,
         "rowkey.Condition.values" => MAX_IN_VALUES,
@@ -77,7 +77,7 @@ pub fn repeated_field_cap(full_name: &str) -> usize {
 }
 
 /// What a repeated-field limit is called in its error.
-pub fn repeated_field_what(full_name: &str) -> &'static str {
+pub(crate) fn repeated_field_what(full_name: &str) -> &'static str {
     match full_name {
         "rowkey.SchemaSpec.fields" => "number of fields",
         "rowkey.SaltSpec.fields" => "number of salt fields",

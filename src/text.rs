@@ -20,17 +20,16 @@
 //! result is validated as a comparator would be).
 
 use crate::error::{Error, Result};
+use crate::key::{Predicate, Schema, FORMAT_VERSION};
 use crate::limits;
-use crate::predicate::Predicate;
 use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, FieldSpec, FieldType, Op,
     PredicateComparatorSpec, PredicateSpec, SaltSpec, SchemaSpec, Value,
 };
-use crate::schema::{Schema, FORMAT_VERSION};
 use crate::wire;
 
 /// A value as a literal.
-pub fn describe_value(value: &Value) -> String {
+pub(crate) fn describe_value(value: &Value) -> String {
     match &value.kind {
         Some(ValueKind::IntValue(i)) => i.to_string(),
         Some(ValueKind::BoolValue(b)) => b.to_string(),
@@ -41,7 +40,7 @@ pub fn describe_value(value: &Value) -> String {
 }
 
 /// One condition, e.g. `sdate BETWEEN 1 AND 9`.
-pub fn describe_condition(c: &Condition) -> String {
+pub(crate) fn describe_condition(c: &Condition) -> String {
     let value = |i: usize| c.values.get(i).map_or_else(|| "?".to_owned(), describe_value);
     let field = quote_name(&c.field);
     let op = match c.op.enum_value() {
@@ -104,7 +103,7 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
 }
 
 /// [`describe_comparator`] of a serialized `ComparatorSpec` (checked like any message from outside).
-pub fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
+pub(crate) fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
     Ok(describe_comparator(&wire::parse::<ComparatorSpec>(spec, "comparator")?))
 }
 
@@ -122,7 +121,7 @@ const KEYWORDS: [&str; 12] = [
 
 /// A field name as the text forms write it: bare when it is an identifier and no keyword, else
 /// double-quoted with quotes doubled.
-pub fn quote_name(name: &str) -> String {
+pub(crate) fn quote_name(name: &str) -> String {
     let plain = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name));
@@ -212,7 +211,7 @@ pub fn parse_where(schema: &Schema, text: &str) -> Result<PredicateComparatorSpe
                 predicate
             })
             .collect();
-        crate::disjunction::Disjunction::compile(schema, &spec.any_of)?;
+        crate::eval::Disjunction::compile(schema, &spec.any_of)?;
     }
     Ok(spec)
 }
@@ -736,7 +735,7 @@ fn and_product(mut left: Branches, right: Branches) -> Result<Branches> {
 fn bool_condition(schema: &Schema, field: &str, value: bool) -> Result<Condition> {
     let index = schema.field_index(field)?;
     let f = &schema.fields()[index];
-    if f.kind != crate::schema::Kind::Bool {
+    if f.kind != crate::key::Kind::Bool {
         return Err(Error::condition(
             field,
             format!(

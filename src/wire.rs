@@ -26,7 +26,7 @@ use crate::limits;
 
 /// Parses `bytes` as `M` after the size check and the pre-scan; `what` names the message in
 /// errors ("schema", "comparator", ...).
-pub fn parse<M: MessageFull>(bytes: &[u8], what: &'static str) -> Result<M> {
+pub(crate) fn parse<M: MessageFull>(bytes: &[u8], what: &'static str) -> Result<M> {
     check(&M::descriptor(), bytes, what)?;
     M::parse_from_bytes(bytes).map_err(|e| Error::Corrupt {
         what,
@@ -35,14 +35,14 @@ pub fn parse<M: MessageFull>(bytes: &[u8], what: &'static str) -> Result<M> {
 }
 
 /// The bytes of a message built here (no unknown fields, nothing to refuse).
-pub fn serialize<M: MessageFull>(message: &M, what: &'static str) -> Result<Vec<u8>> {
+pub(crate) fn serialize<M: MessageFull>(message: &M, what: &'static str) -> Result<Vec<u8>> {
     message
         .write_to_bytes()
         .map_err(|e| Error::Internal(format!("serializing a {what}: {e}")))
 }
 
 /// The size check and the pre-scan of [`parse`], without parsing.
-pub fn check(descriptor: &MessageDescriptor, bytes: &[u8], what: &'static str) -> Result<()> {
+pub(crate) fn check(descriptor: &MessageDescriptor, bytes: &[u8], what: &'static str) -> Result<()> {
     if bytes.len() > limits::MAX_MESSAGE_BYTES {
         return Err(Error::MessageTooLarge {
             what,

@@ -697,7 +697,7 @@ fn corrupt_partials_and_batches_are_refused() {
 #[test]
 fn a_fold_of_index_rows_skips_rows_the_index_could_not_have_written() {
     use common::messages::{boolean, int, named_value, string};
-    use hbase_rowkey::index::Catalog;
+    use hbase_rowkey::key::Catalog;
     use hbase_rowkey::proto::rowkey::{IndexRowsOf, IndexSpec, IndexState, TableCatalog};
     let data_spec = common::messages::seed_schema(4);
     let mut index = IndexSpec::new();
@@ -728,7 +728,7 @@ fn a_fold_of_index_rows_skips_rows_the_index_could_not_have_written() {
     let own: Vec<Vec<u8>> = (0..5).map(|n| by_code.index_key(data, &row(n)).unwrap()).collect();
     let data_salt_at = by_code
         .schema()
-        .field_index(hbase_rowkey::index::DATA_SALT_FIELD)
+        .field_index(hbase_rowkey::key::DATA_SALT_FIELD)
         .unwrap();
     let data_salt_at = by_code.schema().fields()[data_salt_at].location.offset();
     let mut wrong_index_salt = own[0].clone();

@@ -12,12 +12,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use common::messages::{any_of_spec, condition, field, plan_bytes, predicate_spec, schema_of};
 use common::mutation::mutate;
 use common::*;
-use hbase_rowkey::key_ranges::{plan, Range};
+use hbase_rowkey::key::{Predicate, FORMAT_VERSION};
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, ComparatorSpec, FieldType, Op, ScanPlan, SkipScanFilterSpec};
-use hbase_rowkey::schema::FORMAT_VERSION;
-use hbase_rowkey::skip_scan::SkipScanFilter;
+use hbase_rowkey::ranges::{plan, Range, SkipScanFilter};
 use hbase_rowkey::{Comparator, ErrorClass, Schema};
 use protobuf::{Message, MessageField};
 
@@ -112,7 +110,7 @@ fn union_plan_keeps_every_matching_row_and_holds_exactly_the_branches_ranges() {
         for r in own.iter().flatten() {
             probes.push(r.start.clone());
             probes.extend(r.stop.clone());
-            if let Some(below) = hbase_rowkey::key_ranges::successor(&r.start) {
+            if let Some(below) = hbase_rowkey::ranges::successor(&r.start) {
                 probes.push(below);
             }
         }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use hbase_rowkey::index::{Catalog, DATA_SALT_FIELD};
+use hbase_rowkey::key::{Catalog, Predicate, DATA_SALT_FIELD};
 use hbase_rowkey::proto::rowkey::{Column, IndexSpec, IndexState, SchemaSpec, TableCatalog};
 use hbase_rowkey::Error;
 
@@ -280,7 +280,6 @@ fn bad_index_definitions_are_refused_by_name() {
 // ------------------------------------------------------------------ planning over indexes
 
 use hbase_rowkey::plan_wire::plan_table;
-use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{IndexHint, PredicateSpec, TablePlan, TablePlanRequest};
 use hbase_rowkey::Comparator;
 
@@ -604,9 +603,9 @@ fn every_source_finds_exactly_the_matching_rows() {
 #[test]
 fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap() {
     use common::messages::{condition, string};
+    use hbase_rowkey::plan::{branch_cost, is_prefix_range, MAX_POINTS};
     use hbase_rowkey::plan_wire::{plan_join, plan_join_branch, plan_join_request_on};
     use hbase_rowkey::proto::rowkey::{JoinPlan, JoinPlanRequest, Op};
-    use hbase_rowkey::stream_choice::{branch_cost, is_prefix_range, MAX_POINTS};
     use protobuf::Message;
     let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
     let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {
@@ -870,7 +869,7 @@ fn an_index_seek_key_splits_the_index_keys_where_its_position_splits_the_data_ke
             .slots()
             .into_iter()
             .filter_map(|slot| match slot {
-                hbase_rowkey::schema::KeySlot::Bits { offset, members } => {
+                hbase_rowkey::key::KeySlot::Bits { offset, members } => {
                     Some((offset, members.iter().fold(0u8, |all, &(_, m)| all | m)))
                 }
                 _ => None,

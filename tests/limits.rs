@@ -13,9 +13,9 @@ use common::messages::{
     salted_wide_in_lists, schema_of, string,
 };
 use hbase_rowkey::aggregate::{Aggregation, Aggregator, MAX_BYTES_SETTING};
+use hbase_rowkey::key::Predicate;
 use hbase_rowkey::limits;
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{
     value::Kind as ValueKind, AggregateFunction, AggregateSpec, AggregationSpec, Condition, FieldSpec, FieldType,
     GroupKey, NamedValue, Op, SaltSpec, ScanPlan, SchemaSpec, Value,
@@ -369,7 +369,7 @@ fn limit_max_max_ranges() {
     )
     .unwrap();
     for asked in [limits::MAX_MAX_RANGES + 1, usize::MAX] {
-        let plan = hbase_rowkey::key_ranges::plan(&Schema::from_spec(&schema).unwrap(), &predicate, asked);
+        let plan = hbase_rowkey::ranges::plan(&Schema::from_spec(&schema).unwrap(), &predicate, asked);
         assert_eq!(plan.max_ranges, limits::MAX_MAX_RANGES);
     }
 }
@@ -409,7 +409,7 @@ fn limit_max_salt_combinations() {
             &[condition("a", Op::IN, ints(a)), condition("b", Op::IN, ints(b))],
         )
         .unwrap();
-        hbase_rowkey::key_ranges::plan(&schema, &predicate, limits::MAX_MAX_RANGES).buckets_read
+        hbase_rowkey::ranges::plan(&schema, &predicate, limits::MAX_MAX_RANGES).buckets_read
     };
     // At the limit the combinations are hashed: exactly the buckets they fall in are read.
     let side = (limits::MAX_SALT_COMBINATIONS as f64).sqrt() as usize;
@@ -456,7 +456,7 @@ fn column(family: usize, qualifier: usize) -> hbase_rowkey::proto::rowkey::Colum
 
 #[test]
 fn limit_max_indexes() {
-    use hbase_rowkey::index::Catalog;
+    use hbase_rowkey::key::Catalog;
     let indexes = |n: usize| (0..n).map(|i| index_on_b(&format!("ix{i}"))).collect();
     Catalog::from_spec(&catalog_with(indexes(limits::MAX_INDEXES))).expect("exactly the limit");
     assert_limit(
@@ -468,7 +468,7 @@ fn limit_max_indexes() {
 
 #[test]
 fn limit_max_included_columns() {
-    use hbase_rowkey::index::Catalog;
+    use hbase_rowkey::key::Catalog;
     let with_columns = |n: usize| {
         let mut index = index_on_b("ix");
         index.include = (0..n).map(|q| column(1, q + 1)).collect();
@@ -484,7 +484,7 @@ fn limit_max_included_columns() {
 
 #[test]
 fn limit_max_column_name_bytes() {
-    use hbase_rowkey::index::Catalog;
+    use hbase_rowkey::key::Catalog;
     let with_column = |family: usize, qualifier: usize| {
         let mut index = index_on_b("ix");
         index.include = vec![column(family, qualifier)];

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use hbase_rowkey::codec::encode_value;
+use hbase_rowkey::key::encode_value;
 use hbase_rowkey::proto::rowkey::{value::Kind as ValueKind, FieldSpec, FieldType, SchemaSpec, Value};
 use hbase_rowkey::Schema;
 use proptest::prelude::*;

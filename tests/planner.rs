@@ -6,10 +6,10 @@ mod common;
 
 use common::messages::{plan_bytes, predicate_spec};
 use common::*;
-use hbase_rowkey::key_ranges::{plan, successor, Range};
+use hbase_rowkey::key::Predicate;
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::predicate::Predicate;
 use hbase_rowkey::proto::rowkey::{comparator_spec::Kind, Op, ScanPlan};
+use hbase_rowkey::ranges::{plan, successor, Range};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 

@@ -14,11 +14,9 @@ mod common;
 
 use common::Rng;
 use common::*;
-use hbase_rowkey::key_ranges::{plan, plan_union, Range};
-use hbase_rowkey::predicate::{Constraint, Predicate};
+use hbase_rowkey::key::{Constraint, Location, Predicate, Schema};
 use hbase_rowkey::proto::rowkey::{FieldType, Op};
-use hbase_rowkey::schema::{Location, Schema};
-use hbase_rowkey::skip_scan::{AnySkipScan, SkipScan};
+use hbase_rowkey::ranges::{plan, plan_union, AnySkipScan, Range, SkipScan};
 use proptest::prelude::{any, proptest, ProptestConfig};
 use std::ops::Bound;
 
@@ -56,7 +54,7 @@ impl Case {
         let stored = salt
             .fields
             .iter()
-            .map(|&i| hbase_rowkey::codec::read_field(&self.schema.fields()[i], key));
+            .map(|&i| hbase_rowkey::key::read_field(&self.schema.fields()[i], key));
         self.schema.salt_of(stored) == key[0]
     }
 

@@ -68,7 +68,7 @@ fn decode_inverts_encode_on_the_reference_keys() {
             // Hashed fields decode to their digests; every other field to the value given.
             for named in &decoded {
                 let field = &schema.fields()[schema.field_index(&named.field).unwrap()];
-                if field.kind.is_ordered() || field.kind == hbase_rowkey::schema::Kind::Bool {
+                if field.kind.is_ordered() || field.kind == hbase_rowkey::key::Kind::Bool {
                     let original = case.row.values.iter().find(|v| v.field == named.field).unwrap();
                     assert_eq!(
                         named.value, original.value,

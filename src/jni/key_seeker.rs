@@ -14,7 +14,7 @@ use ::jni::sys::{self, jboolean, jbyte, jint, jlong};
 use super::errors::{BridgeError, BridgeResult};
 use super::row_key_native::{finish, read_message, with_key_buffer};
 use crate::handle;
-use crate::skip_scan::SkipScanFilter;
+use crate::ranges::SkipScanFilter;
 
 jni_export! {
     /// Parses and compiles a serialized `SkipScanFilterSpec`; returns its handle.

@@ -5,6 +5,10 @@
 //! `native_aggregator` for the classes that own their native objects alone); errors and panics become Java exceptions in one place
 //! (`errors`).
 
+// The exports are found by their symbol names, never by a Rust path: `pub` is what a JNI export
+// is written with, not the crate's border (lib.rs warns of any other `pub` no path reaches).
+#![allow(unreachable_pub)]
+
 /// A JNI export of the usual shape: a `static native` method whose body runs inside
 /// `EnvUnowned::with_env` (which catches panics) and whose `BridgeResult` is resolved by
 /// [`errors::ThrowJavaException`], the one error-to-exception mapping. The export's full JNI

@@ -19,12 +19,11 @@ use ::jni::sys::{self, jbyte, jint, jlong};
 use ::jni::{Env, EnvUnowned};
 
 use super::errors::{BridgeError, BridgeResult, ThrowJavaException};
-use crate::comparator::Comparator;
 use crate::error::Error;
+use crate::eval::Comparator;
 use crate::handle;
-use crate::index::{Catalog, Index};
+use crate::key::{Catalog, Index, Schema};
 use crate::limits::{MAX_KEY_BYTES, MAX_MESSAGE_BYTES};
-use crate::schema::Schema;
 
 // ---------------------------------------------------------------------------------------------
 // schema

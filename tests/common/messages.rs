@@ -1,12 +1,12 @@
 //! Builders of valid protobuf messages (schemas, conditions, comparator specs, plan requests,
 //! rows), shared by the tests and the benchmarks.
 
+use hbase_rowkey::key::FORMAT_VERSION;
 use hbase_rowkey::proto::rowkey::{
     comparator_spec::Kind, value::Kind as ValueKind, ComparatorSpec, Condition, EqualComparatorSpec, FieldSpec,
     FieldType, NamedValue, Op, PredicateComparatorSpec, PredicateSpec, RangeComparatorSpec, Row, SaltSpec,
     ScanPlanRequest, SchemaSpec, Value,
 };
-use hbase_rowkey::schema::FORMAT_VERSION;
 use protobuf::{Message, MessageField};
 
 use super::{random_predicate, random_row, random_schema, random_value, Rng, SchemaDef};

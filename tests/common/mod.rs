@@ -350,17 +350,17 @@ pub fn random_table(rng: &mut Rng, n: usize) -> (SchemaDef, hbase_rowkey::Schema
 // ---------------------------------------------------------------- planned ranges
 
 /// Whether `key` lies in one of the planned ranges.
-pub fn in_ranges(ranges: &[hbase_rowkey::key_ranges::Range], key: &[u8]) -> bool {
+pub fn in_ranges(ranges: &[hbase_rowkey::ranges::Range], key: &[u8]) -> bool {
     ranges
         .iter()
         .any(|r| key >= r.start.as_slice() && r.stop.as_ref().is_none_or(|s| key < s.as_slice()))
 }
 
 /// The ranges of a plan message, as the planner's ranges.
-pub fn plan_ranges(plan: &hbase_rowkey::proto::rowkey::ScanPlan) -> Vec<hbase_rowkey::key_ranges::Range> {
+pub fn plan_ranges(plan: &hbase_rowkey::proto::rowkey::ScanPlan) -> Vec<hbase_rowkey::ranges::Range> {
     plan.ranges
         .iter()
-        .map(|r| hbase_rowkey::key_ranges::Range {
+        .map(|r| hbase_rowkey::ranges::Range {
             start: r.start.clone(),
             stop: (!r.stop.is_empty()).then(|| r.stop.clone()),
         })

@@ -12,14 +12,12 @@
 
 use std::ops::Bound;
 
-use crate::codec::{be_u64, FieldBytes};
 use crate::error::{Error, Result};
+use crate::key::{be_u64, Constraint, FieldBytes, Location, Predicate, Schema};
 use crate::limits;
-use crate::predicate::{Constraint, Predicate};
-use crate::schema::{Location, Schema};
 
 #[derive(Debug, Clone)]
-pub struct Program {
+pub(super) struct Program {
     key_length: usize,
     /// Some field allows no value: nothing matches.
     never: bool,
@@ -91,7 +89,7 @@ enum NarrowTest {
 }
 
 impl Program {
-    pub fn compile(schema: &Schema, predicate: &Predicate) -> Result<Program> {
+    pub(super) fn compile(schema: &Schema, predicate: &Predicate) -> Result<Program> {
         let key_length = schema.key_length();
         let mut program = Program {
             key_length,
@@ -198,13 +196,9 @@ impl Program {
         }
     }
 
-    pub fn key_length(&self) -> usize {
-        self.key_length
-    }
-
     /// Whether `row` (of any length) satisfies the program; a wrong length never does.
     #[inline]
-    pub fn matches(&self, row: &[u8]) -> bool {
+    pub(super) fn matches(&self, row: &[u8]) -> bool {
         match self.quick_verdict(row) {
             Some(verdict) => verdict,
             None => self.other_checks_allow(row),
@@ -225,7 +219,7 @@ impl Program {
         clippy::panic,
         clippy::unreachable
     )]
-    pub fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
+    pub(super) fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
         if row.len() != self.key_length || self.never {
             return Some(false);
         }

@@ -18,15 +18,12 @@
 
 use std::ops::Bound;
 
-use crate::codec::{increment, FieldBytes};
-use crate::comparator::Comparator;
+use super::key_ranges::salt_buckets;
 use crate::error::{Error, Result};
-use crate::key_ranges::salt_buckets;
+use crate::eval::Comparator;
+use crate::key::{check_version, increment, Constraint, FieldBytes, KeySlot, Predicate, Schema, FORMAT_VERSION};
 use crate::limits::DEFAULT_MAX_RANGES;
-use crate::predicate::{Constraint, Predicate};
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, SkipScanFilterSpec};
-use crate::schema::{check_version, FORMAT_VERSION};
-use crate::schema::{KeySlot, Schema};
 use crate::wire;
 
 /// The compiled skip scan of one predicate over one schema.

@@ -9,11 +9,11 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use crate::codec::{read_field, write_field};
+use super::codec::{read_field, write_field};
+use super::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::proto::rowkey::{FieldSpec, FieldType, IndexSpec, IndexState, SaltSpec, SchemaSpec, TableCatalog};
-use crate::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::wire;
 
 /// The index schema's field holding the data key's salt byte (when the data key is salted).
@@ -274,7 +274,7 @@ impl Index {
     }
 
     /// Whether the index rows hold every cell of a table with these families (none: unknown).
-    pub fn covers_families(&self, families: &[Vec<u8>]) -> bool {
+    pub(crate) fn covers_families(&self, families: &[Vec<u8>]) -> bool {
         !families.is_empty() && families.iter().all(|f| self.include_families.contains(f))
     }
 
@@ -368,7 +368,7 @@ impl Index {
 
     /// Whether this index could have written the row `index_key` (its length and salt bytes are the
     /// ones its data key gives): readers skip any other row of the index table, and so do folds.
-    pub fn wrote(&self, data: &Schema, index_key: &[u8]) -> bool {
+    pub(crate) fn wrote(&self, data: &Schema, index_key: &[u8]) -> bool {
         if data.salt().is_none() && self.schema.salt().is_none() {
             return index_key.len() == self.schema.key_length();
         }

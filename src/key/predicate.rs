@@ -4,11 +4,11 @@
 
 use std::ops::Bound;
 
-use crate::codec::{encode_value, FieldBytes};
+use super::codec::{encode_value, FieldBytes};
+use super::schema::{Kind, Schema};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::proto::rowkey::{Condition, Op, PredicateSpec, Value};
-use crate::schema::{Kind, Schema};
 
 /// What the stored bytes of one field may be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +32,7 @@ impl Constraint {
         }
     }
 
-    pub fn is_any(&self) -> bool {
+    pub(super) fn is_any(&self) -> bool {
         matches!(self, Constraint::Range { low: Bound::Unbounded, high: Bound::Unbounded, excluded } if excluded.is_empty())
     }
 
@@ -167,7 +167,7 @@ pub struct Predicate {
 
 impl Predicate {
     /// True when some field allows no value at all, so no row can match.
-    pub fn is_unsatisfiable(&self) -> bool {
+    pub(crate) fn is_unsatisfiable(&self) -> bool {
         self.constraints
             .iter()
             .any(|(_, c)| matches!(c, Constraint::Points(p) if p.is_empty()))
@@ -183,7 +183,7 @@ impl Predicate {
             && self
                 .constraints
                 .iter()
-                .all(|(i, c)| c.allows(&crate::codec::read_field(&schema.fields()[*i], key)))
+                .all(|(i, c)| c.allows(&super::codec::read_field(&schema.fields()[*i], key)))
     }
 
     pub fn from_spec(schema: &Schema, spec: &PredicateSpec) -> Result<Predicate> {
@@ -337,7 +337,7 @@ fn condition_constraint(schema: &Schema, index: usize, condition: &Condition) ->
     })
 }
 
-pub fn op_name(op: Op) -> &'static str {
+pub(super) fn op_name(op: Op) -> &'static str {
     match op {
         Op::OP_UNSPECIFIED => "unset operator",
         Op::EQ => "=",

@@ -4,13 +4,11 @@
 
 use std::cmp::Ordering;
 
-use crate::codec::{encode_value, FieldBytes};
-use crate::disjunction::Disjunction;
+use super::disjunction::Disjunction;
+use super::program::Program;
 use crate::error::{Error, Result};
-use crate::predicate::Predicate;
-use crate::program::Program;
+use crate::key::{check_version, encode_value, FieldBytes, Location, Predicate, Schema, FORMAT_VERSION};
 use crate::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, Condition, Op};
-use crate::schema::{check_version, Location, Schema, FORMAT_VERSION};
 use crate::wire;
 use protobuf::MessageFull;
 
@@ -39,9 +37,9 @@ enum Evaluator {
 
 /// What a range comparator returns for a row of the wrong length: the row sorts below every
 /// value, so LESS, LESS_OR_EQUAL and NOT_EQUAL keep it and the other operators drop it.
-pub const RANGE_WRONG_LENGTH_RESULT: i32 = 1;
+pub(super) const RANGE_WRONG_LENGTH_RESULT: i32 = 1;
 /// What a match comparator returns for a row that does not match (including a wrong length).
-pub const NO_MATCH: i32 = 1;
+pub(super) const NO_MATCH: i32 = 1;
 
 impl Comparator {
     /// Parses, validates and compiles a serialized `ComparatorSpec`.
@@ -205,7 +203,7 @@ impl Comparator {
 
     /// Which kind of comparator this is, as the number of its field in `ComparatorSpec.kind`:
     /// what Java's `KindCase.forNumber` reads.
-    pub fn kind_number(&self) -> i32 {
+    pub(crate) fn kind_number(&self) -> i32 {
         self.kind_number
     }
 
@@ -237,7 +235,7 @@ impl Comparator {
     }
 
     /// `compare(row)` when the cheap tests alone decide it, `None` otherwise. Cannot panic (see
-    /// [`Program::quick_verdict`]), so it needs no panic guard.
+    /// `Program::quick_verdict`), so it needs no panic guard.
     #[inline]
     pub fn compare_quickly(&self, row: &[u8]) -> Option<i32> {
         match &self.evaluator {

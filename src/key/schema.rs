@@ -109,7 +109,7 @@ pub struct Field {
 
 impl Field {
     /// True when larger values have smaller bytes (descending XOR reversed timestamp).
-    pub fn byte_order_reversed(&self) -> bool {
+    pub(crate) fn byte_order_reversed(&self) -> bool {
         self.descending != (self.kind == Kind::ReversedTimestamp)
     }
 }
@@ -261,11 +261,6 @@ impl Schema {
 
     pub fn salt(&self) -> Option<&Salt> {
         self.salt.as_ref()
-    }
-
-    /// Offset of the first field (1 when a salt byte leads the key).
-    pub fn fields_offset(&self) -> usize {
-        usize::from(self.salt.is_some())
     }
 
     pub fn field_index(&self, name: &str) -> Result<usize> {

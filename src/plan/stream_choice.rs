@@ -2,28 +2,28 @@
 //! fields all have `=`/`IN` conditions, the data table's longest such prefix and each ACTIVE index
 //! on such fields, gives its matching data keys in data-key order, one run of keys per value
 //! combination. The smallest streams are intersected (relayed or leapfrogged by the Java join
-//! readers); a branch without one reads the data table's own plan. The wire form of the choice is
-//! `plan_wire::plan_join_branch`.
+//! readers); a branch without one reads the data table's own plan. A branch's plan is made of the
+//! choice by `join::plan_join_branch`.
 
-use crate::index::Catalog;
-use crate::key_ranges::successor;
+use super::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
+use crate::key::Catalog;
 use crate::proto::rowkey::{Condition, IndexHint, IndexState, Op};
-use crate::source_choice::{DEFAULT_TABLE_ROWS, LOOKUP_COST};
+use crate::ranges::successor;
 
 /// Value combinations (IN-lists multiplied) above which a source is not a stream: each is a seek per lead key.
 pub const MAX_POINTS: usize = 64;
 /// Streams intersected at most (the smallest ones).
-pub const MAX_STREAMS: usize = 4;
+pub(super) const MAX_STREAMS: usize = 4;
 /// A stream estimated to hold more of the table than this is not used beside a smaller one: in a
 /// leapfrog a seek per candidate key to drop few of them, in a relay turns that reach little
 /// further than the smaller stream's.
-pub const MAX_FOLLOWER_FRACTION: f64 = 0.25;
+pub(super) const MAX_FOLLOWER_FRACTION: f64 = 0.25;
 
 /// A source that may be a stream: the data table (empty name) or an index, and its fixed fields'
 /// conditions in its key order.
-pub struct StreamSource {
-    pub index: String,
-    pub conditions: Vec<Condition>,
+pub(super) struct StreamSource {
+    pub(super) index: String,
+    pub(super) conditions: Vec<Condition>,
 }
 
 /// The first `=`/`IN` condition of each field, in the branch's order (another on the same field
@@ -41,7 +41,7 @@ fn fixed(conditions: &[Condition]) -> Vec<&Condition> {
 
 /// The sources the hint allows: the data table's `=`/`IN` prefix when not empty, then every
 /// ACTIVE index whose fields all have such conditions.
-pub fn stream_sources(
+pub(super) fn stream_sources(
     catalog: &Catalog,
     conditions: &[Condition],
     hint: IndexHint,
@@ -84,7 +84,7 @@ pub fn stream_sources(
 }
 
 /// Every combination of one value per condition, as equalities; `None` above [`MAX_POINTS`].
-pub fn points(conditions: &[Condition]) -> Option<Vec<Vec<Condition>>> {
+pub(super) fn points(conditions: &[Condition]) -> Option<Vec<Vec<Condition>>> {
     let combinations = conditions.iter().try_fold(1usize, |n, c| {
         n.checked_mul(c.values.len()).filter(|&n| n <= MAX_POINTS)
     })?;
@@ -125,7 +125,7 @@ pub fn is_prefix_range(start: &[u8], stop: &[u8]) -> bool {
 
 /// Of the streams' estimates, sorted ascending: how many lead the branch (the rest are left out:
 /// beyond [`MAX_STREAMS`], or followers above [`MAX_FOLLOWER_FRACTION`] of the table).
-pub fn kept_streams(sorted_estimates: &[f64]) -> Vec<bool> {
+pub(super) fn kept_streams(sorted_estimates: &[f64]) -> Vec<bool> {
     sorted_estimates
         .iter()
         .enumerate()

@@ -1,6 +1,7 @@
 //! The range algorithm: turns a predicate into the narrowest sorted set of row-key ranges, the way
-//! Phoenix's skip scan does, so most rows are never read. The lowest planning layer: the choosers
-//! (`scan_choice`, `source_choice`) and the wire and text face (`plan_wire`) sit on top of it.
+//! Phoenix's skip scan does, so most rows are never read. The lowest planning layer: the planner
+//! (`plan`: the choosers, the scan, table and join plans) and its requests (`plan_wire`) sit on
+//! top of it.
 //!
 //! The key is walked slot by slot ([`Schema::slots`]: salt byte, then each field or shared bool
 //! byte). Each slot
@@ -11,10 +12,8 @@
 
 use std::ops::Bound;
 
-use crate::codec::FieldBytes;
+use crate::key::{Constraint, FieldBytes, KeySlot, Predicate, Schema};
 use crate::limits::{MAX_MAX_RANGES, MAX_PLAN_KEY_BYTES, MAX_SALT_COMBINATIONS};
-use crate::predicate::{Constraint, Predicate};
-use crate::schema::{KeySlot, Schema};
 
 /// Per-key overhead counted against `MAX_PLAN_KEY_BYTES` (vector header and allocation).
 const KEY_OVERHEAD: usize = 32;
@@ -156,7 +155,7 @@ impl Walk {
             let stored = salt
                 .fields
                 .iter()
-                .map(|&i| crate::codec::read_field(&schema.fields()[i], prefix));
+                .map(|&i| crate::key::read_field(&schema.fields()[i], prefix));
             schema.salt_of(stored) == prefix[0]
         });
     }

@@ -14,24 +14,23 @@
 //! "Skip scan"). The plain filter is kept only where the ranges enforce every condition. Index
 //! plans are chosen the same way, on the index's key.
 
-use crate::key_ranges::{Plan, Range};
-use crate::predicate::Predicate;
-use crate::schema::Schema;
+use crate::key::{Predicate, Schema};
+use crate::ranges::{Plan, Range};
 
 /// Free bytes before the first residual condition up to which the seeks are bounded by the key.
-pub const MAX_FREE_BYTES: usize = 2;
+pub(super) const MAX_FREE_BYTES: usize = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScanMethod {
+pub(super) enum ScanMethod {
     /// Read every row of the ranges; the residual conditions filtered per row.
     RangesAndFilter,
     /// Seek from each row that fails to the next key that can match.
     SkipScan,
 }
 
-/// Why a method was chosen (written out by `plan_wire` for `explain()`).
+/// Why a method was chosen (written out by `explain` for `explain()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reason {
+pub(super) enum Reason {
     /// The plan has no range.
     NothingToRead,
     /// The ranges enforce every condition.
@@ -47,13 +46,13 @@ pub enum Reason {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
-    pub method: ScanMethod,
-    pub reason: Reason,
+pub(super) struct Choice {
+    pub(super) method: ScanMethod,
+    pub(super) reason: Reason,
 }
 
 /// Chooses how to read `plan`'s ranges for `predicate`.
-pub fn choose(schema: &Schema, predicate: &Predicate, plan: &Plan) -> Choice {
+pub(super) fn choose(schema: &Schema, predicate: &Predicate, plan: &Plan) -> Choice {
     let filter = |reason: Reason| Choice {
         method: ScanMethod::RangesAndFilter,
         reason,

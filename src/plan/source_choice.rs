@@ -14,16 +14,14 @@
 use std::ops::Bound;
 
 use crate::error::{Error, Result};
-use crate::index::Catalog;
-use crate::key_ranges::{plan, Plan};
-use crate::predicate::{Constraint, Predicate};
+use crate::key::{Catalog, Constraint, Kind, Predicate, Schema};
 use crate::proto::rowkey::{Column, Condition, IndexHint, IndexState};
-use crate::schema::{Kind, Schema};
+use crate::ranges::{plan, Plan};
 
 /// A data-row lookup (a random read) costs as much as scanning this many rows.
-pub const LOOKUP_COST: f64 = 4.0;
+pub(super) const LOOKUP_COST: f64 = 4.0;
 /// The table size assumed when the request gives none.
-pub const DEFAULT_TABLE_ROWS: u64 = 1_000_000;
+pub(crate) const DEFAULT_TABLE_ROWS: u64 = 1_000_000;
 
 const EQUALITY_SELECTIVITY: f64 = 0.01;
 const IDENTIFIER_EQUALITY_SELECTIVITY: f64 = 0.0001;
@@ -31,23 +29,23 @@ const OPEN_RANGE_SELECTIVITY: f64 = 1.0 / 3.0;
 const BOUNDED_RANGE_SELECTIVITY: f64 = 0.1;
 
 /// What the source is chosen for: the query's conditions and what it reads.
-pub struct SourceQuery<'a> {
-    pub conditions: &'a [Condition],
-    pub max_ranges: usize,
-    pub table_rows: f64,
+pub(crate) struct SourceQuery<'a> {
+    pub(crate) conditions: &'a [Condition],
+    pub(crate) max_ranges: usize,
+    pub(crate) table_rows: f64,
     /// A `USE_INDEX` hint's index is ACTIVE in the catalog (the caller checked it).
-    pub hint: IndexHint,
-    pub hint_index: &'a str,
+    pub(crate) hint: IndexHint,
+    pub(crate) hint_index: &'a str,
     /// The query reads keys only (any index covers it).
-    pub key_only: bool,
+    pub(crate) key_only: bool,
     /// The columns read; none named: the `families` whole.
-    pub columns: &'a [Column],
-    pub families: &'a [Vec<u8>],
+    pub(crate) columns: &'a [Column],
+    pub(crate) families: &'a [Vec<u8>],
 }
 
 /// Why a source was not chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exclusion {
+pub(super) enum Exclusion {
     /// An index that is not ACTIVE is never read.
     NotActive(IndexState),
     /// The query's index hint excludes it.
@@ -57,27 +55,27 @@ pub enum Exclusion {
 }
 
 /// One source considered: the data table (empty name) or an index.
-pub struct Alternative<'a> {
-    pub index: &'a str,
-    pub schema: &'a Schema,
+pub(super) struct Alternative<'a> {
+    pub(super) index: &'a str,
+    pub(super) schema: &'a Schema,
     /// The source answers alone (always so for the data table).
-    pub covered: bool,
-    pub estimated_rows: f64,
-    pub excluded: Option<Exclusion>,
+    pub(super) covered: bool,
+    pub(super) estimated_rows: f64,
+    pub(super) excluded: Option<Exclusion>,
 }
 
 /// The sources considered, in catalog order (the data table first), and the one chosen with its
 /// predicate and range plan.
-pub struct SourceChoice<'a> {
-    pub alternatives: Vec<Alternative<'a>>,
-    pub chosen: usize,
-    pub predicate: Predicate,
-    pub plan: Plan,
+pub(super) struct SourceChoice<'a> {
+    pub(super) alternatives: Vec<Alternative<'a>>,
+    pub(super) chosen: usize,
+    pub(super) predicate: Predicate,
+    pub(super) plan: Plan,
 }
 
 /// Plans the query on the data schema and on every index schema, estimates each plan's rows and
 /// chooses the cheapest the hint allows.
-pub fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -> Result<SourceChoice<'a>> {
+pub(super) fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -> Result<SourceChoice<'a>> {
     // Candidates: (index name, schema, covered, not active); the data table first.
     let mut candidates: Vec<(&str, &Schema, bool, Option<Exclusion>)> = vec![("", catalog.schema(), true, None)];
     for index in catalog.indexes() {
@@ -129,7 +127,13 @@ pub fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -> Resul
 
 /// Rows a plan reads: the table's rows times the selectivity of what its ranges enforce, one per
 /// range, and per index row a lookup unless covered.
-pub fn estimated_rows(schema: &Schema, predicate: &Predicate, plan: &Plan, table_rows: f64, no_lookup: bool) -> f64 {
+pub(super) fn estimated_rows(
+    schema: &Schema,
+    predicate: &Predicate,
+    plan: &Plan,
+    table_rows: f64,
+    no_lookup: bool,
+) -> f64 {
     if plan.ranges.is_empty() {
         return 0.0; // the conditions contradict each other: nothing is read
     }

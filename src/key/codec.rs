@@ -6,9 +6,9 @@
 use md5::{Digest, Md5};
 use protobuf::Message;
 
+use super::schema::{Field, Kind, Location, Schema};
 use crate::error::{Error, Result};
 use crate::proto::rowkey::{value::Kind as ValueKind, NamedValue, Row, Value};
-use crate::schema::{Field, Kind, Location, Schema};
 
 pub type FieldBytes = Vec<u8>;
 
@@ -102,7 +102,7 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
 }
 
 /// Decodes the field's value from a whole key of the schema's length.
-pub fn decode_value(field: &Field, key: &[u8]) -> Result<Value> {
+pub(super) fn decode_value(field: &Field, key: &[u8]) -> Result<Value> {
     let mut bytes = read_field(field, key).to_vec();
     if field.descending {
         invert(field, &mut bytes);
@@ -144,7 +144,7 @@ pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> std::borrow::Cow<'k, [u8]
 }
 
 /// Writes a field's stored bytes (for a bool: one byte, 0 or 1) into `key`.
-pub(crate) fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
+pub(super) fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
     match field.location {
         Location::Bytes { offset, width } => key[offset..offset + width].copy_from_slice(bytes),
         Location::Bit { offset, mask } => {
@@ -181,13 +181,13 @@ pub(crate) fn be_u64(bytes: &[u8]) -> u64 {
 }
 
 /// Java's `String.hashCode()`: over UTF-16 code units, wrapping.
-pub fn java_string_hash(s: &str) -> i32 {
+pub(super) fn java_string_hash(s: &str) -> i32 {
     s.encode_utf16()
         .fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
 }
 
 /// FNV-1a (32 bit) of the salt fields' stored bytes, modulo the bucket count.
-pub fn salt_bucket<B: AsRef<[u8]>>(buckets: u32, stored_fields: impl IntoIterator<Item = B>) -> u8 {
+pub(super) fn salt_bucket<B: AsRef<[u8]>>(buckets: u32, stored_fields: impl IntoIterator<Item = B>) -> u8 {
     let mut hash: u32 = 0x811c_9dc5;
     for bytes in stored_fields {
         for &b in bytes.as_ref() {

@@ -2,15 +2,14 @@
 //! normalized and compiled on its own, a row matching when any branch matches, decided in one
 //! native call per row that stops at the first branch that matches.
 
+use super::program::Program;
 use crate::error::{Error, Result};
+use crate::key::{check_encoded_bytes, encoded_bytes, Predicate, Schema};
 use crate::limits;
-use crate::predicate::{check_encoded_bytes, encoded_bytes, Predicate};
-use crate::program::Program;
 use crate::proto::rowkey::PredicateSpec;
-use crate::schema::Schema;
 
 #[derive(Debug, Clone)]
-pub struct Disjunction {
+pub(crate) struct Disjunction {
     branches: Vec<Branch>,
 }
 
@@ -24,7 +23,7 @@ impl Disjunction {
     /// Normalizes and compiles each branch. Refuses no branch, more than `MAX_OR_BRANCHES`, and
     /// branches whose values together exceed one program's size (each branch alone is checked
     /// too, as any predicate).
-    pub fn compile(schema: &Schema, branches: &[PredicateSpec]) -> Result<Disjunction> {
+    pub(crate) fn compile(schema: &Schema, branches: &[PredicateSpec]) -> Result<Disjunction> {
         if branches.is_empty() || branches.len() > limits::MAX_OR_BRANCHES {
             return Err(Error::LimitExceeded {
                 what: "number of OR branches".into(),
@@ -50,13 +49,13 @@ impl Disjunction {
     }
 
     /// The branches' normalized predicates, in the spec's order.
-    pub fn predicates(&self) -> impl Iterator<Item = &Predicate> {
+    pub(crate) fn predicates(&self) -> impl Iterator<Item = &Predicate> {
         self.branches.iter().map(|b| &b.predicate)
     }
 
     /// Whether `row` (of any length) satisfies some branch; a wrong length never does.
     #[inline]
-    pub fn matches(&self, row: &[u8]) -> bool {
+    pub(crate) fn matches(&self, row: &[u8]) -> bool {
         self.branches.iter().any(|b| b.program.matches(row))
     }
 
@@ -72,7 +71,7 @@ impl Disjunction {
         clippy::panic,
         clippy::unreachable
     )]
-    pub fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
+    pub(super) fn quick_verdict(&self, row: &[u8]) -> Option<bool> {
         let mut undecided = false;
         for b in &self.branches {
             match b.program.quick_verdict(row) {
