@@ -35,6 +35,9 @@ pub enum Error {
     InvalidValue { field: String, detail: String },
     #[error("field '{field}': {detail}")]
     InvalidCondition { field: String, detail: String },
+    /// A query the planner cannot answer the way it was asked to (an aggregate of joins).
+    #[error("invalid query: {0}")]
+    InvalidQuery(String),
     #[error("invalid index '{index}': {detail}")]
     InvalidIndex { index: String, detail: String },
     #[error("row key has {found} bytes, the schema's key has {expected}")]

@@ -1,5 +1,5 @@
-//! The planner's requests and replies, what Java calls: a `ScanPlanRequest`, `TablePlanRequest` or
-//! `JoinPlanRequest` parsed, its defaults applied (`max_ranges`, the table's rows) and its hint
+//! The planner's requests and replies, what Java calls: a `ScanPlanRequest`, `QueryPlanRequest`
+//! (and the `TablePlanRequest` and `JoinPlanRequest` of its two routes) parsed, its defaults applied (`max_ranges`, the table's rows) and its hint
 //! checked, planned by `plan` on Rust values, and the reply serialized.
 
 use protobuf::EnumOrUnknown;
@@ -8,10 +8,10 @@ use crate::error::{Error, Result};
 use crate::eval::Comparator;
 use crate::key::Catalog;
 use crate::limits::DEFAULT_MAX_RANGES;
-use crate::plan::{self, JoinQuery, SourceQuery, TableQuery, DEFAULT_TABLE_ROWS};
+use crate::plan::{self, JoinQuery, Query, SourceQuery, TableQuery, DEFAULT_TABLE_ROWS};
 use crate::proto::rowkey::{
-    comparator_spec::Kind as SpecKind, Condition, IndexHint, JoinBranchPlan, JoinPlan, JoinPlanRequest,
-    ScanPlanRequest, TablePlan, TablePlanRequest,
+    comparator_spec::Kind as SpecKind, Condition, IndexHint, JoinBranchPlan, JoinPlan, JoinPlanRequest, PlannedQuery,
+    QueryPlanRequest, ScanPlanRequest, TablePlan, TablePlanRequest,
 };
 use crate::wire;
 
@@ -21,6 +21,14 @@ fn max_ranges_or_default(requested: u32) -> usize {
         0 => DEFAULT_MAX_RANGES,
         n => n,
     }
+}
+
+/// A request's estimate of the data table's rows: 0 asks for the default.
+fn table_rows_or_default(requested: u64) -> f64 {
+    (match requested {
+        0 => DEFAULT_TABLE_ROWS,
+        n => n,
+    }) as f64
 }
 
 /// A request's index hint, refused when this library does not know it.
@@ -76,10 +84,7 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
         query: SourceQuery {
             conditions: &request.predicate.get_or_default().conditions,
             max_ranges: max_ranges_or_default(request.max_ranges),
-            table_rows: match request.table_rows {
-                0 => DEFAULT_TABLE_ROWS,
-                n => n,
-            } as f64,
+            table_rows: table_rows_or_default(request.table_rows),
             hint,
             hint_index: &request.hint_index,
             key_only: request.key_only,
@@ -90,6 +95,44 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
         relay_streams: request.relay_streams,
     };
     plan::plan_table(catalog, &table)
+}
+
+/// Plans a serialized `QueryPlanRequest` over a catalog handle into a serialized `PlannedQuery`
+/// (what `RowKeyTable` calls for every scan, aggregate and explain).
+pub fn plan_query_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
+    let request: QueryPlanRequest = wire::parse(request, "query plan request")?;
+    let plan = plan_query(catalog, &request)?;
+    wire::serialize(&plan, "query plan")
+}
+
+/// The plan of the request's query over `catalog` (`plan::plan_query`), as its reply.
+pub fn plan_query(catalog: &Catalog, request: &QueryPlanRequest) -> Result<PlannedQuery> {
+    if request.branches.is_empty() {
+        return Err(Error::Corrupt {
+            what: "query plan request",
+            detail: "a query of no branch".into(),
+        });
+    }
+    let query = Query {
+        branches: &request.branches,
+        any_of: request.any_of,
+        source: SourceQuery {
+            conditions: &[],
+            max_ranges: max_ranges_or_default(request.max_ranges),
+            table_rows: table_rows_or_default(request.table_rows),
+            hint: index_hint(request.hint, "query plan request")?,
+            hint_index: &request.hint_index,
+            key_only: request.key_only,
+            columns: &request.columns,
+            families: &request.families,
+        },
+        leapfrog: request.leapfrog,
+        limit: request.limit,
+        reversed: request.reversed,
+        explain: !request.no_explain,
+        aggregate: request.aggregate,
+    };
+    plan::plan_query(catalog, &query)
 }
 
 /// Plans a serialized `JoinPlanRequest` over a catalog handle into a serialized `JoinPlan`.

@@ -911,3 +911,122 @@ fn an_index_seek_key_splits_the_index_keys_where_its_position_splits_the_data_ke
     }
     assert!(checked > 2000, "only {checked} keys compared");
 }
+
+/// One planning call decides how a query is read: joins for an anyOf (even of one branch), a
+/// limit, reversed or the leapfrog hint; the relay of the streams in place of an uncovered index
+/// that is one of several; else the single read, its source's place in the catalog named for the
+/// readers. A plan the regions fold is refused for a query only joins answer, never relays, and
+/// says what the regions read: every index row checked when the index lacks the cells folded, one
+/// cell of each data row when none is, and no per-row filter where the ranges enforce everything.
+#[test]
+fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
+    use hbase_rowkey::plan_wire::{plan_query, plan_query_request_on};
+    use hbase_rowkey::proto::rowkey::{
+        planned_query::Read, Condition, Op, PlannedQuery, PredicateSpec, QueryPlanRequest,
+    };
+    use protobuf::Message;
+    let mut spec = seed_catalog();
+    spec.indexes.push(index_spec("by_code", &["code"], 0));
+    let catalog = Catalog::from_spec(&spec).unwrap();
+    let request = |branches: Vec<Vec<Condition>>| {
+        let mut r = QueryPlanRequest::new();
+        r.branches = branches
+            .into_iter()
+            .map(|conditions| {
+                let mut b = PredicateSpec::new();
+                b.conditions = conditions;
+                b
+            })
+            .collect();
+        r.no_explain = true;
+        r
+    };
+    let route = |r: &QueryPlanRequest| match plan_query(&catalog, r).unwrap().read {
+        Some(Read::Single(single)) => format!("single {} #{}", single.index, single.index_number),
+        Some(Read::Joins(joins)) => format!("joins of {}", joins.branches.len()),
+        other => format!("{other:?}"),
+    };
+    let code = || vec![int_condition("code", Op::EQ, &[404])];
+    let both = || {
+        vec![
+            int_condition("code", Op::EQ, &[404]),
+            int_condition("sdate", Op::IN, &[20161209, 20161210]),
+        ]
+    };
+
+    assert_eq!(route(&request(vec![code()])), "single by_code #2");
+    assert_eq!(
+        route(&request(vec![vec![int_condition("sdate", Op::GE, &[1])]])),
+        "single  #-1"
+    );
+    let mut any_of = request(vec![code()]);
+    any_of.any_of = true;
+    assert_eq!(route(&any_of), "joins of 1", "an anyOf of one branch");
+    assert_eq!(route(&request(vec![code(), both()])), "joins of 2");
+    for ask in [
+        |r: &mut QueryPlanRequest| r.limit = 10,
+        |r: &mut QueryPlanRequest| r.reversed = true,
+        |r: &mut QueryPlanRequest| r.leapfrog = true,
+    ] {
+        let mut r = request(vec![code()]);
+        ask(&mut r);
+        assert_eq!(route(&r), "joins of 1", "{r:?}");
+        r.aggregate = true;
+        let refused = plan_query(&catalog, &r).unwrap_err().to_string();
+        assert!(refused.contains("answered by joins of key streams"), "{refused}");
+    }
+    let relayed = plan_query(&catalog, &request(vec![both()])).unwrap();
+    let Some(Read::Joins(relay)) = relayed.read else {
+        panic!("two index streams of an uncovered index: their relay, {relayed:?}")
+    };
+    assert!(relay.branches[0].relay, "{relay:?}");
+    for stream in &relay.branches[0].streams {
+        assert_eq!(
+            stream.index_number,
+            catalog
+                .indexes()
+                .iter()
+                .position(|i| i.name() == stream.index)
+                .map_or(-1, |n| n as i32)
+        );
+    }
+    let mut folded = request(vec![both()]);
+    folded.aggregate = true;
+    let Some(Read::Single(fold)) = plan_query(&catalog, &folded).unwrap().read else {
+        panic!("an aggregate is read once, never relayed")
+    };
+    assert!(
+        !fold.index.is_empty() && !fold.covered && fold.check_every_row && !fold.first_cell_only,
+        "{fold:?}"
+    );
+
+    let mut counted = request(vec![vec![]]);
+    counted.aggregate = true;
+    counted.key_only = true;
+    counted.hint = IndexHint::NO_INDEX.into();
+    let Some(Read::Single(count)) = plan_query(&catalog, &counted).unwrap().read else {
+        panic!()
+    };
+    assert!(count.first_cell_only && !count.check_every_row, "{count:?}");
+    assert!(
+        count.plan.no_residual,
+        "every condition enforced by the ranges: no per-row filter, {count:?}"
+    );
+    let mut filtered = counted.clone();
+    filtered.branches[0].conditions = vec![int_condition("status", Op::EQ, &[200])];
+    let Some(Read::Single(filter)) = plan_query(&catalog, &filtered).unwrap().read else {
+        panic!()
+    };
+    assert!(
+        !filter.plan.no_residual,
+        "status is not a leading field: filtered per row, {filter:?}"
+    );
+
+    let bytes = plan_query_request_on(&catalog, &request(vec![code()]).write_to_bytes().unwrap()).unwrap();
+    assert!(matches!(
+        PlannedQuery::parse_from_bytes(&bytes).unwrap().read,
+        Some(Read::Single(_))
+    ));
+    assert!(plan_query_request_on(&catalog, &QueryPlanRequest::new().write_to_bytes().unwrap()).is_err());
+    assert!(plan_query_request_on(&catalog, b"\xff\xff").is_err());
+}

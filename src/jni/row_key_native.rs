@@ -540,6 +540,16 @@ jni_export! {
     }
 }
 
+jni_export! {
+    /// Plans a serialized `QueryPlanRequest` over a catalog handle; returns a serialized
+    /// `PlannedQuery`: the one planning call of every scan, aggregate and explain.
+    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanQuery<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
+        let catalog = catalog_ref(catalog)?;
+        let plan = crate::plan_wire::plan_query_request_on(catalog, &read_message(env, &request, "request")?)?;
+        Ok(env.byte_array_from_slice(&plan)?)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // limits and diagnostics
 

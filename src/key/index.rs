@@ -101,6 +101,18 @@ impl Catalog {
         self.indexes.iter().find(|i| i.name == name)
     }
 
+    /// Where a plan names its source for the readers: the index's place in the catalog, or -1 for
+    /// the data table (the empty name, or one the catalog does not have).
+    pub(crate) fn index_number(&self, name: &str) -> i32 {
+        if name.is_empty() {
+            return -1;
+        }
+        self.indexes
+            .iter()
+            .position(|i| i.name == name)
+            .map_or(-1, |n| n as i32)
+    }
+
     pub fn canonical_bytes(&self) -> &[u8] {
         &self.canonical
     }

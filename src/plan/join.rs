@@ -167,6 +167,7 @@ fn plan_streams(
         }
         stream.estimated_rows = estimate(&key_plan(&source.conditions, &source.index, false)?, &source.index)?;
         stream.index = source.index.clone();
+        stream.index_number = catalog.index_number(&source.index);
         stream.conditions = source.conditions.clone();
         streams.push(stream);
     }

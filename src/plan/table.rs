@@ -68,6 +68,7 @@ pub(crate) fn plan_table(catalog: &Catalog, table: &TableQuery<'_>) -> Result<Ta
         table.explain,
     );
     let mut out = TablePlan::new();
+    out.index_number = catalog.index_number(&index);
     out.index = index;
     out.covered = !out.index.is_empty() && covered;
     if table.explain {

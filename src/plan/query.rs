@@ -1,0 +1,90 @@
+//! The query planner: the one place that decides how a query is read. Joins of key streams for
+//! the queries only they answer; else the single read that reads the fewest rows, replaced by the
+//! relay of the query's key streams when it reads an index that does not cover the query; and,
+//! for a plan the regions fold, what they read of each row and whether the client checks each.
+
+use crate::error::{Error, Result};
+use crate::key::Catalog;
+use crate::proto::rowkey::{PlannedQuery, PredicateSpec, TablePlan};
+
+use super::join::{plan_join, JoinQuery};
+use super::source_choice::SourceQuery;
+use super::table::{plan_table, TableQuery};
+
+/// What a query plan is asked: the query's AND-branches, the sources it may read and how.
+pub(crate) struct Query<'a> {
+    pub(crate) branches: &'a [PredicateSpec],
+    /// The query is an `anyOf` (answered by joins even with one branch).
+    pub(crate) any_of: bool,
+    /// The sources, the hint, the columns read: `conditions` unused (each branch has its own).
+    pub(crate) source: SourceQuery<'a>,
+    pub(crate) leapfrog: bool,
+    pub(crate) limit: u32,
+    pub(crate) reversed: bool,
+    pub(crate) explain: bool,
+    /// The plan the regions fold (docs/aggregates.md).
+    pub(crate) aggregate: bool,
+}
+
+/// The plan of `query` over `catalog`'s table and indexes.
+pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<PlannedQuery> {
+    let mut out = PlannedQuery::new();
+    let joins = query.any_of || query.branches.len() != 1 || query.limit > 0 || query.reversed || query.leapfrog;
+    if joins {
+        if query.aggregate {
+            return Err(Error::InvalidQuery(
+                "it is answered by joins of key streams (anyOf, a limit, reversed or leapfrog), which are not \
+                 aggregated in the regions; limit and order the aggregation instead"
+                    .into(),
+            ));
+        }
+        out.set_joins(plan_join(
+            catalog,
+            &JoinQuery {
+                branches: query.branches,
+                max_ranges: query.source.max_ranges,
+                hint: query.source.hint,
+                hint_index: query.source.hint_index,
+                leapfrog: query.leapfrog,
+                limit: query.limit,
+                reversed: query.reversed,
+                explain: query.explain,
+            },
+        )?);
+        return Ok(out);
+    }
+    let table = TableQuery {
+        query: SourceQuery {
+            conditions: &query.branches[0].conditions,
+            ..query.source
+        },
+        explain: query.explain,
+        relay_streams: !query.aggregate,
+    };
+    let mut single = plan_table(catalog, &table)?;
+    if let Some(relay) = single.relay.take() {
+        out.set_joins(relay);
+        return Ok(out);
+    }
+    if query.aggregate {
+        fold_in_regions(&mut single, query.source.key_only);
+    }
+    out.set_single(single);
+    Ok(out)
+}
+
+/// What the regions read of a plan they fold, decided here for the client and its explain alike:
+/// every index row's key checked by the client when the index does not hold the cells folded; one
+/// cell of each data row when no cell is folded; no per-row filter where the ranges enforce every
+/// condition, since the fold itself skips rows of the wrong length (the one thing such a filter
+/// checks) and a native call per row to check it again costs about as much as the fold.
+fn fold_in_regions(plan: &mut TablePlan, key_only: bool) {
+    plan.check_every_row = !plan.index.is_empty() && !plan.covered;
+    plan.first_cell_only = plan.index.is_empty() && key_only;
+    let scan = plan.plan.mut_or_insert_default();
+    let residual = scan.residual.predicate();
+    let length_only = residual.predicate.conditions.is_empty() && residual.any_of.is_empty();
+    if length_only && !scan.ranges.is_empty() {
+        scan.no_residual = true;
+    }
+}
