@@ -15,7 +15,7 @@
 #   hbase.sh pids            one line per process: role, number, pid, info (HTTP /jmx) port, RPC port
 #   hbase.sh restart-rs K    pseudo-distributed: kill -9 RegionServer K, start it again on its ports
 #
-# The hbase-rowkey jar (java/target, `cargo make jar`; or $ROWKEY_JAR) goes on the server's class path as if
+# The hbase-rowkey jar (java/dist/target, `cargo make jar`; or $ROWKEY_JAR) goes on the server's class path as if
 # dropped into HBase's lib/, or with --dynamic only into hbase.dynamic.jars.dir, from where the
 # RegionServer loads our comparators with its DynamicClassLoader. --port: ZooKeeper's client port
 # (default 2181). --heap: each RegionServer's -Xmx in pseudo-distributed mode (default 1g; the master
@@ -23,7 +23,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 state="$here/target/hbase"
-jar="${ROWKEY_JAR:-$here/../target/hbase-rowkey-0.1.0-SNAPSHOT.jar}"
+jar="${ROWKEY_JAR:-$here/../dist/target/hbase-rowkey-0.1.0-SNAPSHOT.jar}"
 # Standalone: the one JVM. Pseudo-distributed: the master (ZooKeeper and RegionServers have their own).
 pidfile="$state/hbase.pid"
 

@@ -19,10 +19,10 @@ javas=(${COMPAT_JAVA:-11 17 21 25})
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 # The jar and the test classes as java/pom.xml built them (`cargo make jar`, against HBase 2.6.4),
-# copied once so that every cell runs the same files, whatever rebuilds java/target meanwhile.
+# copied once so that every cell runs the same files, whatever rebuilds java/dist/target meanwhile.
 build="$out/build"
 rm -rf "$build" && mkdir -p "$build"
-cp java/target/hbase-rowkey-0.1.0-SNAPSHOT.jar "$build/" && cp -r java/target/test-classes "$build/" || exit 1
+cp java/dist/target/hbase-rowkey-0.1.0-SNAPSHOT.jar "$build/" && cp -r java/dist/target/test-classes "$build/" || exit 1
 export ROWKEY_JAR="$build/hbase-rowkey-0.1.0-SNAPSHOT.jar"
 
 declare -A homes

@@ -61,7 +61,7 @@ final class IndexBackfill {
         Scan scan = new Scan().setCaching(CACHING).setCacheBlocks(false);
         scan.setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
         TableMapReduceUtil.initTableMapperJob(data, scan, Mapper.class, ImmutableBytesWritable.class, Put.class, job);
-        TableMapReduceUtil.initTableReducerJob(RowKeyTable.indexTableName(data, spec.getName()).getNameAsString(), null, job);
+        TableMapReduceUtil.initTableReducerJob(IndexRowFormat.indexTableName(data, spec.getName()).getNameAsString(), null, job);
         job.setNumReduceTasks(0);
         try {
             job.submit();

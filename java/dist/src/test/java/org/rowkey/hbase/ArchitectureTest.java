@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Where each class runs ({@link RunsIn}), checked on the compiled classes: every class of the
- * package says where it runs, and what a RegionServer loads (its filters, comparators and
+ * package says where it runs, sits in the Maven module of that place (java/common, client,
+ * regionserver, mapreduce: the compiler keeps each module to what it depends on), and what a RegionServer loads (its filters, comparators and
  * coprocessors, the shared classes and the native bridge) never refers to a client-only or
  * MapReduce class, in any signature, field, call or constant: a RegionServer must not need them.
  */
@@ -85,21 +86,26 @@ class ArchitectureTest {
      */
     @Test
     void onlyTheCoprocessorsNeedHBaseServer() throws Exception {
-        Map<String, Set<String>> references = topLevelClasses();
-        Set<String> needServer = new TreeSet<>(SERVER_CLASSES.keySet());
-        for (boolean grew = true; grew; ) {
-            grew = false;
-            for (Map.Entry<String, Set<String>> e : references.entrySet()) {
-                if (!needServer.contains(e.getKey()) && !java.util.Collections.disjoint(e.getValue(), needServer)) {
-                    grew |= needServer.add(e.getKey());
-                }
-            }
-        }
+        Set<String> needServer = needHBaseServer(topLevelClasses());
         assertEquals(new TreeSet<>(java.util.Arrays.asList("RowKeyAggregateObserver", "RowKeyIndexObserver",
                 "RowKeyScanObserver")), needServer, "classes of ours that need hbase-server on the class path");
         assertEquals(RowKeyIndexObserver.class.getName(), CoprocessorWire.INDEX_OBSERVER);
         assertEquals(RowKeyScanObserver.class.getName(), CoprocessorWire.SCAN_OBSERVER);
         assertEquals(RowKeyAggregateObserver.class.getName(), CoprocessorWire.SCAN_OBSERVER_BEFORE);
+    }
+
+    /** The classes that refer to hbase-server's packages, or to a class of ours that does. */
+    private static Set<String> needHBaseServer(Map<String, Set<String>> references) {
+        Set<String> needServer = new TreeSet<>(SERVER_CLASSES.keySet());
+        for (boolean grew = true; grew; ) {
+            grew = false;
+            for (Map.Entry<String, Set<String>> e : references.entrySet()) {
+                if (!needServer.contains(e.getKey()) && !Collections.disjoint(e.getValue(), needServer)) {
+                    grew |= needServer.add(e.getKey());
+                }
+            }
+        }
+        return needServer;
     }
 
     /** The classes that refer to hbase-server's packages, with what they refer to (filled by {@link #topLevelClasses}). */
@@ -139,13 +145,105 @@ class ArchitectureTest {
         return runsIn == null ? null : runsIn.value();
     }
 
-    /** Each top-level class of the main classes, with the top-level classes of the package its class files refer to. */
+    /**
+     * The Maven module each class comes from (java/&lt;module&gt;/target/classes), for one class known
+     * to be in each: the unit tests read the modules' class directories.
+     */
+    private static final Class<?>[] ONE_CLASS_OF_EACH_MODULE = {
+        RowKeySchema.class, RowKeyTable.class, RowKeyIndexObserver.class, BulkLoad.class};
+
+    /** Where each module's classes are, by module name (the directory above target/classes, or the jar's name). */
+    private static Map<String, Path> moduleRoots() throws URISyntaxException {
+        Map<String, Path> roots = new TreeMap<>();
+        for (Class<?> c : ONE_CLASS_OF_EACH_MODULE) {
+            Path root = Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+            String module = Files.isDirectory(root) ? root.getParent().getParent().getFileName().toString()
+                    : root.getFileName().toString();
+            roots.put(module, root);
+        }
+        return roots;
+    }
+
+    /**
+     * Each module holds the classes that run where its name says: what a RegionServer alone loads
+     * (hbase-server) in regionserver, the client's in client, MapReduce's in mapreduce, and what
+     * several load in common (the shared classes, the native bridge, and the filters and comparators
+     * a RegionServer rebuilds from their bytes, which the client builds). The compiler keeps each
+     * module to its dependencies; this keeps each class in the module of the place it runs.
+     */
+    @Test
+    void eachModuleHoldsTheClassesThatRunWhereItsNameSays() throws Exception {
+        Map<String, Path> roots = moduleRoots();
+        assertEquals(new TreeSet<>(java.util.Arrays.asList("client", "common", "mapreduce", "regionserver")), roots.keySet(),
+                "the modules' class directories");
+        Map<String, EnumSet<RunsIn.Where>> allowed = new TreeMap<>();
+        allowed.put("common", EnumSet.of(RunsIn.Where.SHARED, RunsIn.Where.NATIVE_BRIDGE, RunsIn.Where.REGION_SERVER));
+        allowed.put("client", EnumSet.of(RunsIn.Where.CLIENT));
+        allowed.put("regionserver", EnumSet.of(RunsIn.Where.REGION_SERVER));
+        allowed.put("mapreduce", EnumSet.of(RunsIn.Where.MAPREDUCE));
+        Set<String> needServer = needHBaseServer(topLevelClasses());
+        List<String> misplaced = new ArrayList<>();
+        for (Map.Entry<String, Path> module : roots.entrySet()) {
+            Map<String, Set<String>> classes = new TreeMap<>();
+            readClasses(module.getValue(), classes);
+            for (String name : classes.keySet()) {
+                RunsIn.Where where = where(name);
+                boolean needsServer = needServer.contains(name);
+                if (!allowed.get(module.getKey()).contains(where) || needsServer != module.getKey().equals("regionserver")) {
+                    misplaced.add(name + " (" + where + (needsServer ? ", needs hbase-server" : "") + ") in " + module.getKey());
+                }
+            }
+        }
+        assertEquals(Collections.emptyList(), misplaced, "classes in the module of another place");
+    }
+
+    /**
+     * The README's layout table has a row for each Maven module of java/pom.xml, and the design
+     * document's picture a box for each module a class runs in: the layout is said where readers
+     * look, from the module names, and a module added or renamed fails here until both say so.
+     */
+    @Test
+    void theReadmeAndTheDesignNameEveryModule() throws Exception {
+        String pom = new String(Files.readAllBytes(Paths.get("../pom.xml")), java.nio.charset.StandardCharsets.UTF_8);
+        String readme = new String(Files.readAllBytes(Paths.get("../../README.md")), java.nio.charset.StandardCharsets.UTF_8);
+        String design = new String(Files.readAllBytes(Paths.get("../../docs/design.md")), java.nio.charset.StandardCharsets.UTF_8);
+        Matcher module = Pattern.compile("<module>([a-z]+)</module>").matcher(pom);
+        List<String> missing = new ArrayList<>();
+        int modules = 0;
+        while (module.find()) {
+            modules++;
+            String name = module.group(1);
+            if (!readme.contains("\n| `java/" + name + "` |")) {
+                missing.add("README.md: a row for java/" + name);
+            }
+            if (!name.equals("dist") && !design.contains("\n java/" + name + ": ")) {
+                missing.add("docs/design.md: a box for java/" + name);
+            }
+        }
+        assertEquals(5, modules, "modules of java/pom.xml");
+        assertEquals(Collections.emptyList(), missing);
+        assertEquals(moduleRoots().keySet().size(), modules - 1, "modules whose classes the tests read, beside dist");
+    }
+
+    /** Each top-level class of the main classes (every module's), with the top-level classes of the package its class files refer to. */
     private static Map<String, Set<String>> topLevelClasses() throws IOException, URISyntaxException {
-        Path root = Paths.get(RowKeyTable.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Map<String, Set<String>> out = new TreeMap<>();
+        for (Path root : new java.util.LinkedHashSet<>(moduleRoots().values())) {
+            readClasses(root, out);
+        }
+        assertTrue(out.size() > 30, "found only " + out.keySet() + " under " + moduleRoots());
+        return out;
+    }
+
+    /** Adds the top-level classes of our packages under {@code root} (a class directory or a jar) to {@code out}. */
+    private static void readClasses(Path root, Map<String, Set<String>> out) throws IOException {
         if (Files.isDirectory(root)) {
             for (String pkg : PACKAGES) {
-                try (Stream<Path> files = Files.list(root.resolve(PACKAGE + pkg))) {
+                Path dir = root.resolve(PACKAGE + pkg);
+                if (!Files.isDirectory(dir)) {
+                    continue;
+                }
+                try (Stream<Path> files = Files.list(dir)) {
                     for (Path f : (Iterable<Path>) files::iterator) {
                         String file = f.getFileName().toString();
                         if (file.endsWith(".class") && !file.equals("package-info.class")) {
@@ -171,8 +269,6 @@ class ArchitectureTest {
                 }
             }
         }
-        assertTrue(out.size() > 30, "found only " + out.keySet() + " under " + root);
-        return out;
     }
 
     private static void add(Map<String, Set<String>> out, String file, byte[] classFile) throws IOException {

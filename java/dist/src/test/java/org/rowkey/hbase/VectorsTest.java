@@ -40,7 +40,7 @@ import org.rowkey.hbase.proto.VectorProtos.VectorFile;
  * through the public Java API: the same files `cargo test` checks, so the sides cannot drift.
  */
 class VectorsTest {
-    static final Path DIR = Paths.get(System.getProperty("rowkey.vectors.dir", "../tests/vectors"));
+    static final Path DIR = Paths.get(System.getProperty("rowkey.vectors.dir", "../../tests/vectors"));
 
     static <B extends com.google.protobuf.Message.Builder> B read(String file, B builder) throws IOException {
         String text = new String(Files.readAllBytes(DIR.resolve(file)), StandardCharsets.UTF_8);

@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * than its lease may find it taken over: {@link #check} before each write of the catalog says so, and
  * the catalog's version ({@link Catalog#VERSION_KEY}) tells a write that raced anyway.
  */
-@RunsIn(RunsIn.Where.CLIENT)
+@RunsIn(RunsIn.Where.SHARED)
 final class CatalogLock implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(CatalogLock.class);
 

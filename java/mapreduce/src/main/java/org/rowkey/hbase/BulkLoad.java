@@ -238,7 +238,7 @@ public final class BulkLoad extends Configured implements Tool {
                                 + " is being dropped: load once dropIndex has finished");
                     }
                     indexes.add(index.getName());
-                    indexTables.add(RowKeyTable.indexTableName(o.table, index.getName()));
+                    indexTables.add(IndexRowFormat.indexTableName(o.table, index.getName()));
                 }
                 load = work.save(load.withIndexes(indexes));
                 fs.delete(hfiles, true); // what a killed job left
@@ -357,7 +357,7 @@ public final class BulkLoad extends Configured implements Tool {
                         + " HFiles were written (for " + load.indexes + "), so it would miss the loaded rows; nothing more was"
                         + " loaded. Drop it, finish the load by running it again with the same options, then add it again");
             }
-            tables.add(RowKeyTable.indexTableName(table, index.getName()));
+            tables.add(IndexRowFormat.indexTableName(table, index.getName()));
         }
         return tables;
     }
@@ -735,7 +735,7 @@ public final class BulkLoad extends Configured implements Tool {
             indexTables = new byte[n][];
             covered = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                indexTables[i] = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName()).getName();
+                indexTables[i] = IndexRowFormat.indexTableName(data, catalog.indexes().get(i).getName()).getName();
                 covered.add(catalog.coverage(i));
             }
             indexStamp = IndexRowFormat.loadStamp(timestamp);
@@ -856,7 +856,7 @@ public final class BulkLoad extends Configured implements Tool {
             TableName data = TableName.valueOf(conf.get(DATA_TABLE));
             dataTable = data.getNameAsString();
             for (int i = 0; i < catalog.indexes().size(); i++) {
-                TableName index = RowKeyTable.indexTableName(data, catalog.indexes().get(i).getName());
+                TableName index = IndexRowFormat.indexTableName(data, catalog.indexes().get(i).getName());
                 verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
             }
         }
