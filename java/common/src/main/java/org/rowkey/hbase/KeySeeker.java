@@ -15,7 +15,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.SkipScanFilterSpec;
 
 /**
  * A query's conditions compiled natively for seeking: whether a key matches, and the next key
- * that can match beyond a key (src/skip_scan.rs). The skip-scan filter seeks with it inside a region;
+ * that can match beyond a key (src/ranges/skip_scan.rs). The skip-scan filter seeks with it inside a region;
  * a join's key streams seek with it on the client (docs/joins.md). Holds a native handle freed by
  * {@link #close()} or, once unreachable, by a cleaner. The native calls are thread-safe; callers
  * keep their own scan state.

@@ -21,7 +21,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlanRequest;
 
 /**
  * Turns a query into the key ranges that can hold its rows (planned natively, see
- * {@code src/key_ranges.rs}) and a {@link Scan} that reads only those: one range as start/stop rows,
+ * {@code src/ranges/key_ranges.rs}) and a {@link Scan} that reads only those: one range as start/stop rows,
  * several through a {@link MultiRowRangeFilter} that seeks between them, and for what the ranges
  * do not enforce either the residual {@link PredicateComparator} or, where the plan says so, a
  * {@link SkipScanFilter} of the whole query, so the answer is exact.
