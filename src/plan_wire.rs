@@ -1,6 +1,8 @@
-//! The planner's requests and replies, what Java calls: a `ScanPlanRequest`, `QueryPlanRequest`
-//! (and the `TablePlanRequest` and `JoinPlanRequest` of its two routes) parsed, its defaults applied (`max_ranges`, the table's rows) and its hint
-//! checked, planned by `plan` on Rust values, and the reply serialized.
+//! The planner's requests and replies: what Java calls (a `ScanPlanRequest`, and the
+//! `QueryPlanRequest` of every query of a table), and the `TablePlanRequest` and `JoinPlanRequest`
+//! of the query plan's two routes, which the tests and the recorded plan choices call. Each parsed,
+//! its defaults applied (`max_ranges`, the table's rows) and its hint checked, planned by `plan` on
+//! Rust values, and the reply serialized.
 
 use protobuf::EnumOrUnknown;
 
@@ -62,20 +64,6 @@ pub fn plan_table_request(request: &[u8]) -> Result<Vec<u8>> {
     wire::serialize(&plan, "table plan")
 }
 
-/// Plans a serialized `TablePlanRequest` without a catalog over an already parsed `catalog` (the
-/// client's catalog handle, what Java calls): no catalog shipped and validated again per plan.
-pub fn plan_table_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
-    let request: TablePlanRequest = wire::parse(request, "table plan request")?;
-    if request.catalog.is_some() {
-        return Err(Error::Corrupt {
-            what: "table plan request",
-            detail: "a catalog in a request planned over a catalog handle".into(),
-        });
-    }
-    let plan = plan_table(catalog, &request)?;
-    wire::serialize(&plan, "table plan")
-}
-
 /// The plan of the request's query over `catalog`'s table and indexes (`plan::plan_table`), as
 /// its reply.
 pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<TablePlan> {
@@ -93,6 +81,7 @@ pub fn plan_table(catalog: &Catalog, request: &TablePlanRequest) -> Result<Table
         },
         explain: !request.no_explain,
         relay_streams: request.relay_streams,
+        fold: false,
     };
     plan::plan_table(catalog, &table)
 }
@@ -122,10 +111,19 @@ pub fn plan_query(catalog: &Catalog, request: &QueryPlanRequest) -> Result<Plann
             table_rows: table_rows_or_default(request.table_rows),
             hint: index_hint(request.hint, "query plan request")?,
             hint_index: &request.hint_index,
-            key_only: request.key_only,
-            columns: &request.columns,
-            families: &request.families,
+            key_only: request.key_only && !request.data_cells_expire,
+            columns: if request.data_cells_expire {
+                &[]
+            } else {
+                &request.columns
+            },
+            families: if request.data_cells_expire {
+                &[]
+            } else {
+                &request.families
+            },
         },
+        reads_no_cell: request.key_only,
         leapfrog: request.leapfrog,
         limit: request.limit,
         reversed: request.reversed,
@@ -133,13 +131,6 @@ pub fn plan_query(catalog: &Catalog, request: &QueryPlanRequest) -> Result<Plann
         aggregate: request.aggregate,
     };
     plan::plan_query(catalog, &query)
-}
-
-/// Plans a serialized `JoinPlanRequest` over a catalog handle into a serialized `JoinPlan`.
-pub fn plan_join_request_on(catalog: &Catalog, request: &[u8]) -> Result<Vec<u8>> {
-    let request: JoinPlanRequest = wire::parse(request, "join plan request")?;
-    let plan = plan_join(catalog, &request)?;
-    wire::serialize(&plan, "join plan")
 }
 
 /// The joins of the request's query over `catalog` (`plan::plan_join`), as its reply.

@@ -463,13 +463,12 @@ fn the_planner_reads_through_the_index_that_fixes_the_query_and_obeys_hints() {
     }
 }
 
-/// An index plan carries the skip-scan choice too, made on the index's key, and explain says so.
-/// The client plans over its parsed catalog handle: the same plan as a request carrying the catalog,
-/// and a request that carries one too is refused rather than one of the two silently ignored.
+/// The client plans over its parsed catalog handle: a query of one branch gets the same plan as a
+/// table plan request carrying the catalog.
 #[test]
-fn a_plan_over_a_catalog_handle_equals_the_request_plan_and_refuses_a_second_catalog() {
-    use hbase_rowkey::plan_wire::plan_table_request_on;
-    use hbase_rowkey::proto::rowkey::Op;
+fn a_plan_over_a_catalog_handle_equals_the_request_plan() {
+    use hbase_rowkey::plan_wire::plan_query_request_on;
+    use hbase_rowkey::proto::rowkey::{planned_query::Read, Op, PlannedQuery, QueryPlanRequest};
     use protobuf::Message;
     let catalog_spec = seed_catalog();
     let catalog = Catalog::from_spec(&catalog_spec).unwrap();
@@ -480,18 +479,14 @@ fn a_plan_over_a_catalog_handle_equals_the_request_plan_and_refuses_a_second_cat
             int_condition("code", Op::EQ, &[404]),
         ],
     );
-    let mut without = with.clone();
-    without.catalog = protobuf::MessageField::none();
-    let bytes = plan_table_request_on(&catalog, &without.write_to_bytes().unwrap()).unwrap();
+    let mut query = QueryPlanRequest::new();
+    query.branches.push(with.predicate.clone().unwrap());
+    query.max_ranges = with.max_ranges;
+    let bytes = plan_query_request_on(&catalog, &query.write_to_bytes().unwrap()).unwrap();
     assert_eq!(
-        TablePlan::parse_from_bytes(&bytes).unwrap(),
-        plan_table(&catalog, &with).unwrap()
+        PlannedQuery::parse_from_bytes(&bytes).unwrap().read,
+        Some(Read::Single(plan_table(&catalog, &with).unwrap()))
     );
-    let err = plan_table_request_on(&catalog, &with.write_to_bytes().unwrap())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("a catalog in a request"), "{err}");
-    assert!(plan_table_request_on(&catalog, b"\xff\xff").is_err());
 }
 
 #[test]
@@ -604,9 +599,8 @@ fn every_source_finds_exactly_the_matching_rows() {
 fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap() {
     use common::messages::{condition, string};
     use hbase_rowkey::plan::{branch_cost, is_prefix_range, MAX_POINTS};
-    use hbase_rowkey::plan_wire::{plan_join, plan_join_branch, plan_join_request_on};
-    use hbase_rowkey::proto::rowkey::{JoinPlan, JoinPlanRequest, Op};
-    use protobuf::Message;
+    use hbase_rowkey::plan_wire::{plan_join, plan_join_branch};
+    use hbase_rowkey::proto::rowkey::{JoinPlanRequest, Op};
     let catalog = Catalog::from_spec(&seed_catalog()).unwrap();
     let branch = |conditions: Vec<hbase_rowkey::proto::rowkey::Condition>, hint: IndexHint, index: &str| {
         plan_join_branch(&catalog, &conditions, 0, hint, index, false).unwrap()
@@ -651,8 +645,7 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
     let mut r = JoinPlanRequest::new();
     r.branches.push(Default::default());
     r.branches[0].conditions = both();
-    let bytes = plan_join_request_on(&catalog, &r.write_to_bytes().unwrap()).unwrap();
-    let join = JoinPlan::parse_from_bytes(&bytes).unwrap();
+    let join = plan_join(&catalog, &r).unwrap();
     assert_eq!(
         (join.branches.as_slice(), join.data_scan_branches.len()),
         (&[plan.clone()][..], 0)
@@ -684,7 +677,6 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
         "{}",
         union.explain
     );
-    assert!(plan_join_request_on(&catalog, b"\xff\xff").is_err());
 
     // Hints: the data table alone, the index alone.
     let data_only = branch(both(), IndexHint::NO_INDEX, "");
@@ -1011,6 +1003,17 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     assert!(
         count.plan.no_residual,
         "every condition enforced by the ranges: no per-row filter, {count:?}"
+    );
+    counted.no_explain = false;
+    let Some(Read::Single(shown)) = plan_query(&catalog, &counted).unwrap().read else {
+        panic!()
+    };
+    assert!(
+        shown
+            .explain
+            .contains("filtered per row: nothing (the fold skips rows of another key length"),
+        "{}",
+        shown.explain
     );
     let mut filtered = counted.clone();
     filtered.branches[0].conditions = vec![int_condition("status", Op::EQ, &[200])];

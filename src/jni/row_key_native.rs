@@ -522,25 +522,6 @@ jni_export! {
 }
 
 jni_export! {
-    /// Plans a serialized `TablePlanRequest` (without a catalog) over a catalog handle; returns a
-    /// serialized `TablePlan`.
-    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanTable<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
-        let catalog = catalog_ref(catalog)?;
-        let plan = crate::plan_wire::plan_table_request_on(catalog, &read_message(env, &request, "request")?)?;
-        Ok(env.byte_array_from_slice(&plan)?)
-    }
-}
-
-jni_export! {
-    /// Plans a serialized `JoinPlanRequest` over a catalog handle; returns a serialized `JoinPlan`.
-    fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanJoin<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {
-        let catalog = catalog_ref(catalog)?;
-        let plan = crate::plan_wire::plan_join_request_on(catalog, &read_message(env, &request, "request")?)?;
-        Ok(env.byte_array_from_slice(&plan)?)
-    }
-}
-
-jni_export! {
     /// Plans a serialized `QueryPlanRequest` over a catalog handle; returns a serialized
     /// `PlannedQuery`: the one planning call of every scan, aggregate and explain.
     fn Java_org_rowkey_hbase_RowKeyNative_catalogPlanQuery<'local>(env, catalog: jlong, request: JByteArray<'local>) -> JByteArray<'local> {

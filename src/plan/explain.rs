@@ -10,6 +10,7 @@ use crate::proto::rowkey::{Condition, IndexState, JoinPlan, KeyStreamSpec, PlanA
 use crate::ranges::Plan;
 use crate::text::{describe_conditions, hex};
 
+use super::scan::OtherLengths;
 use super::scan_choice::{Choice, Reason, ScanMethod, MAX_FREE_BYTES};
 use super::source_choice::Exclusion;
 
@@ -27,7 +28,7 @@ pub(super) fn describe_scan(
     plan: &Plan,
     conditions: &[Condition],
     filtered: &[Condition],
-    unfiltered: bool,
+    unfiltered: Option<OtherLengths>,
     choice: &Choice,
 ) -> String {
     let enforced: Vec<Condition> = conditions.iter().filter(|c| !filtered.contains(c)).cloned().collect();
@@ -224,13 +225,13 @@ fn describe_choice(schema: &Schema, choice: &Choice) -> String {
 
 /// The planner's explanation: what is read (ranges, buckets) and which conditions the ranges
 /// enforce or leave to the per-row filter.
-/// `unfiltered`: the rows are read with no filter (an index table's, every condition enforced).
+/// `unfiltered`: the rows are read with no filter (every condition enforced), and why.
 fn describe_plan(
     schema: &Schema,
     plan: &Plan,
     enforced: &[Condition],
     filtered: &[Condition],
-    unfiltered: bool,
+    unfiltered: Option<OtherLengths>,
 ) -> String {
     let mut s = describe_ranges(schema, plan);
     if plan.ranges.is_empty() {
@@ -243,10 +244,15 @@ fn describe_plan(
     };
     let _ = writeln!(s, "  enforced by the ranges: {enforced}");
     let key_length = schema.key_length();
-    let _ = if unfiltered {
+    let _ = if let Some(why) = unfiltered {
         writeln!(
             s,
-            "  filtered per row: nothing (an index table holds only keys of its schema)"
+            "  filtered per row: nothing ({})",
+            match why {
+                OtherLengths::SkippedByFold =>
+                    "the fold skips rows of another key length, so the scan has no per-row filter",
+                _ => "an index table holds only keys of its schema",
+            }
         )
     } else if filtered.is_empty() {
         writeln!(s, "  filtered per row (native): key length = {key_length}")

@@ -138,6 +138,7 @@ fn plan_streams(
                 query,
                 explain,
                 relay_streams: false,
+                fold: false,
             },
         )
     };

@@ -18,6 +18,9 @@ pub(crate) struct Query<'a> {
     pub(crate) any_of: bool,
     /// The sources, the hint, the columns read: `conditions` unused (each branch has its own).
     pub(crate) source: SourceQuery<'a>,
+    /// The query reads no cell (keys only; an aggregate that folds none), whether or not an index
+    /// row may answer for its data row.
+    pub(crate) reads_no_cell: bool,
     pub(crate) leapfrog: bool,
     pub(crate) limit: u32,
     pub(crate) reversed: bool,
@@ -60,6 +63,7 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
         },
         explain: query.explain,
         relay_streams: !query.aggregate,
+        fold: query.aggregate,
     };
     let mut single = plan_table(catalog, &table)?;
     if let Some(relay) = single.relay.take() {
@@ -67,24 +71,16 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
         return Ok(out);
     }
     if query.aggregate {
-        fold_in_regions(&mut single, query.source.key_only);
+        fold_in_regions(&mut single, query.reads_no_cell);
     }
     out.set_single(single);
     Ok(out)
 }
 
 /// What the regions read of a plan they fold, decided here for the client and its explain alike:
-/// every index row's key checked by the client when the index does not hold the cells folded; one
-/// cell of each data row when no cell is folded; no per-row filter where the ranges enforce every
-/// condition, since the fold itself skips rows of the wrong length (the one thing such a filter
-/// checks) and a native call per row to check it again costs about as much as the fold.
-fn fold_in_regions(plan: &mut TablePlan, key_only: bool) {
+/// every index row's key checked by the client when the index does not hold the cells folded, and
+/// one cell of each data row when no cell is (the scan's own filter: `TableQuery::fold`).
+fn fold_in_regions(plan: &mut TablePlan, reads_no_cell: bool) {
     plan.check_every_row = !plan.index.is_empty() && !plan.covered;
-    plan.first_cell_only = plan.index.is_empty() && key_only;
-    let scan = plan.plan.mut_or_insert_default();
-    let residual = scan.residual.predicate();
-    let length_only = residual.predicate.conditions.is_empty() && residual.any_of.is_empty();
-    if length_only && !scan.ranges.is_empty() {
-        scan.no_residual = true;
-    }
+    plan.first_cell_only = plan.index.is_empty() && reads_no_cell;
 }

@@ -35,9 +35,22 @@ pub(crate) fn scan_plan(
         predicate,
         &plan(schema, predicate, max_ranges),
         conditions,
-        false,
+        OtherLengths::Filtered,
         true,
     ))
+}
+
+/// Rows of another key length inside a plan's ranges: what a scan whose ranges enforce every
+/// condition must still do about them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OtherLengths {
+    /// Filter them out per row: a data table may hold any row.
+    Filtered,
+    /// Nothing: an index table holds only keys of its schema.
+    NoneInTable,
+    /// Nothing: the regions' fold skips them itself (a plan the regions aggregate), and a native
+    /// call per row to check them again costs about as much as the fold.
+    SkippedByFold,
 }
 
 /// The plan of an OR predicate comparator (`any_of`, validated and compiled as `comparator`): the
@@ -102,14 +115,14 @@ fn range_messages(plan: &Plan) -> Vec<KeyRange> {
 /// the ranges, the residual comparator (over `schema`) for the conditions the ranges do not
 /// enforce exactly, whether to read them with the skip scan (data and index scans alike), and,
 /// if `explain`, the explanation.
-/// `own_keys`: the table holds only keys of `schema` (an index table), so where the ranges enforce
-/// every condition no filter is needed, not even the key-length check a data table's rows need.
+/// `other_lengths`: what becomes of rows of another key length where the ranges enforce every
+/// condition, so whether the scan needs a per-row filter at all.
 pub(super) fn scan_plan_of(
     schema: &Schema,
     predicate: &Predicate,
     plan: &Plan,
     conditions: &[Condition],
-    own_keys: bool,
+    other_lengths: OtherLengths,
     explain: bool,
 ) -> ScanPlan {
     let residual_conditions: Vec<Condition> = conditions
@@ -127,11 +140,17 @@ pub(super) fn scan_plan_of(
     residual_predicate.predicate.mut_or_insert_default().conditions = residual_conditions.clone();
     out.residual = protobuf::MessageField::some(residual_spec(schema, residual_predicate));
     out.capped = plan.capped;
-    out.no_residual = own_keys && residual_conditions.is_empty();
+    out.no_residual = residual_conditions.is_empty()
+        && match other_lengths {
+            OtherLengths::Filtered => false,
+            OtherLengths::NoneInTable => true,
+            OtherLengths::SkippedByFold => !out.ranges.is_empty(),
+        };
     let choice = scan_choice::choose(schema, predicate, plan);
     out.skip_scan = choice.method == ScanMethod::SkipScan;
     if explain {
-        out.explain = explain::describe_scan(schema, plan, conditions, &residual_conditions, out.no_residual, &choice);
+        let unfiltered = out.no_residual.then_some(other_lengths);
+        out.explain = explain::describe_scan(schema, plan, conditions, &residual_conditions, unfiltered, &choice);
     }
     out
 }

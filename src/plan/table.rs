@@ -8,7 +8,7 @@ use crate::proto::rowkey::{IndexHint, IndexState, PlanAlternative, TablePlan};
 
 use super::explain;
 use super::join::relay_streams;
-use super::scan::scan_plan_of;
+use super::scan::{scan_plan_of, OtherLengths};
 use super::source_choice::{self, SourceQuery};
 
 /// What a table plan is asked: the query and the sources it may read, and what to add to its plan.
@@ -18,6 +18,8 @@ pub(crate) struct TableQuery<'a> {
     pub(crate) explain: bool,
     /// Plan the relay of the key streams when the chosen index does not cover the query.
     pub(crate) relay_streams: bool,
+    /// The regions fold the rows read (an aggregate's plan): they skip rows of another key length.
+    pub(crate) fold: bool,
 }
 
 /// The plan of `table`'s query over `catalog`'s table and indexes
@@ -64,7 +66,13 @@ pub(crate) fn plan_table(catalog: &Catalog, table: &TableQuery<'_>) -> Result<Ta
         &choice.predicate,
         &choice.plan,
         query.conditions,
-        !index.is_empty(),
+        if !index.is_empty() {
+            OtherLengths::NoneInTable
+        } else if table.fold {
+            OtherLengths::SkippedByFold
+        } else {
+            OtherLengths::Filtered
+        },
         table.explain,
     );
     let mut out = TablePlan::new();

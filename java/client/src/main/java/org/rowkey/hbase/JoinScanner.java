@@ -28,21 +28,28 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
+import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyStreamSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.StreamPoint;
 import org.rowkey.hbase.join.KeyRangeReader;
 import org.rowkey.hbase.join.KeyStream;
 import org.rowkey.hbase.join.KeyStreams;
 import org.rowkey.hbase.join.RangeKeyStream;
 
 /**
- * The rows of a {@link JoinPlan} (docs/joins.md): the union of the branches' leapfrog
- * intersections and of the data-table scan of the branches with no stream, each key checked against
+ * The rows of a query answered by joins (docs/joins.md), read as the native planner's
+ * {@code JoinPlan} says, with no copy of it made: the union of the branches' streams (relayed or
+ * intersected) and of the data-table scan of the branches with no stream, each key checked against
  * its branch's whole predicate, then its data row read with a batched {@code Get} (a key whose data
  * row does not exist is dropped: an index row never answers alone; the data-table scan's rows are
- * returned as it read them), in data-key order, stopping at the plan's limit. An UNVERIFIED index row the streams
- * read for a key whose data row is then read is repaired or marked STALE as
- * {@link IndexResultScanner} does ({@link IndexRowResolver#settle}). {@link #getScanMetrics()} counts the
- * rows the streams read and the scans they opened.
+ * returned as it read them), in data-key order, stopping at the query's limit. An UNVERIFIED index
+ * row the streams read for a key whose data row is then read is repaired or marked STALE as
+ * {@link IndexResultScanner} does ({@link IndexRowResolver#settle}). {@link #getScanMetrics()}
+ * counts the rows the streams read and the scans they opened.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class JoinScanner implements ResultScanner {
@@ -88,11 +95,11 @@ final class JoinScanner implements ResultScanner {
      * {@code readers}: where the ranges of one stream (salt buckets, IN values) that all need a read
      * read at once; null: one after another.
      */
-    JoinScanner(Connection connection, TableName name, Catalog catalog, JoinPlan plan, ReadShape shape,
-            Executor readers) throws IOException {
+    JoinScanner(Connection connection, TableName name, Catalog catalog, RowKeyQuery query, JoinPlan plan,
+            ReadShape shape, Executor readers) throws IOException {
         this.readers = readers;
-        this.limit = plan.limit;
-        this.reversed = plan.reversed;
+        this.limit = query.limit();
+        this.reversed = query.isReversed();
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
         this.scannedRows = new TreeMap<>(order);
@@ -105,15 +112,23 @@ final class JoinScanner implements ResultScanner {
         this.resolver = new IndexRowResolver(connection, name, catalog);
         try {
             this.data = table(connection, name);
+            List<List<Condition>> disjuncts = query.disjuncts();
             List<KeyStream> branches = new ArrayList<>();
-            for (JoinPlan.Branch b : plan.branches) {
-                KeyStream branch = b.streams.isEmpty() ? null : branch(connection, name, catalog, b);
+            for (int i = 0; i < plan.getBranchesCount(); i++) {
+                JoinBranchPlan b = plan.getBranches(i);
+                KeyStream branch = b.getStreamsCount() == 0 ? null : branch(connection, name, catalog, b, disjuncts.get(i));
                 if (branch != null) {
-                    branches.add(checked(branch, RowKeyQuery.of(catalog.schema(), b.conditions)));
+                    branches.add(checked(branch, RowKeyQuery.of(catalog.schema(), disjuncts.get(i))));
                 }
             }
-            if (plan.dataScan != null) {
-                branches.add(checked(dataScan(plan.dataScan), plan.dataScan.query));
+            if (plan.getDataScanBranchesCount() > 0) {
+                // The branches with no stream, read by one data-table scan: one branch, or their OR.
+                List<RowKeyQuery> scanned = new ArrayList<>();
+                for (int i : plan.getDataScanBranchesList()) {
+                    scanned.add(RowKeyQuery.of(catalog.schema(), disjuncts.get(i)));
+                }
+                RowKeyQuery read = scanned.size() == 1 ? scanned.get(0) : RowKeyQuery.anyOf(scanned.toArray(new RowKeyQuery[0]));
+                branches.add(checked(dataScan(plan.getDataScan(), read), read));
             }
             this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
@@ -139,15 +154,15 @@ final class JoinScanner implements ResultScanner {
      * The one data-table scan of the branches with no stream: its plan's ranges, its rows filtered
      * natively with the OR of those branches (or read with the skip scan over it), in data-key order.
      */
-    private KeyStream dataScan(JoinPlan.DataScan dataScan) {
-        Scan scan = ScanPlanner.scan(dataScan.plan, dataScan.query.toPredicateComparatorSpec());
+    private KeyStream dataScan(ScanPlan plan, RowKeyQuery query) {
+        Scan scan = ScanPlanner.scan(plan, query.toPredicateComparatorSpec());
         Filter rows = scan.getFilter();
         if (reversed) {
             // The plan's skip scan seeks forward only: read backwards, rows are filtered one by one,
             // between the plan's ranges only.
-            Filter match = new RowFilter(CompareOperator.EQUAL, dataScan.query.toComparator());
-            rows = dataScan.plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
-                    new MultiRowRangeFilter(ScanPlanner.ranges(dataScan.plan)), match);
+            Filter match = new RowFilter(CompareOperator.EQUAL, query.toComparator());
+            rows = plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
+                    new MultiRowRangeFilter(ScanPlanner.ranges(plan)), match);
         }
         TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
             @Override
@@ -171,34 +186,45 @@ final class JoinScanner implements ResultScanner {
         return all;
     }
 
-    /** A branch's intersection of its streams; null when it can hold no key. */
-    private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinPlan.Branch b)
-            throws IOException {
+    /**
+     * A branch's streams (the relay of several, each filtered with the whole branch on the server,
+     * index keys holding every key field; or their leapfrog intersection; or its one stream,
+     * filtered so too); null when it can hold no key.
+     */
+    private KeyStream branch(Connection connection, TableName name, Catalog catalog, JoinBranchPlan b,
+            List<Condition> conditions) throws IOException {
+        boolean relays = b.getRelay();
+        boolean filtersOnServer = relays || b.getStreamsCount() == 1;
         List<KeyStream> streams = new ArrayList<>();
-        for (JoinPlan.Stream s : b.streams) {
-            int firstBatch = RangeKeyStream.firstBatch(limit, s.ranges(), s == b.streams.get(0) || b.relays(), b.filtersOnServer());
-            int budget = b.relays() ? relayBudget : 0;
-            Table table = s.index < 0 ? data : indexTable(connection, name, catalog, s.index);
-            TableKeyRangeReader.Unverified met = s.index < 0 ? null
-                    : (row, status) -> remember(new Unverified(s.index, row), catalog.dataKeyOrNull(s.index, row));
-            // Index keys hold every key field: the whole branch can be checked on the stream's rows.
-            Filter branch = !b.filtersOnServer() ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
-                    RowKeyQuery.of(s.index < 0 ? catalog.schema() : catalog.indexSchema(s.index), b.conditions)));
+        for (KeyStreamSpec s : b.getStreamsList()) {
+            int index = s.getIndexNumber();
+            int rangeCount = 0;
+            for (StreamPoint p : s.getPointsList()) {
+                rangeCount += p.getRangesCount();
+            }
+            int firstBatch = RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays, filtersOnServer);
+            int budget = relays ? relayBudget : 0;
+            Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
+            TableKeyRangeReader.Unverified met = index < 0 ? null
+                    : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
+            Filter branch = !filtersOnServer ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
+                    RowKeyQuery.of(index < 0 ? catalog.schema() : catalog.indexSchema(index), conditions)));
             List<KeyStream> ranges = new ArrayList<>();
-            for (JoinPlan.Point p : s.points) {
-                KeySeeker point = s.index < 0 ? null : KeySeeker.overWellFormedKeys(RowKeyQuery.of(catalog.schema(), p.equalities));
+            for (StreamPoint p : s.getPointsList()) {
+                KeySeeker point = index < 0 ? null : KeySeeker.overWellFormedKeys(RowKeyQuery.of(catalog.schema(),
+                        p.getEqualitiesList()));
                 if (point != null) {
                     seekers.add(point);
                 }
-                for (KeyRange r : p.ranges) {
+                for (KeyRange r : p.getRangesList()) {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met);
-                    RangeKeyStream leaf = s.index < 0
+                    RangeKeyStream leaf = index < 0
                             ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
-                            : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(s.index, row),
-                                    (target, after) -> indexStart(catalog, s.index, point, prefix, target, after, reversed),
-                                    key -> catalog.indexKey(s.index, key));
+                            : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),
+                                    (target, after) -> indexStart(catalog, index, point, prefix, target, after, reversed),
+                                    key -> catalog.indexKey(index, key));
                     leaves.add(leaf);
                     ranges.add(leaf);
                 }
@@ -208,7 +234,7 @@ final class JoinScanner implements ResultScanner {
             }
             streams.add(KeyStreams.union(order, ranges, readers));
         }
-        return b.relays() ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
+        return relays ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
     }
 
     /** The table of index {@code index}, opened once per scanner. */

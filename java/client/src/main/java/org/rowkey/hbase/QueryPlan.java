@@ -10,89 +10,199 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
+import com.google.protobuf.ByteString;
+
+import org.rowkey.hbase.proto.RowKeyProtos.Column;
+import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.PlannedQuery;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.QueryPlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
- * The one plan of a query on a {@link RowKeyTable}, made once: {@link #open} reads it and
- * {@link #explain} shows it, so what is read and what is shown cannot differ. Either a single
- * read (the data table's ranges, or an index's and the data rows they point to) or joins of key
- * streams (an {@code anyOf}, a limit, reversed, the leapfrog, or a relay of several streams).
+ * The one plan of a query's rows on a {@link RowKeyTable}, one kind per way of reading them, as
+ * the native planner decided ({@code PlannedQuery}; Phoenix's {@code QueryPlan} with its scan and
+ * union plans is the model): the data table's ranges ({@link DataTableRead}), an index's ranges and
+ * the data rows they point to ({@link IndexRead}), or joins of key streams ({@link Joins}: an
+ * {@code anyOf}, a limit, reversed, the leapfrog, or the relay of several streams). Each kind reads
+ * ({@link #open}) and explains ({@link #explain}) itself from the same reply, so what is read and
+ * what is shown cannot differ; {@link AggregatePlan} is the fourth kind, the regions folding.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class QueryPlan {
-    private final Connection connection;
-    private final TableName table;
-    private final Catalog catalog;
-    private final RowKeyQuery query;
-    /** The single read; null for joins. */
-    private final TablePlan single;
-    /** The joins; null for a single read. */
-    private final JoinPlan joins;
+abstract class QueryPlan {
+    final Connection connection;
+    final TableName table;
+    final Catalog catalog;
+    final RowKeyQuery query;
 
-    private QueryPlan(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, TablePlan single,
-            JoinPlan joins) {
+    private QueryPlan(Connection connection, TableName table, Catalog catalog, RowKeyQuery query) {
         this.connection = connection;
         this.table = table;
         this.catalog = catalog;
         this.query = query;
-        this.single = single;
-        this.joins = joins;
     }
 
-    static QueryPlan single(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, TablePlan plan) {
-        return new QueryPlan(connection, table, catalog, query, plan, null);
+    /** The plan of {@code planned}, the native planner's reply for {@code query}: the one place that turns a reply into a reader. */
+    static QueryPlan of(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, PlannedQuery planned) {
+        switch (planned.getReadCase()) {
+            case JOINS:
+                return new Joins(connection, table, catalog, query, planned.getJoins());
+            case SINGLE:
+                TablePlan single = planned.getSingle();
+                return single.getIndexNumber() < 0 ? new DataTableRead(connection, table, catalog, query, single)
+                        : new IndexRead(connection, table, catalog, query, single);
+            default:
+                throw new IllegalStateException("the native planner returned no read for " + query);
+        }
     }
 
-    static QueryPlan joins(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, JoinPlan plan) {
-        return new QueryPlan(connection, table, catalog, query, null, plan);
-    }
-
-    /** Whether the plan reads an index table (joins read key streams, mostly indexes'). */
-    boolean readsIndex() {
-        return joins != null || !single.getIndex().isEmpty();
+    /**
+     * The native planner's request for {@code query}, reading {@code columns} (or keys only), for a
+     * scan and an aggregate ({@code aggregate}) and their explain alike: the planner, not the
+     * client, decides from it how the query is read. {@code families}: the data table's;
+     * {@code dataCellsExpire}: one of them has a TTL (no index row answers alone). Its explain text
+     * only when it is {@code toShow} (the text is a third of the native planner's work).
+     */
+    static QueryPlanRequest request(RowKeyQuery query, List<Column> columns, boolean keysOnly, List<ByteString> families,
+            boolean dataCellsExpire, boolean toShow, boolean aggregate) {
+        QueryPlanRequest.Builder request = QueryPlanRequest.newBuilder().setMaxRanges(query.maxRanges())
+                .setNoExplain(!toShow).setAnyOf(query.isUnion()).setLimit(query.limit()).setReversed(query.isReversed())
+                .setLeapfrog(query.isLeapfrog()).setAggregate(aggregate).addAllColumns(columns).setKeyOnly(keysOnly)
+                .addAllFamilies(families).setDataCellsExpire(dataCellsExpire);
+        for (List<Condition> branch : query.disjuncts()) {
+            request.addBranches(PredicateSpec.newBuilder().addAllConditions(branch));
+        }
+        if (query.indexHint() != null) {
+            request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
+        }
+        return request.build();
     }
 
     /** The rows of the query, read as planned. */
-    ResultScanner open() throws IOException {
-        if (joins != null) {
-            return new JoinScanner(connection, table, catalog, joins, ReadShape.of(query), readers());
-        }
-        List<RowRange> ranges = ScanPlanner.ranges(single.getPlan());
-        Filter rows = ScanPlanner.rowsFilter(single.getPlan(), query.toPredicateComparatorSpec());
-        ParallelScanner.Order order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
-        if (single.getIndex().isEmpty()) {
-            ReadShape shape = ReadShape.of(query);
-            return ParallelScanner.open(connection, table, ranges,
-                    r -> shape.shape(ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true)), parallelism(), order);
-        }
-        int index = catalog.indexNumber(single.getIndex());
-        TableName indexTable = RowKeyTable.indexTableName(table, single.getIndex());
-        IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, index, single, ReadShape.of(query));
-        ParallelScanner<IndexResultScanner.Entry> indexRows = ParallelScanner.open(connection, indexTable, ranges,
-                r -> ScanPlanner.scan(single.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order, entries);
-        return new IndexResultScanner(connection, table, entries, indexRows);
-    }
+    abstract ResultScanner open() throws IOException;
 
     /** The plan in words: what is read, what is filtered where, every alternative's estimate, how reads run. */
-    String explain() {
-        if (joins != null) {
-            int threads = ParallelScanner.threads(connection);
-            return query + "\n" + joins.explain() + "\nreads: "
-                    + (query.isSerial() || threads == 1 ? "serial: one range after another"
-                            : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
-        }
-        TableName source = single.getIndex().isEmpty() ? table : RowKeyTable.indexTableName(table, single.getIndex());
-        String reads = ParallelScanner.describe(connection, source, ScanPlanner.ranges(single.getPlan()), parallelism());
-        return query + "\n" + single.getExplain() + "\nreads: " + reads
-                + (query.isUnordered() && !reads.startsWith("serial") ? ", rows in the order chunks deliver them" : "");
-    }
+    abstract String explain();
 
-    private int parallelism() {
+    /** Whether the plan reads an index table (joins read key streams, mostly indexes'). */
+    abstract boolean readsIndex();
+
+    int parallelism() {
         return query.isSerial() ? 1 : ParallelScanner.threads(connection);
     }
 
-    /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
-    private Executor readers() {
-        return parallelism() == 1 ? null : ParallelScanner.pool(connection);
+    /** A single read: its ranges over its source, read a chunk of regions at a time by {@link ParallelScanner}. */
+    private abstract static class SingleRead extends QueryPlan {
+        final TablePlan plan;
+        final List<RowRange> ranges;
+        final ParallelScanner.Order order;
+
+        SingleRead(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, TablePlan plan) {
+            super(connection, table, catalog, query);
+            this.plan = plan;
+            this.ranges = ScanPlanner.ranges(plan.getPlan());
+            this.order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
+        }
+
+        /** The table the ranges are over. */
+        abstract TableName source();
+
+        /** The rows' filter of the plan (its skip scan, or its residual): made for a read, not for explain. */
+        Filter rows() {
+            return ScanPlanner.rowsFilter(plan.getPlan(), query.toPredicateComparatorSpec());
+        }
+
+        @Override
+        final String explain() {
+            String reads = ParallelScanner.describe(connection, source(), ranges, parallelism());
+            return query + "\n" + plan.getExplain() + "\nreads: " + reads
+                    + (query.isUnordered() && !reads.startsWith("serial") ? ", rows in the order chunks deliver them" : "");
+        }
+    }
+
+    /** The data table's ranges, each row shaped as the query asks. */
+    static final class DataTableRead extends SingleRead {
+        DataTableRead(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, TablePlan plan) {
+            super(connection, table, catalog, query, plan);
+        }
+
+        @Override
+        ResultScanner open() throws IOException {
+            ReadShape shape = ReadShape.of(query);
+            Filter rows = rows();
+            return ParallelScanner.open(connection, table, ranges,
+                    r -> shape.shape(ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true)), parallelism(), order);
+        }
+
+        @Override
+        TableName source() {
+            return table;
+        }
+
+        @Override
+        boolean readsIndex() {
+            return false;
+        }
+    }
+
+    /** An index's ranges, and the data rows its rows stand for (or the index rows alone, covered). */
+    static final class IndexRead extends SingleRead {
+        IndexRead(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, TablePlan plan) {
+            super(connection, table, catalog, query, plan);
+        }
+
+        @Override
+        ResultScanner open() throws IOException {
+            IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, plan.getIndexNumber(), plan,
+                    ReadShape.of(query));
+            Filter rows = rows();
+            ParallelScanner<IndexResultScanner.Entry> indexRows = ParallelScanner.open(connection, source(), ranges,
+                    r -> ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order, entries);
+            return new IndexResultScanner(connection, table, entries, indexRows);
+        }
+
+        @Override
+        TableName source() {
+            return RowKeyTable.indexTableName(table, plan.getIndex());
+        }
+
+        @Override
+        boolean readsIndex() {
+            return true;
+        }
+    }
+
+    /** Joins of key streams, each key's data row read ({@link JoinScanner}). */
+    static final class Joins extends QueryPlan {
+        private final JoinPlan plan;
+
+        Joins(Connection connection, TableName table, Catalog catalog, RowKeyQuery query, JoinPlan plan) {
+            super(connection, table, catalog, query);
+            this.plan = plan;
+        }
+
+        @Override
+        ResultScanner open() throws IOException {
+            return new JoinScanner(connection, table, catalog, query, plan, ReadShape.of(query), readers());
+        }
+
+        @Override
+        String explain() {
+            int threads = ParallelScanner.threads(connection);
+            return query + "\n" + plan.getExplain() + "\nreads: "
+                    + (query.isSerial() || threads == 1 ? "serial: one range after another"
+                            : "the ranges of a stream (salt buckets, IN values) that need a read at once, up to " + threads + "-way");
+        }
+
+        @Override
+        boolean readsIndex() {
+            return true;
+        }
+
+        /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */
+        private Executor readers() {
+            return parallelism() == 1 ? null : ParallelScanner.pool(connection);
+        }
     }
 }

@@ -32,8 +32,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.PlannedQuery;
+import org.rowkey.hbase.proto.RowKeyProtos.QueryPlanRequest;
 
 /**
  * A data table of a {@link RowKeySchema} with its secondary indexes (docs/indexes.md). Create it
@@ -592,9 +592,7 @@ public final class RowKeyTable {
                     }
                 }
                 return r;
-            } catch (IndexChangedException e) {
-                throw e;
-            } catch (IOException e) {
+            } catch (IOException e) { // IndexChangedException too: not a table gone, so thrown as it is
                 if (returned || replanned || !tableGone(e)) {
                     throw e;
                 }
@@ -635,20 +633,13 @@ public final class RowKeyTable {
     }
 
     /**
-     * The one plan of {@code query}: joins of key streams for the queries only they answer, the
-     * relay the single plan carries where several streams fix the query and it would read an uncovered
-     * index, else the single plan that reads the fewest rows; its explain text only when it is
-     * {@code toShow}.
+     * The one plan of {@code query}'s rows, as the native planner decides it (joins of key streams
+     * for the queries only they answer, the relay of several streams in place of an uncovered index,
+     * else the single read that reads the fewest rows); its explain text only when it is {@code toShow}.
      */
     private QueryPlan plan(RowKeyQuery query, Described known, boolean toShow) {
-        Catalog current = known.catalog;
-        if (isJoin(query)) {
-            checkSchema(query, current);
-            return QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query, toShow));
-        }
-        TablePlan single = tablePlan(query, known, query.columns(), query.isKeysOnly(), toShow, true);
-        return single.hasRelay() ? QueryPlan.joins(connection, name, current, query, new JoinPlanner(current).plan(query,
-                single.getRelay())) : QueryPlan.single(connection, name, current, query, single);
+        PlannedQuery planned = known.catalog.plan(request(query, known, query.columns(), query.isKeysOnly(), toShow, false));
+        return QueryPlan.of(connection, name, known.catalog, query, planned);
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
@@ -675,9 +666,10 @@ public final class RowKeyTable {
      *     RegionServer's {@value CoprocessorWire#AGGREGATE_MAX_BYTES}, a cell that is not a number)
      */
     public AggregationResult aggregate(RowKeyQuery query, Aggregation aggregation) throws IOException {
-        Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false), RowKeyTable::readsIndex);
+        Planned<AggregatePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, false),
+                AggregatePlan::readsIndex);
         try {
-            return aggregate(planned, query, aggregation);
+            return aggregate(planned);
         } catch (IOException e) {
             // An index another client dropped since, or dropped and added again while this ran: the
             // answer is read again from the fresh plan, from the start (an aggregate returns nothing
@@ -686,15 +678,13 @@ public final class RowKeyTable {
             if (fresh == planned.from) {
                 throw e;
             }
-            return aggregate(new Planned<>(aggregatePlan(query, aggregation, fresh, false), fresh), query, aggregation);
+            return aggregate(new Planned<>(aggregatePlan(query, aggregation, fresh, false), fresh));
         }
     }
 
-    private AggregationResult aggregate(Planned<TablePlan> planned, RowKeyQuery query, Aggregation aggregation)
-            throws IOException {
-        AggregationResult result = new AggregateReader(connection, name, planned.from.catalog, planned.plan, query, aggregation)
-                .run();
-        if (readsIndex(planned.plan)) {
+    private AggregationResult aggregate(Planned<AggregatePlan> planned) throws IOException {
+        AggregationResult result = planned.plan.run();
+        if (planned.plan.readsIndex()) {
             checkIndexesKept(planned.from);
         }
         return result;
@@ -731,70 +721,25 @@ public final class RowKeyTable {
 
     /** Where each part of {@link #aggregate} runs: the ranges or index read and its filter, what the regions fold, what the client does. */
     public String explain(RowKeyQuery query, Aggregation aggregation) throws IOException {
-        Planned<TablePlan> planned = planned(described, d -> aggregatePlan(query, aggregation, d, true), RowKeyTable::readsIndex);
-        TablePlan plan = planned.plan;
-        Catalog current = planned.from.catalog;
-        StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
-                .append(plan.getExplain()).append('\n');
-        s.append("in the regions of ").append(plan.getIndex().isEmpty() ? name : indexTableName(name, plan.getIndex()))
-                .append(" (").append(new AggregateReader(connection, name, current, plan, query, aggregation).describeReads())
-                .append("): RowKeyScanObserver folds every row read natively (a batch of rows per native call), ");
-        if (AggregateReader.checksEveryRow(plan)) {
-            s.append("none: the index does not hold the cells aggregated, so every index row's key is returned");
-        } else {
-            s.append(aggregation.cells().isEmpty() ? "decoding the key fields from each row key"
-                    : "decoding the key fields from each row key and the cells " + aggregation.cells());
-            if (!plan.getIndex().isEmpty()) {
-                s.append("; VERIFIED index rows only, the keys of the others are returned");
-            }
-        }
-        if (AggregateReader.regionPlan(plan.getPlan()).getNoResidual() && !plan.getPlan().getNoResidual()) {
-            s.append("; the fold skips rows of another key length, so the scan has no per-row filter");
-        }
-        s.append("; one partial state per call, every ")
-                .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : CoprocessorWire.DEFAULT_ROW_BUDGET)
-                .append(" rows or ").append(aggregation.timeBudgetMs() > 0 ? aggregation.timeBudgetMs()
-                        : CoprocessorWire.DEFAULT_TIME_BUDGET_MS).append(" ms\n");
-        s.append("on the client: partial states merged");
-        if (!plan.getIndex().isEmpty()) {
-            s.append("; the data rows of returned index keys read and folded (a row that does not exist is not counted)");
-        }
-        if (aggregation.orderBy() >= 0) {
-            s.append("; ordered").append(aggregation.limit() > 0 ? " and limited" : "");
-        }
-        for (String hashed : aggregation.hashedGroups()) {
-            s.append("\ngroup field ").append(hashed).append(" is hashed: grouped by its stored digest, returned as bytes");
-        }
-        return s.toString();
+        return planned(described, d -> aggregatePlan(query, aggregation, d, true), AggregatePlan::readsIndex).plan.explain();
     }
 
-    private TablePlan aggregatePlan(RowKeyQuery query, Aggregation aggregation, Described known, boolean toShow) {
+    /** The plan of {@link #aggregate}: the native planner's single read for the regions to fold (it refuses joins, naming why). */
+    private AggregatePlan aggregatePlan(RowKeyQuery query, Aggregation aggregation, Described known, boolean toShow) {
         Objects.requireNonNull(aggregation, "aggregation");
-        if (isJoin(query)) {
-            throw new IllegalArgumentException("aggregate: " + query + " is answered by joins of key streams (anyOf, a limit,"
-                    + " reversed or leapfrog), which are not aggregated in the regions; limit and order the aggregation instead");
-        }
         aggregation.toSpecFor(known.catalog.schema());
         List<Column> columns = new ArrayList<>();
         for (Aggregation.Cell c : aggregation.cells()) {
             columns.add(Column.newBuilder().setFamily(com.google.protobuf.ByteString.copyFrom(c.family))
                     .setQualifier(com.google.protobuf.ByteString.copyFrom(c.qualifier)).build());
         }
-        return tablePlan(query, known, columns, columns.isEmpty(), toShow, false);
-    }
-
-    private static boolean readsIndex(TablePlan plan) {
-        return !plan.getIndex().isEmpty();
-    }
-
-    /**
-     * Whether {@code query} is answered by joins of key streams (docs/joins.md): an {@code anyOf}
-     * query, one with a limit or reversed (streams give data-key order, either way) or the leapfrog
-     * hint. Others get the single plan of {@link #plan}.
-     */
-    private static boolean isJoin(RowKeyQuery query) {
-        Objects.requireNonNull(query, "query");
-        return query.isUnion() || query.limit() > 0 || query.isLeapfrog() || query.isReversed();
+        PlannedQuery planned;
+        try {
+            planned = known.catalog.plan(request(query, known, columns, columns.isEmpty(), toShow, true));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("aggregate of " + query + ": " + e.getMessage(), e);
+        }
+        return new AggregatePlan(connection, name, known.catalog, planned.getSingle(), query, aggregation);
     }
 
     private void checkSchema(RowKeyQuery query, Catalog catalog) {
@@ -805,27 +750,11 @@ public final class RowKeyTable {
         }
     }
 
-    /**
-     * The single plan of {@code query} for a read of {@code columns} (or of keys only); its explain
-     * text only when it is to be shown (the text is a third of the native planner's work). With
-     * {@code relayStreams}, the plan of an uncovered index that is one of several key streams carries
-     * their relay ({@code TablePlan.relay}, docs/joins.md): without statistics that index may be the
-     * larger stream, and a relay's reads follow the smaller, whichever it is. A plan of the data table
-     * (its ranges may be narrower than any stream), a covered one and a hinted one have none.
-     */
-    private TablePlan tablePlan(RowKeyQuery query, Described known, List<Column> columns, boolean keysOnly, boolean toShow,
-            boolean relayStreams) {
+    /** The native planner's request for {@code query} on this table as {@code known} describes it ({@link QueryPlan#request}). */
+    private QueryPlanRequest request(RowKeyQuery query, Described known, List<Column> columns, boolean keysOnly,
+            boolean toShow, boolean aggregate) {
         checkSchema(query, known.catalog);
-        TablePlanRequest.Builder request = TablePlanRequest.newBuilder()
-                .setPredicate(query.toPredicateSpec())
-                .setMaxRanges(query.maxRanges()).setNoExplain(!toShow).setRelayStreams(relayStreams);
-        if (known.indexAloneAnswers) {
-            request.addAllColumns(columns).setKeyOnly(keysOnly).addAllFamilies(known.families);
-        }
-        if (query.indexHint() != null) {
-            request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
-        }
-        return known.catalog.plan(request.build());
+        return QueryPlan.request(query, columns, keysOnly, known.families, !known.indexAloneAnswers, toShow, aggregate);
     }
 
     @Override

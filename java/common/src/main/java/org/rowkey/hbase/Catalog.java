@@ -9,10 +9,8 @@ import java.util.Objects;
 import com.google.protobuf.InvalidProtocolBufferException;
 
 import org.rowkey.hbase.proto.RowKeyProtos.IndexSpec;
-import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
-import org.rowkey.hbase.proto.RowKeyProtos.JoinPlanRequest;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.PlannedQuery;
+import org.rowkey.hbase.proto.RowKeyProtos.QueryPlanRequest;
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 import org.rowkey.hbase.proto.RowKeyProtos.TableCatalog;
 
@@ -152,25 +150,17 @@ final class Catalog {
     }
 
     /**
-     * The native table planner's plan of {@code request} (without a catalog) over this catalog:
-     * the data table or the index that reads the fewest rows, and every alternative's estimate.
+     * The native planner's plan of {@code request} over this catalog: how the query is read (the
+     * single read of the data table or of the index that reads the fewest rows, or joins of key
+     * streams), with every alternative's estimate.
+     *
+     * @throws IllegalArgumentException for a query the planner refuses (naming why)
      */
-    TablePlan plan(TablePlanRequest request) {
+    PlannedQuery plan(QueryPlanRequest request) {
         try {
-            return TablePlan.parseFrom(RowKeyNative.catalogPlanTable(handle.get(), request.toByteArray()));
+            return PlannedQuery.parseFrom(RowKeyNative.catalogPlanQuery(handle.get(), request.toByteArray()));
         } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("the native planner returned an unreadable table plan", e);
-        } finally {
-            NativeCleaner.keepAlive(handle);
-        }
-    }
-
-    /** The native join planner's plan of a query's AND-branches over this catalog. */
-    JoinPlan planJoin(JoinPlanRequest request) {
-        try {
-            return JoinPlan.parseFrom(RowKeyNative.catalogPlanJoin(handle.get(), request.toByteArray()));
-        } catch (InvalidProtocolBufferException e) {
-            throw new IllegalStateException("the native planner returned an unreadable join plan", e);
+            throw new IllegalStateException("the native planner returned an unreadable query plan", e);
         } finally {
             NativeCleaner.keepAlive(handle);
         }

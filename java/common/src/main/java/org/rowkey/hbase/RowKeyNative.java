@@ -91,10 +91,8 @@ final class RowKeyNative {
     /** The data keys of {@code count} index keys laid end to end, end to end. */
     static native byte[] catalogDataKeys(long catalog, int index, byte[] indexKeys, int count);
     static native void catalogFree(long catalog);
-    /** Plans a serialized {@code TablePlanRequest} without a catalog over a catalog handle; returns a serialized {@code TablePlan}. */
-    static native byte[] catalogPlanTable(long catalog, byte[] request);
-    /** Plans a serialized {@code JoinPlanRequest} over a catalog handle; returns a serialized {@code JoinPlan}. */
-    static native byte[] catalogPlanJoin(long catalog, byte[] request);
+    /** Plans a serialized {@code QueryPlanRequest} over a catalog handle; returns a serialized {@code PlannedQuery}. */
+    static native byte[] catalogPlanQuery(long catalog, byte[] request);
 
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */

@@ -1,117 +1,145 @@
 package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
-import org.rowkey.hbase.proto.RowKeyProtos.TablePlanRequest;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyStreamSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PlannedQuery;
+import org.rowkey.hbase.proto.RowKeyProtos.StreamPoint;
 
-/** Which streams {@link JoinPlanner} plans, and the query forms that lead to it; no cluster. */
+/**
+ * Which streams the native planner plans for a query answered by joins, how it routes a query
+ * (joins, a relay, a single read), and the query forms that lead to it; no cluster. The requests are
+ * {@link QueryPlan#request}'s, as {@code RowKeyTable} makes them.
+ */
 class JoinPlannerTest {
     private final RowKeySchema schema = RowKeySchema.builder().int64("user_id").fixedString("birthplace", 12)
             .int32("age").bool("vip").build();
     private final Catalog catalog = Catalog.of(schema, Arrays.asList(RowKeyIndex.of("by_birthplace", "birthplace").salt(4),
             RowKeyIndex.of("by_age", "age"), RowKeyIndex.of("by_vip", "vip")), IndexState.ACTIVE);
-    private final JoinPlanner planner = new JoinPlanner(catalog);
 
-    private List<String> sources(List<JoinPlan.Stream> streams) {
+    /** Each stream's source, from the index number the plan gives the readers. */
+    private List<String> sources(List<KeyStreamSpec> streams) {
         List<String> out = new ArrayList<>();
-        streams.forEach(s -> out.add(s.index < 0 ? "DATA TABLE" : "INDEX " + catalog.indexes().get(s.index).getName()));
+        for (KeyStreamSpec s : streams) {
+            String source = s.getIndexNumber() < 0 ? "DATA TABLE" : "INDEX " + catalog.indexes().get(s.getIndexNumber()).getName();
+            assertEquals(s.getIndex().isEmpty() ? "DATA TABLE" : "INDEX " + s.getIndex(), source, "the number names the index");
+            out.add(source);
+        }
         return out;
     }
 
-    /** The single plan of a query that is not a join, as {@code RowKeyTable.scan} asks for it. */
-    private TablePlan singlePlan(RowKeyQuery query) {
-        TablePlanRequest.Builder request = TablePlanRequest.newBuilder().setPredicate(query.toPredicateSpec()).setNoExplain(true)
-                .setRelayStreams(true);
-        if (query.indexHint() != null) {
-            request.setHint(query.indexHintKind()).setHintIndex(query.indexHint());
+    /** The plan of {@code query}, as {@code RowKeyTable.scan} asks for it (its explain too). */
+    private PlannedQuery planned(RowKeyQuery query) {
+        return catalog.plan(QueryPlan.request(query, query.columns(), query.isKeysOnly(), Collections.emptyList(), false, true,
+                false));
+    }
+
+    /** The joins of a query that only joins answer. */
+    private JoinPlan joins(RowKeyQuery query) {
+        PlannedQuery planned = planned(query);
+        assertTrue(planned.hasJoins(), "joins: " + planned);
+        return planned.getJoins();
+    }
+
+    /** Whether {@code JoinScanner} filters a branch's stream reads with the whole branch: a relay's, or a single stream's. */
+    private static boolean filtersOnServer(JoinBranchPlan b) {
+        return b.getRelay() || b.getStreamsCount() == 1;
+    }
+
+    private static int ranges(KeyStreamSpec stream) {
+        int n = 0;
+        for (StreamPoint p : stream.getPointsList()) {
+            n += p.getRangesCount();
         }
-        return catalog.plan(request.build());
+        return n;
     }
 
     @Test
     void filteredStreamsRelayedByDefaultIntersectedUnderTheLeapfrogHint() {
         RowKeyQuery q = RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10);
-        JoinPlan.Branch plain = planner.plan(q, true).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(plain.streams));
-        assertTrue(plain.filtersOnServer());
-        assertTrue(plain.relays());
-        assertEquals(4, plain.streams.get(0).ranges(), "one range per salt bucket");
-        assertTrue(planner.plan(q, true).explain().contains("relay"), planner.plan(q, true).explain());
+        JoinBranchPlan plain = joins(q).getBranches(0);
+        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(plain.getStreamsList()));
+        assertTrue(filtersOnServer(plain));
+        assertTrue(plain.getRelay());
+        assertEquals(4, ranges(plain.getStreams(0)), "one range per salt bucket");
+        assertTrue(joins(q).getExplain().contains("relay"), joins(q).getExplain());
 
-        TablePlan relayed = singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20));
-        assertTrue(relayed.hasRelay() && !relayed.getIndex().isEmpty(), relayed.toString());
-        JoinPlan relay = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20), relayed.getRelay());
-        assertEquals(sources(plain.streams), sources(relay.branches.get(0).streams), "the join plan's own streams");
-        assertTrue(relay.branches.get(0).relays() && relay.dataScan == null);
-        TablePlan withPrefix = singlePlan(RowKeyQuery.on(schema).eq("user_id", 7L).eq("age", 20));
-        assertTrue(withPrefix.hasRelay() && withPrefix.getRelay().getBranches(0).getStreamsList().stream().anyMatch(s -> s.getIndex().isEmpty()),
+        // No limit: a single read, but an uncovered index that is one of two streams is read as their relay.
+        JoinPlan relay = joins(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20));
+        assertEquals(sources(plain.getStreamsList()), sources(relay.getBranches(0).getStreamsList()), "the join plan's own streams");
+        assertTrue(relay.getBranches(0).getRelay() && relay.getDataScanBranchesCount() == 0);
+        JoinPlan withPrefix = joins(RowKeyQuery.on(schema).eq("user_id", 7L).eq("age", 20));
+        assertTrue(withPrefix.getBranches(0).getStreamsList().stream().anyMatch(s -> s.getIndex().isEmpty()),
                 "the data table's prefix is a stream: " + withPrefix);
-        assertTrue(!singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").between("age", 20, 30)).hasRelay(),
+        assertTrue(planned(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").between("age", 20, 30)).hasSingle(),
                 "one stream");
-        assertTrue(!singlePlan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age"))
-                .hasRelay(), "a hint is kept");
+        PlannedQuery hinted = planned(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).useIndex("by_age"));
+        assertTrue(hinted.hasSingle() && hinted.getSingle().getIndexNumber() == 1, "a hint is kept: " + hinted);
 
-        JoinPlan.Branch one = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
-                .useIndex("by_age"), true).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_age"), sources(one.streams));
-        assertTrue(one.filtersOnServer() && !one.relays());
+        JoinBranchPlan one = joins(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
+                .useIndex("by_age")).getBranches(0);
+        assertEquals(Arrays.asList("INDEX by_age"), sources(one.getStreamsList()));
+        assertTrue(filtersOnServer(one) && !one.getRelay());
 
-        JoinPlan.Branch leapfrog = planner.plan(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
-                .leapfrog(), true).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(leapfrog.streams));
-        assertTrue(!leapfrog.filtersOnServer() && !leapfrog.relays());
-        assertEquals(10, planner.plan(q, true).limit);
+        JoinBranchPlan leapfrog = joins(RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").eq("age", 20).limit(10)
+                .leapfrog()).getBranches(0);
+        assertEquals(Arrays.asList("INDEX by_birthplace", "INDEX by_age"), sources(leapfrog.getStreamsList()));
+        assertTrue(!filtersOnServer(leapfrog) && !leapfrog.getRelay());
+        assertTrue(joins(q).getExplain().contains("stops after 10 rows"), joins(q).getExplain());
     }
 
     @Test
     void inListsBecomeOnePointEachUpToTheCapAndTheDataTablePrefixIsAStream() {
         RowKeyQuery q = RowKeyQuery.on(schema).in("age", 20, 21, 22).eq("user_id", 7L).leapfrog();
-        JoinPlan.Branch b = planner.plan(q, true).branches.get(0);
-        assertEquals(Arrays.asList("DATA TABLE", "INDEX by_age"), sources(b.streams));
-        assertEquals(3, b.streams.get(1).points.size());
+        JoinBranchPlan b = joins(q).getBranches(0);
+        assertEquals(Arrays.asList("DATA TABLE", "INDEX by_age"), sources(b.getStreamsList()));
+        assertEquals(3, b.getStreams(1).getPointsCount());
 
         Object[] many = new Object[65]; // stream_choice::MAX_POINTS + 1
         for (int i = 0; i < many.length; i++) {
             many[i] = i;
         }
-        JoinPlan.Branch capped = planner.plan(RowKeyQuery.on(schema).in("age", many).eq("vip", true).leapfrog(), true).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_vip"), sources(capped.streams), "too many values: not a stream");
+        JoinBranchPlan capped = joins(RowKeyQuery.on(schema).in("age", many).eq("vip", true).leapfrog()).getBranches(0);
+        assertEquals(Arrays.asList("INDEX by_vip"), sources(capped.getStreamsList()), "too many values: not a stream");
     }
 
     @Test
     void aBranchWithNoStreamReadsTheDataTablesPlanAndHintsLimitTheStreams() {
-        JoinPlan.Branch ranges = planner.plan(RowKeyQuery.on(schema).between("age", 20, 30).limit(5), true).branches.get(0);
-        assertTrue(ranges.streams.isEmpty());
-        assertNotNull(planner.plan(RowKeyQuery.on(schema).between("age", 20, 30).limit(5), true).dataScan);
-        JoinPlan.Branch noIndex = planner.plan(RowKeyQuery.on(schema).eq("age", 20).noIndex().limit(5), true).branches.get(0);
-        assertTrue(noIndex.streams.isEmpty());
-        JoinPlan.Branch onlyAge = planner.plan(RowKeyQuery.on(schema).eq("age", 20).eq("vip", true).useIndex("by_age")
-                .leapfrog(), true).branches.get(0);
-        assertEquals(Arrays.asList("INDEX by_age"), sources(onlyAge.streams));
+        JoinBranchPlan ranges = joins(RowKeyQuery.on(schema).between("age", 20, 30).limit(5)).getBranches(0);
+        assertTrue(ranges.getStreamsList().isEmpty());
+        assertTrue(joins(RowKeyQuery.on(schema).between("age", 20, 30).limit(5)).hasDataScan());
+        JoinBranchPlan noIndex = joins(RowKeyQuery.on(schema).eq("age", 20).noIndex().limit(5)).getBranches(0);
+        assertTrue(noIndex.getStreamsList().isEmpty());
+        JoinBranchPlan onlyAge = joins(RowKeyQuery.on(schema).eq("age", 20).eq("vip", true).useIndex("by_age")
+                .leapfrog()).getBranches(0);
+        assertEquals(Arrays.asList("INDEX by_age"), sources(onlyAge.getStreamsList()));
     }
 
     @Test
     void anyOfIsAUnionOfBranchesWithTheSharedConditions() {
         RowKeyQuery q = RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 20), RowKeyQuery.on(schema).eq("vip", true))
                 .eq("birthplace", "Hangzhou");
-        JoinPlan plan = planner.plan(q, true);
-        assertEquals(2, plan.branches.size());
-        assertEquals(2, plan.branches.get(0).conditions.size());
+        JoinPlan plan = joins(q);
+        assertEquals(2, plan.getBranchesCount());
+        assertEquals(2, q.disjuncts().get(0).size());
         assertEquals("RowKeyQuery[(birthplace = 'Hangzhou' AND age = 20) OR (birthplace = 'Hangzhou' AND vip = true)]",
                 q.toString());
-        String explain = plan.explain();
+        String explain = plan.getExplain();
         assertTrue(explain.startsWith("JOIN: union of 2 AND-branches"), explain);
+        assertTrue(joins(RowKeyQuery.anyOf(RowKeyQuery.on(schema).eq("age", 20))).getBranchesCount() == 1,
+                "an anyOf of one branch is joins too");
     }
 
     @Test
@@ -140,17 +168,16 @@ class JoinPlannerTest {
         RowKeyQuery q = RowKeyQuery.anyOf(RowKeyQuery.on(schema).between("age", 20, 30),
                 RowKeyQuery.on(schema).between("user_id", 100, 200).ne("age", 3), RowKeyQuery.on(schema).eq("age", 40))
                 .limit(7);
-        JoinPlan plan = planner.plan(q, true);
-        assertTrue(plan.branches.get(0).streams.isEmpty() && plan.branches.get(1).streams.isEmpty());
-        assertEquals(Arrays.asList(0, 1), plan.dataScan.branches, "the branch with a stream is not scanned");
-        assertEquals(2, plan.dataScan.query.disjuncts().size());
-        String explain = plan.explain();
+        JoinPlan plan = joins(q);
+        assertTrue(plan.getBranches(0).getStreamsList().isEmpty() && plan.getBranches(1).getStreamsList().isEmpty());
+        assertEquals(Arrays.asList(0, 1), plan.getDataScanBranchesList(), "the branch with a stream is not scanned");
+        String explain = plan.getExplain();
         assertTrue(explain.contains("one DATA TABLE scan for branches 1 2: UNION of 2 AND-branches"), explain);
         assertTrue(explain.contains("read by the one data-table scan below"), explain);
-        JoinPlan one = planner.plan(RowKeyQuery.anyOf(RowKeyQuery.on(schema).between("age", 20, 30),
-                RowKeyQuery.on(schema).eq("age", 40)), true);
-        assertEquals(Arrays.asList(0), one.dataScan.branches);
-        String own = one.dataScan.plan.getExplain();
+        JoinPlan one = joins(RowKeyQuery.anyOf(RowKeyQuery.on(schema).between("age", 20, 30),
+                RowKeyQuery.on(schema).eq("age", 40)));
+        assertEquals(Arrays.asList(0), one.getDataScanBranchesList());
+        String own = one.getDataScan().getExplain();
         assertTrue(!own.startsWith("UNION") && own.contains("enforced by the ranges"), "one branch: its own plan: " + own);
     }
 }

@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.shaded.protobuf.ProtobufUtil;
 import org.junit.jupiter.api.Test;
 
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 
 /**
@@ -47,7 +48,10 @@ class ScanPlannerTest {
     void aPlanWithoutResidualHasNoRowFilter() throws IOException {
         RowKeyQuery query = RowKeyQuery.on(schema).in("a", 1, 3, 5, 7);
         // An aggregate's plan: the fold checks the key length, so no residual filter is left.
-        ScanPlan plan = AggregateReader.regionPlan(ScanPlanner.plan(query, 1000));
+        ScanPlan plan = Catalog.of(schema, java.util.Collections.emptyList(), IndexState.ACTIVE)
+                .plan(QueryPlan.request(query, java.util.Collections.emptyList(), true, java.util.Collections.emptyList(), false,
+                        false, true))
+                .getSingle().getPlan();
         assertEquals(true, plan.getNoResidual());
         assertNull(ScanPlanner.rowsFilter(plan, query.toPredicateComparatorSpec()));
         assertChunksAsBefore(query, plan);

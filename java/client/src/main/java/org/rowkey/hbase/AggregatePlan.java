@@ -29,25 +29,29 @@ import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
- * The client's side of {@link RowKeyTable#aggregate} (docs/aggregates.md): one scan of the planned
- * source (the data table's ranges, or an index's) carrying the aggregation, whose every result is a
- * partial state covering the rows up to its row key; the partials merged natively. Through an
- * index, the keys of index rows the regions did not trust come back with the partials, and their
- * data rows are read here (in batches) and folded by the same native code, each exactly once.
+ * The plan of {@link RowKeyTable#aggregate} (docs/aggregates.md), the fourth kind of
+ * {@link QueryPlan}: the regions fold what the native planner's single read gives them (the data
+ * table's ranges, or an index's; what they read of each row, whether the client checks each index
+ * row, all decided there), and this class runs it ({@link #run}) and explains it ({@link #explain}).
+ * One scan of the planned source carries the aggregation; its every result is a partial state
+ * covering the rows up to its row key; the partials are merged natively. Through an index, the keys
+ * of index rows the regions did not trust come back with the partials, and their data rows are
+ * read here (in batches) and folded by the same native code, each exactly once.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class AggregateReader {
+final class AggregatePlan {
     /** Index rows whose data rows are read with one multi-get. */
     private static final int CHECK_BATCH = 1024;
 
     private final Connection connection;
     private final TableName dataTable;
     private final Catalog catalog;
+    /** The native planner's plan of the read the regions fold: its source, ranges and filter, what they read of each row. */
     private final TablePlan plan;
     private final RowKeyQuery query;
     private final Aggregation aggregation;
 
-    AggregateReader(Connection connection, TableName dataTable, Catalog catalog, TablePlan plan, RowKeyQuery query,
+    AggregatePlan(Connection connection, TableName dataTable, Catalog catalog, TablePlan plan, RowKeyQuery query,
             Aggregation aggregation) {
         this.connection = connection;
         this.dataTable = dataTable;
@@ -57,37 +61,25 @@ final class AggregateReader {
         this.aggregation = aggregation;
     }
 
-    /** Whether the plan reads an index that does not hold what the aggregates read: every row is checked. */
-    static boolean checksEveryRow(TablePlan plan) {
-        return !plan.getIndex().isEmpty() && !plan.getCovered();
-    }
-
-    /**
-     * The scan plan the regions read: with no per-row filter when the ranges enforce every condition,
-     * since the fold itself skips rows of the wrong length (the one thing such a residual checks),
-     * and a native call per row to check it again costs about as much as the fold.
-     */
-    static ScanPlan regionPlan(ScanPlan plan) {
-        boolean lengthOnly = plan.getResidual().getPredicate().getPredicate().getConditionsCount() == 0
-                && plan.getResidual().getPredicate().getAnyOfCount() == 0;
-        return lengthOnly && !plan.getRangesList().isEmpty() ? plan.toBuilder().setNoResidual(true).build() : plan;
+    /** Whether the plan reads an index table. */
+    boolean readsIndex() {
+        return plan.getIndexNumber() >= 0;
     }
 
     AggregationResult run() throws IOException {
         AggregationSpec dataSpec = aggregation.toSpecFor(catalog.schema());
-        boolean throughIndex = !plan.getIndex().isEmpty();
-        int index = throughIndex ? catalog.indexNumber(plan.getIndex()) : -1;
+        boolean throughIndex = readsIndex();
+        int index = plan.getIndexNumber();
         // Through an index, the regions fold only rows the index could have written, as its readers do.
         AggregationSpec regionSpec = throughIndex
-                ? aggregation.toSpec(catalog.indexSchema(index), AggregateReader::asCovered).toBuilder()
+                ? aggregation.toSpec(catalog.indexSchema(index), AggregatePlan::asCovered).toBuilder()
                         .setIndexRowsOf(IndexRowsOf.newBuilder().setCatalog(catalog.spec()).setIndex(index)).build()
                 : dataSpec;
         AggregateRequest.Builder request = AggregateRequest.newBuilder().setFormatVersion(RowKeySchema.FORMAT_VERSION)
-                .setAggregation(regionSpec).setIndexRows(throughIndex).setCheckEveryRow(checksEveryRow(plan))
+                .setAggregation(regionSpec).setIndexRows(throughIndex).setCheckEveryRow(plan.getCheckEveryRow())
                 .setRowBudget(aggregation.rowBudget()).setTimeBudgetMs(aggregation.timeBudgetMs());
         byte[] requestBytes = request.build().toByteArray();
-        boolean keysOnly = !throughIndex && aggregation.cells().isEmpty();
-        ScanPlan regionPlan = regionPlan(plan.getPlan());
+        ScanPlan regionPlan = plan.getPlan();
         Filter rows = ScanPlanner.rowsFilter(regionPlan, query.toPredicateComparatorSpec());
         TableName source = source();
         // Partial states merge in any order: the regions are folded at once, each chunk one region's
@@ -99,7 +91,7 @@ final class AggregateReader {
         try (IndexRowResolver resolver = new IndexRowResolver(connection, dataTable, catalog);
                 NativeAggregator merged = new NativeAggregator(dataSpec.toByteArray(), maxBytes);
                 ParallelScanner<byte[]> partials = ParallelScanner.open(connection, source, ScanPlanner.ranges(regionPlan),
-                        ranges -> regionScan(regionPlan, rows, ranges, keysOnly, requestBytes), parallelism(),
+                        ranges -> regionScan(regionPlan, rows, ranges, requestBytes), parallelism(),
                         ParallelScanner.Order.ANY, read -> mergeEach(read, merged, source, indexKeyLength))) {
             FoldBatch checkedRows = new FoldBatch(merged);
             List<byte[]> toCheck = new ArrayList<>();
@@ -152,9 +144,9 @@ final class AggregateReader {
     }
 
     /** The scan of one chunk: its ranges, filtered as a scan, each RPC returning one partial state. */
-    private Scan regionScan(ScanPlan regionPlan, Filter rows, List<RowRange> ranges, boolean keysOnly, byte[] request) {
+    private Scan regionScan(ScanPlan regionPlan, Filter rows, List<RowRange> ranges, byte[] request) {
         Scan scan = ScanPlanner.scan(regionPlan, rows, ranges);
-        if (keysOnly) {
+        if (plan.getFirstCellOnly()) {
             // The keys answer alone: one cell of each row is all the region reads. Its value never
             // leaves the region, so a KeyOnlyFilter would only copy each cell.
             Filter first = new FirstKeyOnlyFilter();
@@ -165,14 +157,42 @@ final class AggregateReader {
         return scan.setAttribute(CoprocessorWire.AGGREGATE_REQUEST, request).setCaching(1).setScanMetricsEnabled(true);
     }
 
-    /** How the regions are read: chunks, and how many are folded at once. */
-    String describeReads() {
-        return ParallelScanner.describe(connection, source(), ScanPlanner.ranges(regionPlan(plan.getPlan())), parallelism());
+    /** Where each part runs: the ranges or index read and its filter, what the regions fold, what the client does. */
+    String explain() {
+        StringBuilder s = new StringBuilder("aggregate ").append(aggregation).append(" of ").append(query).append('\n')
+                .append(plan.getExplain()).append('\n');
+        s.append("in the regions of ").append(source()).append(" (")
+                .append(ParallelScanner.describe(connection, source(), ScanPlanner.ranges(plan.getPlan()), parallelism()))
+                .append("): RowKeyScanObserver folds every row read natively (a batch of rows per native call), ");
+        if (plan.getCheckEveryRow()) {
+            s.append("none: the index does not hold the cells aggregated, so every index row's key is returned");
+        } else {
+            s.append(aggregation.cells().isEmpty() ? "decoding the key fields from each row key"
+                    : "decoding the key fields from each row key and the cells " + aggregation.cells());
+            if (readsIndex()) {
+                s.append("; VERIFIED index rows only, the keys of the others are returned");
+            }
+        }
+        s.append("; one partial state per call, every ")
+                .append(aggregation.rowBudget() > 0 ? aggregation.rowBudget() : CoprocessorWire.DEFAULT_ROW_BUDGET)
+                .append(" rows or ").append(aggregation.timeBudgetMs() > 0 ? aggregation.timeBudgetMs()
+                        : CoprocessorWire.DEFAULT_TIME_BUDGET_MS).append(" ms\n");
+        s.append("on the client: partial states merged");
+        if (readsIndex()) {
+            s.append("; the data rows of returned index keys read and folded (a row that does not exist is not counted)");
+        }
+        if (aggregation.orderBy() >= 0) {
+            s.append("; ordered").append(aggregation.limit() > 0 ? " and limited" : "");
+        }
+        for (String hashed : aggregation.hashedGroups()) {
+            s.append("\ngroup field ").append(hashed).append(" is hashed: grouped by its stored digest, returned as bytes");
+        }
+        return s.toString();
     }
 
     /** The table the regions fold: the data table, or the index the plan reads. */
     private TableName source() {
-        return plan.getIndex().isEmpty() ? dataTable : RowKeyTable.indexTableName(dataTable, plan.getIndex());
+        return readsIndex() ? RowKeyTable.indexTableName(dataTable, plan.getIndex()) : dataTable;
     }
 
     /** The regions folded at once: the connection's parallel reads unless the query is serial. */
