@@ -20,7 +20,6 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -29,7 +28,6 @@ import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
@@ -48,7 +46,6 @@ import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
-import org.apache.hadoop.hbase.regionserver.Shipper;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
@@ -94,10 +91,20 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
      */
     private static final ExecutorService INDEX_WRITERS = BoundedPool.create("rowkey-index-writer", 32);
 
-    /** The rows whose UNVERIFIED marks this handler wrote for the mini-batch under way, for its post step. */
-    private final ThreadLocal<List<byte[]>> marks = new ThreadLocal<>();
-    /** When the mini-batch under way must be done with its index writes, both steps (System.nanoTime). */
-    private final ThreadLocal<Long> indexDeadline = new ThreadLocal<>();
+    /** The mini-batch under way on this handler, from its pre step to its post step. */
+    private final ThreadLocal<MiniBatch> underWay = new ThreadLocal<>();
+
+    /** A mini-batch's index work: the rows whose UNVERIFIED marks were written, and one budget for both steps. */
+    private static final class MiniBatch {
+        final List<byte[]> marked;
+        /** When both steps must be done with their index writes (System.nanoTime). */
+        final long deadline;
+
+        MiniBatch(List<byte[]> marked, long deadline) {
+            this.marked = marked;
+            this.deadline = deadline;
+        }
+    }
 
     private TableName dataTable;
     private Catalog catalog;
@@ -234,8 +241,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     @Override
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch) throws IOException {
-        marks.remove();
-        indexDeadline.remove();
+        underWay.remove();
         try {
             if (catalogError != null) {
                 throw new DoNotRetryIOException(catalogError);
@@ -244,7 +250,6 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 return;
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(indexWriteBudgetMillis());
-            indexDeadline.set(deadline);
             Map<ByteBuffer, byte[][]> rows = new java.util.LinkedHashMap<>();
             java.util.Set<ByteBuffer> withTtl = new java.util.HashSet<>();
             for (int op = 0; op < batch.size(); op++) {
@@ -274,7 +279,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 rows.put(key, indexKeys);
             }
             List<byte[]> marked = new ArrayList<>(rows.size());
-            marks.set(marked);
+            underWay.set(new MiniBatch(marked, deadline));
             List<List<Row>> perIndex = perIndex();
             for (Map.Entry<ByteBuffer, byte[][]> row : rows.entrySet()) {
                 inFlight.merge(row.getKey(), 1, Integer::sum);
@@ -307,13 +312,12 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     @Override
     public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch, boolean success) {
-        List<byte[]> marked = marks.get();
-        marks.remove();
-        Long deadline = indexDeadline.get();
-        indexDeadline.remove();
-        if (marked == null || marked.isEmpty()) {
+        MiniBatch underWay = this.underWay.get();
+        this.underWay.remove();
+        if (underWay == null || underWay.marked.isEmpty()) {
             return;
         }
+        List<byte[]> marked = underWay.marked;
         for (byte[] row : marked) {
             inFlight.computeIfPresent(ByteBuffer.wrap(row), (k, n) -> n == 1 ? null : n - 1);
         }
@@ -349,8 +353,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 }
             }
             // What the first step left of the batch's budget: a handler is held for one budget in all.
-            writeIndexes(perIndex, deadline != null ? deadline
-                    : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(writeTimeoutMillis), false);
+            writeIndexes(perIndex, underWay.deadline, false);
         } catch (Throwable t) {
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
@@ -366,12 +369,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     }
 
     /** A region scanner that adds the probe's marker to each row (or part of a row) it reads. */
-    static final class ProbingScanner implements RegionScanner, Shipper {
-        private final RegionScanner scanner;
+    static final class ProbingScanner extends ForwardingRegionScanner {
         private final byte[] family;
 
         ProbingScanner(RegionScanner scanner, byte[] family) {
-            this.scanner = scanner;
+            super(scanner);
             this.family = family;
         }
 
@@ -410,48 +412,6 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     result.add(marker);
                 }
             }
-        }
-
-        @Override
-        public RegionInfo getRegionInfo() {
-            return scanner.getRegionInfo();
-        }
-
-        @Override
-        public boolean isFilterDone() throws IOException {
-            return scanner.isFilterDone();
-        }
-
-        @Override
-        public boolean reseek(byte[] row) throws IOException {
-            return scanner.reseek(row);
-        }
-
-        @Override
-        public long getMaxResultSize() {
-            return scanner.getMaxResultSize();
-        }
-
-        @Override
-        public long getMvccReadPoint() {
-            return scanner.getMvccReadPoint();
-        }
-
-        @Override
-        public int getBatch() {
-            return scanner.getBatch();
-        }
-
-        @Override
-        public void shipped() throws IOException {
-            if (scanner instanceof Shipper) {
-                ((Shipper) scanner).shipped();
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            scanner.close();
         }
     }
 
@@ -592,7 +552,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             } catch (TimeoutException e) {
                 others.get(i).cancel(true);
                 if (failure == null) {
-                    failure = timedOut(table, before);
+                    failure = notTaken(table, before, null);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -620,10 +580,6 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             return;
         }
         writeIndexTable(index, mutations, deadline, before);
-    }
-
-    private IOException timedOut(TableName table, boolean before) {
-        return notTaken(table, before, null);
     }
 
     /**
@@ -655,7 +611,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
         }
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (left <= 0) {
-            throw timedOut(indexTables[index], before);
+            throw notTaken(indexTables[index], before, null);
         }
         int millis = (int) Math.min(left, writeTimeoutMillis);
         try (Table table = connection.getTableBuilder(indexTables[index], null).setOperationTimeout(millis)

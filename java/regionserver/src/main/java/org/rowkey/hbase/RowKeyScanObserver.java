@@ -16,7 +16,6 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.metrics.ServerSideScanMetrics;
@@ -27,7 +26,6 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.RowKeyScannerContexts;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
-import org.apache.hadoop.hbase.regionserver.Shipper;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.slf4j.Logger;
@@ -241,8 +239,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     }
 
     /** The region scanner of an aggregate request: one partial state per call. */
-    static final class AggregatingScanner implements RegionScanner, Shipper {
-        private final RegionScanner scanner;
+    static final class AggregatingScanner extends ForwardingRegionScanner {
         private final Request request;
         private final FoldBatch batch;
         private final byte[] family;
@@ -255,7 +252,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
         private boolean exhausted;
 
         AggregatingScanner(RegionScanner scanner, Request request, byte[] family) {
-            this.scanner = scanner;
+            super(scanner);
             this.request = request;
             this.batch = new FoldBatch(request.aggregator);
             this.family = family;
@@ -404,43 +401,14 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
         }
 
         @Override
-        public RegionInfo getRegionInfo() {
-            return scanner.getRegionInfo();
-        }
-
-        @Override
-        public boolean isFilterDone() throws IOException {
-            // Not "this region has no more rows": HBase reads a done filter with no results in the
-            // call as the end of the whole client scan, and the regions after this one would be dropped.
-            return scanner.isFilterDone();
-        }
-
-        @Override
         public boolean reseek(byte[] row) throws IOException {
             throw new DoNotRetryIOException("hbase-rowkey: an aggregating scanner does not reseek");
         }
 
         @Override
-        public long getMaxResultSize() {
-            return scanner.getMaxResultSize();
-        }
-
-        @Override
-        public long getMvccReadPoint() {
-            return scanner.getMvccReadPoint();
-        }
-
-        @Override
-        public int getBatch() {
-            return scanner.getBatch();
-        }
-
-        @Override
         public void shipped() throws IOException {
             // Every cell handed back is a copy: the blocks the rows came from may be released.
-            if (scanner instanceof Shipper) {
-                ((Shipper) scanner).shipped();
-            }
+            super.shipped();
         }
 
         @Override
