@@ -10,7 +10,9 @@ pub mod proto {
 pub mod aggregate;
 pub mod error;
 pub mod eval;
+#[cfg(feature = "java")]
 pub mod ffi;
+#[cfg(feature = "java")]
 pub mod handle;
 pub mod key;
 pub mod limits;
@@ -20,6 +22,7 @@ pub mod ranges;
 pub mod text;
 mod wire;
 
+#[cfg(feature = "java")]
 mod jni;
 
 pub use error::{Error, ErrorClass, Result};

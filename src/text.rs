@@ -26,8 +26,6 @@ use crate::proto::rowkey::{
     comparator_spec::Kind as SpecKind, value::Kind as ValueKind, ComparatorSpec, Condition, FieldSpec, FieldType, Op,
     PredicateComparatorSpec, PredicateSpec, SaltSpec, SchemaSpec, Value,
 };
-use crate::wire;
-
 /// A value as a literal.
 pub(crate) fn describe_value(value: &Value) -> String {
     match &value.kind {
@@ -103,8 +101,12 @@ pub fn describe_comparator(spec: &ComparatorSpec) -> String {
 }
 
 /// [`describe_comparator`] of a serialized `ComparatorSpec` (checked like any message from outside).
+#[cfg(feature = "java")]
 pub(crate) fn describe_comparator_bytes(spec: &[u8]) -> Result<String> {
-    Ok(describe_comparator(&wire::parse::<ComparatorSpec>(spec, "comparator")?))
+    Ok(describe_comparator(&crate::wire::parse::<ComparatorSpec>(
+        spec,
+        "comparator",
+    )?))
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -16,6 +16,7 @@ use protobuf::MessageFull;
 pub struct Comparator {
     schema: Schema,
     canonical: Vec<u8>,
+    #[cfg_attr(not(feature = "java"), allow(dead_code))]
     kind_number: i32,
     evaluator: Evaluator,
 }
@@ -203,6 +204,7 @@ impl Comparator {
 
     /// Which kind of comparator this is, as the number of its field in `ComparatorSpec.kind`:
     /// what Java's `KindCase.forNumber` reads.
+    #[cfg(feature = "java")]
     pub(crate) fn kind_number(&self) -> i32 {
         self.kind_number
     }
