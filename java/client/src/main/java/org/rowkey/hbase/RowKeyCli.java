@@ -32,7 +32,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * {@code {"key": {...}, "cells": {...}}}); a progress line on stderr while a scan runs longer than
  * a second. {@code explain} prints the plan. The schema is the table's catalog (a table made by
  * {@link RowKeyTable#create}, whose indexes the query may use) or {@code --schema} in text form.
- * Exit status 0, or 2 with the reason on stderr for bad arguments, a bad where clause or schema.
+ * Exit status 0, or 2 with the reason on stderr for bad arguments, a bad where clause or schema, a
+ * {@code --schema} that is not the catalog's of a table made by {@link RowKeyTable#create}, or one
+ * that found no row on a table whose first key is of another width (the schema is not the table's).
  */
 @RunsIn(RunsIn.Where.CLIENT)
 public final class RowKeyCli {
@@ -76,6 +78,13 @@ public final class RowKeyCli {
         try {
             if (o.schema != null) {
                 schema = RowKeySchema.parse(o.schema);
+                RowKeySchema catalogs = catalogSchema(connection, name);
+                if (catalogs != null && !catalogs.equals(schema)) {
+                    // It would read the table's keys by another layout: nothing, or nonsense.
+                    err.println("--schema '" + o.schema + "' is not the schema of table " + name + ", whose catalog says '"
+                            + catalogs.toText() + "': leave --schema out on a table made by RowKeyTable.create");
+                    return 2;
+                }
             } else {
                 catalogTable = RowKeyTable.open(connection, name);
                 schema = catalogTable.schema();
@@ -95,11 +104,39 @@ public final class RowKeyCli {
             out.println(catalogTable != null ? catalogTable.explain(query) : query.explain());
             return 0;
         }
+        long count;
         try (Table table = connection.getTable(name);
                 ResultScanner rows = catalogTable != null ? catalogTable.scan(query) : table.getScanner(plainScan(query))) {
-            print(schema, rows, o, out, err);
+            count = print(schema, rows, o, out, err);
+        }
+        if (count == 0 && o.schema != null) {
+            byte[] first = firstRowKey(connection, name);
+            if (first != null && first.length != schema.keyLength()) {
+                err.println("table " + name + ": its first row key has " + first.length + " bytes, the --schema makes keys of "
+                        + schema.keyLength() + ": the schema is not this table's");
+                return 2;
+            }
         }
         return 0;
+    }
+
+    /** The schema of the table's catalog; null when it has none. */
+    private static RowKeySchema catalogSchema(Connection connection, TableName name) throws IOException {
+        try {
+            return RowKeyTable.open(connection, name).schema();
+        } catch (IllegalArgumentException noCatalog) {
+            return null;
+        }
+    }
+
+    private static byte[] firstRowKey(Connection connection, TableName name) throws IOException {
+        org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan().setLimit(1).setCaching(1)
+                .setFilter(new org.apache.hadoop.hbase.filter.FilterList(new org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter(),
+                        new org.apache.hadoop.hbase.filter.KeyOnlyFilter()));
+        try (Table table = connection.getTable(name); ResultScanner rows = table.getScanner(scan)) {
+            Result first = rows.next();
+            return first == null ? null : first.getRow();
+        }
     }
 
     private static org.apache.hadoop.hbase.client.Scan plainScan(RowKeyQuery query) {
@@ -112,7 +149,8 @@ public final class RowKeyCli {
         return query.limit() > 0 ? scan.setLimit(query.limit()) : scan;
     }
 
-    private static void print(RowKeySchema schema, ResultScanner rows, Options o, PrintStream out, PrintStream err) {
+    /** Prints the rows; returns how many. */
+    private static long print(RowKeySchema schema, ResultScanner rows, Options o, PrintStream out, PrintStream err) {
         long start = System.nanoTime();
         long lastProgress = start;
         long count = 0;
@@ -132,6 +170,7 @@ public final class RowKeyCli {
             err.println();
         }
         err.printf("%,d rows in %.2f s%n", count, (System.nanoTime() - start) / 1e9);
+        return count;
     }
 
     private static String tsv(RowKeySchema schema, Result r) {

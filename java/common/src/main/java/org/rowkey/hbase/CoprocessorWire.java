@@ -22,6 +22,10 @@ final class CoprocessorWire {
 
     /** The Scan attribute holding a serialized {@code AggregateRequest}. */
     static final String AGGREGATE_REQUEST = "rowkey.aggregate";
+    /** The Scan attribute asking {@code RowKeyScanObserver} for the table's catalog (one row) instead of rows. */
+    static final String CATALOG_REQUEST = "rowkey.catalog";
+    /** The qualifier of the catalog request's cell. */
+    static final byte[] CATALOG_QUALIFIER = Bytes.toBytes("\u0000rowkey.catalog");
     /** The setting of the bytes one aggregate request's groups may hold (docs/aggregates.md, "Memory bound"). */
     static final String AGGREGATE_MAX_BYTES = "rowkey.aggregate.max.bytes";
     /** The qualifier of an aggregate call's partial state cell: a NUL first, which no column of this library's tables uses. */

@@ -43,6 +43,12 @@ import org.rowkey.hbase.proto.RowKeyProtos.WhereFilterSpec;
 public class RowKeyWhere extends FilterBase {
     /** The name the filter language knows it by. */
     public static final String NAME = "RowKeyWhere";
+    /**
+     * Rows of another key width a region scan may show the filter before one of its schema's width:
+     * past them the scan fails rather than answer nothing (a schema that is not the table's). A
+     * table may hold a few rows of other widths (written by hand); it never matches them.
+     */
+    static final int OTHER_WIDTH_ROWS_LIMIT = 16;
 
     private final String where;
     /** The schema's text form; empty for the table's catalog. */
@@ -52,6 +58,8 @@ public class RowKeyWhere extends FilterBase {
     private Filter planned;
     /** Bound, and no row can match. */
     private boolean nothing;
+    /** Rows of another key width shown before the first of the schema's width (then: -1). */
+    private int otherWidthRows;
 
     /** The rows of {@code query}, on any table of its schema. */
     public RowKeyWhere(RowKeyQuery query) {
@@ -136,6 +144,12 @@ public class RowKeyWhere extends FilterBase {
             }
         } else if (filter instanceof RowKeyWhere && schema != null) {
             RowKeyWhere w = (RowKeyWhere) filter;
+            if (!w.usesCatalog() && w.isBound() && !w.query.schema().equals(schema)) {
+                // It would read the table's keys by another layout and answer nothing, or nonsense.
+                throw new DoNotRetryIOException(NAME + "('" + shown(w.where) + "', '" + shown(w.schemaText)
+                        + "'): the schema given is not the table's, whose catalog says '" + shown(schema.toText())
+                        + "'; leave the second argument out on a table made by RowKeyTable.create");
+            }
             if (w.usesCatalog() && !w.isBound()) {
                 try {
                     w.bind(schema);
@@ -187,7 +201,21 @@ public class RowKeyWhere extends FilterBase {
     @Override
     public boolean filterRowKey(Cell firstRowCell) throws IOException {
         Filter f = planned();
+        if (otherWidthRows >= 0) {
+            checkWidth(firstRowCell);
+        }
         return nothing || f.filterRowKey(firstRowCell);
+    }
+
+    /** Counts rows of another key width until one of the schema's: too many first, and the scan fails. */
+    private void checkWidth(Cell row) throws DoNotRetryIOException {
+        if (row.getRowLength() == query.schema().keyLength()) {
+            otherWidthRows = -1;
+        } else if (++otherWidthRows >= OTHER_WIDTH_ROWS_LIMIT) {
+            throw new DoNotRetryIOException(NAME + "('" + shown(where) + "'" + (schemaText.isEmpty() ? "" : ", '" + shown(schemaText) + "'")
+                    + "): the first " + otherWidthRows + " rows read have keys of other widths (the last " + row.getRowLength()
+                    + " bytes), none of the " + query.schema().keyLength() + " bytes the schema makes: the schema is not this table's");
+        }
     }
 
     @Override

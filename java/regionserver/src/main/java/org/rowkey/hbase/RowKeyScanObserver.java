@@ -51,6 +51,11 @@ import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
  *     must check, end to end). The client merges the partials; since each one covers exactly the rows
  *     up to its row key, HBase's own scanner resumes after it when a region splits, moves or its
  *     server dies, and no row is counted twice or missed.
+ *
+ * <li><b>The catalog to clients without a descriptor</b>: a scan with the {@value #CATALOG_ATTRIBUTE}
+ *     attribute (any value) gets one row from the first region it opens, whose cell
+ *     {@code \0rowkey.catalog} holds the table's catalog: how a Thrift1 client (the Python package's
+ *     {@code schema_of}), which cannot read a table descriptor, learns the schema.
  * </ul>
  *
  * <p>To add it to a table made otherwise, add the coprocessor {@code org.rowkey.hbase.RowKeyScanObserver}
@@ -68,6 +73,8 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
 
     /** The Scan attribute holding a serialized {@code AggregateRequest}. */
     public static final String REQUEST_ATTRIBUTE = CoprocessorWire.AGGREGATE_REQUEST;
+    /** The Scan attribute asking for the table's catalog instead of rows. */
+    public static final String CATALOG_ATTRIBUTE = CoprocessorWire.CATALOG_REQUEST;
     /**
      * The setting of the bytes one request's groups may hold (docs/aggregates.md, "Memory bound"),
      * read from the RegionServer's configuration, and from the client's for its merge: unset or 0,
@@ -90,6 +97,8 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     private TableName table;
     /** The schema of the table's catalog, for RowKeyWhere filters that name none; null: no catalog. */
     private RowKeySchema catalogSchema;
+    /** The catalog as the descriptor holds it, for {@value #CATALOG_ATTRIBUTE} scans; null: none. */
+    private byte[] catalogBytes;
     /** Why the table's catalog could not be read; a RowKeyWhere that needs it is refused with it. */
     private String catalogError;
     /** This server's {@value #MAX_BYTES_SETTING} (0: the default). */
@@ -110,6 +119,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             table = descriptor.getTableName();
             byte[] catalog = descriptor.getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY));
             catalogSchema = catalog == null ? null : Catalog.parse(catalog).schema(); // an index table has none
+            catalogBytes = catalog;
         } catch (Throwable t) {
             // Never thrown from start: the region would not open. Scans that need the catalog say why.
             catalogError = "the catalog of table " + table + " cannot be read: " + t;
@@ -142,6 +152,10 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s)
             throws IOException {
+        if (scan.getAttribute(CATALOG_ATTRIBUTE) != null && catalogBytes != null) {
+            return new CatalogScanner(s, catalogBytes, c.getEnvironment().getRegion().getTableDescriptor()
+                    .getColumnFamilies()[0].getName());
+        }
         byte[] request = scan.getAttribute(REQUEST_ATTRIBUTE);
         if (request == null) {
             return s;
@@ -236,6 +250,44 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             }
         }
         return null;
+    }
+
+    /**
+     * The region scanner of a catalog request: one row, keyed just after the region's start key (so
+     * that it lies in the region), whose one cell holds the catalog; the region's rows are not read.
+     */
+    static final class CatalogScanner extends ForwardingRegionScanner {
+        private final byte[] catalog;
+        private final byte[] family;
+        private boolean done;
+
+        CatalogScanner(RegionScanner scanner, byte[] catalog, byte[] family) {
+            super(scanner);
+            this.catalog = catalog;
+            this.family = family;
+        }
+
+        @Override
+        public boolean nextRaw(List<Cell> result) {
+            if (!done) {
+                done = true;
+                byte[] row = Bytes.add(scanner.getRegionInfo().getStartKey(), new byte[] {0});
+                result.add(CellBuilderFactory.create(CellBuilderType.DEEP_COPY).setRow(row).setFamily(family)
+                        .setQualifier(CoprocessorWire.CATALOG_QUALIFIER).setTimestamp(HConstants.LATEST_TIMESTAMP)
+                        .setType(Cell.Type.Put).setValue(catalog).build());
+            }
+            return false;
+        }
+
+        @Override
+        public boolean nextRaw(List<Cell> result, ScannerContext context) {
+            return nextRaw(result);
+        }
+
+        @Override
+        public boolean next(List<Cell> result, ScannerContext context) {
+            return nextRaw(result);
+        }
     }
 
     /** The region scanner of an aggregate request: one partial state per call. */
