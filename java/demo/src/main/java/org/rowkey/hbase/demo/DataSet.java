@@ -1,8 +1,5 @@
 package org.rowkey.hbase.demo;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -52,10 +49,16 @@ final class DataSet {
         return i < SAMPLES.length ? (String) SAMPLES[i][0] : generatedUrl((i - SAMPLES.length) / DAYS);
     }
 
+    /**
+     * Row {@code i}'s key fields. md5url is the URL itself, which the md5 field hashes: the seed's
+     * md5url column is that MD5 (its first 8 bytes are what the key holds), so the queries the docs
+     * show ({@code md5url = 'http://...'}) find the rows.
+     */
     Map<String, Object> row(int i) {
         Map<String, Object> row = new LinkedHashMap<>();
         if (i < SAMPLES.length) {
-            for (int f = 0; f < FIELDS.length; f++) {
+            row.put("md5url", SAMPLES[i][0]);
+            for (int f = 1; f < FIELDS.length; f++) {
                 row.put(FIELDS[f], SAMPLES[i][f + 1]);
             }
             return row;
@@ -63,7 +66,7 @@ final class DataSet {
         int g = i - SAMPLES.length;
         int u = g / DAYS;
         SplittableRandom r = new SplittableRandom(seed * 1_000_003L + i);
-        row.put("md5url", md5Hex(generatedUrl(u)));
+        row.put("md5url", generatedUrl(u));
         row.put("sitecode", String.format("%04d%06d", (u % 2000) / 100, u % 2000));
         int p = r.nextInt(100);
         row.put("status", p < 80 ? -1 : p < 95 ? 0 : 1);
@@ -76,18 +79,5 @@ final class DataSet {
         row.put("queue", r.nextInt(4));
         row.put("scantype", r.nextInt(3));
         return row;
-    }
-
-    static String md5Hex(String s) {
-        try {
-            byte[] d = MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8));
-            StringBuilder hex = new StringBuilder();
-            for (byte b : d) {
-                hex.append(String.format("%02x", b));
-            }
-            return hex.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -66,15 +66,15 @@ final class DemoQuery {
     }
 
     static List<DemoQuery> all(DataSet data) {
-        String url7 = DataSet.md5Hex(DataSet.generatedUrl(7));
+        String url7 = DataSet.generatedUrl(7);
         int urls = Math.max(1, (data.size() - DataSet.SAMPLES.length) / DataSet.DAYS);
         Object[] someUrls = new Object[5];
         for (int i = 0; i < someUrls.length; i++) {
-            someUrls[i] = DataSet.md5Hex(DataSet.generatedUrl((i * 7919) % urls));
+            someUrls[i] = DataSet.generatedUrl((i * 7919) % urls);
         }
         List<DemoQuery> q = new ArrayList<>();
         q.add(new DemoQuery("seed 1: md5url = ? AND sdate = ?", false)
-                .where("md5url", "=", "00a18048ed95f1c057fccc8928ddf610").where("sdate", "=", 20161208));
+                .where("md5url", "=", "http://cgw.bjdch.gov.cn/n1569/n4860273/n9719314/index.html").where("sdate", "=", 20161208));
         q.add(new DemoQuery("seed 2: sdate = ? AND code = 404", false)
                 .where("sdate", "=", 20161209).where("code", "=", 404));
         q.add(new DemoQuery("seed 3: md5url = ? AND ? < sdate < ?", false)

@@ -89,7 +89,7 @@ final class PhoenixTables {
         return plain.decode(plain.encode(row));
     }
 
-    /** A query value in the form of its key field (the md5 of a URL's md5 string: its 8 digest bytes). */
+    /** A query value in the form of its key field (the md5 of a URL: its 8 digest bytes). */
     private Object keyValue(String field, Object value) {
         Map<String, Object> row = new LinkedHashMap<>(template);
         row.put(field, value);
