@@ -564,6 +564,9 @@ public final class BulkLoad extends Configured implements Tool {
             long start = System.nanoTime();
             // On a terminal one line redrawn; in a log a line per 10%.
             boolean terminal = System.console() != null;
+            // The LocalJobRunner's job is in this JVM: asking whether it is done costs nothing, and a
+            // small load's job takes a second or two. A cluster's answers come from its ApplicationMaster.
+            long pollMillis = "local".equals(job.getConfiguration().get("mapreduce.framework.name", "local")) ? 50 : 500;
             int lastTenth = -1;
             while (!job.isComplete()) {
                 float map = job.mapProgress();
@@ -575,7 +578,7 @@ public final class BulkLoad extends Configured implements Tool {
                             "map %3.0f%% reduce %3.0f%% %5.1f s", map * 100, reduce * 100, (System.nanoTime() - start) / 1e9));
                     out.print(terminal ? "\r" + bar : bar + "\n");
                 }
-                Thread.sleep(500);
+                Thread.sleep(pollMillis);
             }
             if (out != null) {
                 out.println((terminal ? "\r" : "") + progressBar("HFiles", 1, String.format(Locale.ROOT, "done in %.1f s",
