@@ -75,6 +75,21 @@ class BulkLoadIT extends HBaseMiniClusterBase {
                 RowKeyIndex.of("by_site_date", "sitecode", "sdate"));
     }
 
+    /**
+     * The minicluster has one DataNode, whose report of a file's last block often reaches the
+     * NameNode just after the client asks to close the file: the client asks again after
+     * {@code locateFollowingBlock.initial.delay.ms} (400 ms), doubling it each retry. About 300 of
+     * the files this class writes (table descriptors, region infos, HFiles, the job's files) waited
+     * those 400 ms, most of them one after another. Asked again sooner here, with as long a wait in
+     * all before giving up (25 ms doubled 9 times, about 12.8 s; 400 ms doubled 5 times, 12.4 s).
+     */
+    @Override
+    protected void configure(Configuration conf) {
+        super.configure(conf);
+        conf.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 25);
+        conf.setInt("dfs.client.block.write.locateFollowingBlock.retries", 9);
+    }
+
     @BeforeAll
     void localDir() throws IOException {
         local = Files.createTempDirectory("bulkload-it").toFile();
@@ -113,10 +128,29 @@ class BulkLoadIT extends HBaseMiniClusterBase {
     }
 
     private int bulkLoad(BulkLoad tool, TableName table, String work, String... more) throws Exception {
+        return bulkLoad(loadConf(), tool, table, work, more);
+    }
+
+    private int bulkLoad(Configuration conf, BulkLoad tool, TableName table, String work, String... more) throws Exception {
         List<String> args = new ArrayList<>(Arrays.asList("--table", table.getNameAsString(), "--work", work,
                 "--column", "f:url=url", "--quiet"));
         args.addAll(Arrays.asList(more));
-        return ToolRunner.run(new Configuration(conf()), tool, args.toArray(new String[0]));
+        return ToolRunner.run(conf, tool, args.toArray(new String[0]));
+    }
+
+    /**
+     * The loads' configuration. A load without --timestamp takes one this far ahead of the clock
+     * (the product's 10 s leave room for a big table's regions to reopen with the window; here they
+     * reopen in under a second, and a window that took longer would be opened again), and closes its
+     * window this long after that timestamp (the product's 2 s are for servers whose clocks differ;
+     * here they share one). Each load waited out both, 12 s less the time it ran. The load beside
+     * live writes keeps the product's defaults.
+     */
+    private Configuration loadConf() {
+        Configuration c = new Configuration(conf());
+        c.setLong(BulkLoad.WINDOW_LEAD_KEY, 3_000);
+        c.setLong(BulkLoad.SETTLE_KEY, 100);
+        return c;
     }
 
     private static List<Row> generated(int n, long seed) {
@@ -584,7 +618,8 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             return writes;
         });
         BulkLoad tool = new BulkLoad();
-        assertEquals(0, bulkLoad(tool, name, "/bulk/live", "--input", json, "--timestamp", Long.toString(loadTimestamp)));
+        assertEquals(0, bulkLoad(new Configuration(conf()), tool, name, "/bulk/live", "--input", json, "--timestamp",
+                Long.toString(loadTimestamp)));
         stop.set(true);
         int writes = writer.get(120, TimeUnit.SECONDS);
         pool.shutdown();

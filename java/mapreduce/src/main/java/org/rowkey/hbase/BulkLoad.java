@@ -120,8 +120,13 @@ public final class BulkLoad extends Configured implements Tool {
      */
     static final String SETTLE_KEY = "rowkey.bulkload.settle.ms";
     static final long SETTLE_DEFAULT = 2_000;
-    /** How far ahead of the clock a load's own timestamp is chosen: the time its window takes to open. */
-    private static final long WINDOW_LEAD_MS = 10_000;
+    /**
+     * Milliseconds ahead of the clock a load's own timestamp is chosen (without --timestamp): the
+     * time its window may take to open (its regions to reopen). A window that took longer is opened
+     * again, later.
+     */
+    static final String WINDOW_LEAD_KEY = "rowkey.bulkload.window.lead.ms";
+    static final long WINDOW_LEAD_DEFAULT = 10_000;
     /** The suffix of the pseudo table whose HFiles hold an index's VERIFIED statuses (step 3). */
     private static final String VERIFIED_SUFFIX = ".verified";
 
@@ -211,7 +216,8 @@ public final class BulkLoad extends Configured implements Tool {
         String owner = load.id + " " + work.dir();
         long timestamp;
         try {
-            timestamp = openWindow(connection, admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp, out);
+            timestamp = openWindow(connection, admin, o.table, owner, load.timestamp != null ? load.timestamp : o.timestamp,
+                    conf.getLong(WINDOW_LEAD_KEY, WINDOW_LEAD_DEFAULT), out);
         } catch (IllegalStateException | CatalogLock.LeaseHeld refused) {
             if (newLoad) {
                 work.end(); // nothing of it happened
@@ -366,14 +372,15 @@ public final class BulkLoad extends Configured implements Tool {
      * Opens the table's load window ({@link IndexRowFormat#LOAD_WINDOW_KEY}) for the load named
      * {@code owner}, at {@code timestamp}, or, when null, at a time after the window is open on every
      * region (so that every write before it has a data timestamp and an index stamp before the
-     * load's); its regions reopen with it. Returns the load's timestamp: the open window's when it is
-     * this load's already (a run before opened it). Refuses when another load's window is open, and
+     * load's): {@code leadMillis} ahead of the clock; its regions reopen with it (the window is
+     * opened again, later, when they took longer than that). Returns the load's timestamp: the open
+     * window's when it is this load's already (a run before opened it). Refuses when another load's window is open, and
      * when the window is replaced as it opens (another client changed the descriptor at that moment).
      * The descriptor is read and written under the table's catalog lease ({@link CatalogLock}), so
      * that no catalog change and this write undo each other.
      */
     private static long openWindow(Connection connection, Admin admin, TableName table, String owner, Long timestamp,
-            PrintStream out) throws IOException {
+            long leadMillis, PrintStream out) throws IOException {
         while (true) {
             long t;
             long start;
@@ -389,7 +396,7 @@ public final class BulkLoad extends Configured implements Tool {
                             + " unset the table attributes " + IndexRowFormat.LOAD_WINDOW_KEY + " and " + WINDOW_LOAD_KEY
                             + ", docs/bulk-load.md)");
                 }
-                t = timestamp != null ? timestamp : System.currentTimeMillis() + WINDOW_LEAD_MS;
+                t = timestamp != null ? timestamp : System.currentTimeMillis() + leadMillis;
                 start = System.nanoTime();
                 lease.check();
                 admin.modifyTable(TableDescriptorBuilder.newBuilder(data)
@@ -557,6 +564,9 @@ public final class BulkLoad extends Configured implements Tool {
             long start = System.nanoTime();
             // On a terminal one line redrawn; in a log a line per 10%.
             boolean terminal = System.console() != null;
+            // The LocalJobRunner's job is in this JVM: asking whether it is done costs nothing, and a
+            // small load's job takes a second or two. A cluster's answers come from its ApplicationMaster.
+            long pollMillis = "local".equals(job.getConfiguration().get("mapreduce.framework.name", "local")) ? 50 : 500;
             int lastTenth = -1;
             while (!job.isComplete()) {
                 float map = job.mapProgress();
@@ -568,7 +578,7 @@ public final class BulkLoad extends Configured implements Tool {
                             "map %3.0f%% reduce %3.0f%% %5.1f s", map * 100, reduce * 100, (System.nanoTime() - start) / 1e9));
                     out.print(terminal ? "\r" + bar : bar + "\n");
                 }
-                Thread.sleep(500);
+                Thread.sleep(pollMillis);
             }
             if (out != null) {
                 out.println((terminal ? "\r" : "") + progressBar("HFiles", 1, String.format(Locale.ROOT, "done in %.1f s",
