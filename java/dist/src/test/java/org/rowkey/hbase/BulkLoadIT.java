@@ -75,21 +75,6 @@ class BulkLoadIT extends HBaseMiniClusterBase {
                 RowKeyIndex.of("by_site_date", "sitecode", "sdate"));
     }
 
-    /**
-     * The minicluster has one DataNode, whose report of a file's last block often reaches the
-     * NameNode just after the client asks to close the file: the client asks again after
-     * {@code locateFollowingBlock.initial.delay.ms} (400 ms), doubling it each retry. About 300 of
-     * the files this class writes (table descriptors, region infos, HFiles, the job's files) waited
-     * those 400 ms, most of them one after another. Asked again sooner here, with as long a wait in
-     * all before giving up (25 ms doubled 9 times, about 12.8 s; 400 ms doubled 5 times, 12.4 s).
-     */
-    @Override
-    protected void configure(Configuration conf) {
-        super.configure(conf);
-        conf.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 25);
-        conf.setInt("dfs.client.block.write.locateFollowingBlock.retries", 9);
-    }
-
     @BeforeAll
     void localDir() throws IOException {
         local = Files.createTempDirectory("bulkload-it").toFile();

@@ -64,6 +64,13 @@ public abstract class HBaseMiniClusterBase {
         // minutes) has passed, even when its abort finished long before: in the one JVM that runs the
         // ITs one after another (and a soak), that would end whatever runs 20 minutes after an abort.
         conf.setLong("hbase.regionserver.abort.timeout", java.util.concurrent.TimeUnit.DAYS.toMillis(1));
+        // One DataNode, whose report of a file's last block often reaches the NameNode just after the
+        // client asks to close the file: the client asks again after 400 ms, doubling each retry, and
+        // every table descriptor, region info, HFile and job file waited so (BulkLoadIT: about 300
+        // times). Asked again sooner, with as long a wait in all before giving up (25 ms doubled 9
+        // times, about 12.8 s; 400 ms doubled 5 times, 12.4 s).
+        conf.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 25);
+        conf.setInt("dfs.client.block.write.locateFollowingBlock.retries", 9);
     }
 
     @BeforeAll
