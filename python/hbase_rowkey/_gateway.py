@@ -7,6 +7,7 @@ handler turns a filter string it cannot parse into ``TApplicationException: Inte
 processing scannerOpenWithScan`` and logs nothing.
 """
 
+import contextlib
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Union
 
 from ._native import Aggregate, RowKeyError, Schema, filter_string
@@ -42,31 +43,32 @@ def _table_name(table) -> str:
     return name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
 
 
+def _message(error: BaseException) -> str:
+    """What the gateway sent: thriftpy2's exceptions carry it as bytes or str in ``message``
+    (a TApplicationException's ``str()`` fails on bytes)."""
+    message = getattr(error, "message", None)
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    return message or type(error).__name__
+
+
+@contextlib.contextmanager
 def _gateway_errors(table, what: str):
-    """Runs the gateway call in a context that turns the gateway's errors into RowKeyError."""
+    """The gateway's errors as RowKeyError: its IOError's first line names what the server refused."""
     thrift = _thrift()
-
-    class _Context:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, kind, error, trace):
-            if error is None:
-                return False
-            if isinstance(error, (thrift.IOError, thrift.IllegalArgument)):
-                message = getattr(error, "message", None) or str(error)
-                if isinstance(message, bytes):
-                    message = message.decode("utf-8", "replace")
-                # The server's stack trace; its first line names what was wrong.
-                first = message.splitlines()[0] if message else type(error).__name__
-                raise RowKeyError("%s of table %s refused by the gateway: %s" % (what, _table_name(table), first)) from error
-            if type(error).__name__ == "TApplicationException":
-                raise RowKeyError("%s of table %s failed inside the Thrift gateway (%s): is RowKeyWhere registered there "
-                                  "(hbase.thrift.filters = RowKeyWhere:org.rowkey.hbase.RowKeyWhere) and our jar on its "
-                                  "class path? (cargo make thrift start does both)" % (what, _table_name(table), error)) from error
-            return False
-
-    return _Context()
+    try:
+        yield
+    except (thrift.IOError, thrift.IllegalArgument) as error:
+        # The server's stack trace; its first line names what was wrong.
+        first = _message(error).splitlines()[0]
+        raise RowKeyError("%s of table %s refused by the gateway: %s" % (what, _table_name(table), first)) from error
+    except Exception as error:
+        if type(error).__name__ != "TApplicationException":
+            raise
+        raise RowKeyError("%s of table %s failed inside the Thrift gateway (%s): is RowKeyWhere registered there "
+                          "(hbase.thrift.filters = RowKeyWhere:org.rowkey.hbase.RowKeyWhere) and our jar on its "
+                          "class path? (cargo make thrift start does both)"
+                          % (what, _table_name(table), _message(error))) from error
 
 
 def _scan_with_attributes(table, tscan, attributes: Dict[bytes, bytes], rows: Optional[int] = None) -> Iterator[Any]:

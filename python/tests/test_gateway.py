@@ -125,3 +125,14 @@ def test_explain_says_what_the_regions_read(connection, expected):
     text = rk.explain(connection.table("urlscan"), "sdate = 20161209 AND code = 404")
     assert "RowKeyWhere('sdate = 20161209 AND code = 404')" in text and "on table urlscan" in text
     assert "filtered per row" in text or "SKIP SCAN" in text or "RANGE" in text, text
+
+
+def test_a_filter_string_the_gateways_parser_refuses_is_named_not_opaque(connection):
+    """What Thrift1 hides: a filter string HBase's ParseFilter cannot read never reaches a RegionServer
+    and comes back as TApplicationException; the package says where to look."""
+    from hbase_rowkey._gateway import _gateway_errors
+    table = connection.table("urlscan")
+    with pytest.raises(rk.RowKeyError, match="failed inside the Thrift gateway .*Internal error processing"):
+        with _gateway_errors(table, "the scan"):
+            list(table.scan(filter="RowKeyWhere('code = 404'"))
+    assert len(list(rk.scan(table, "code = 404", limit=1))) == 1      # and it still serves

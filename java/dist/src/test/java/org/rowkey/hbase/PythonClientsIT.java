@@ -66,16 +66,14 @@ class PythonClientsIT extends HBaseMiniClusterBase {
     static final TableName NO_CATALOG = TableName.valueOf("urlscan_plain");
     static final byte[] F = Bytes.toBytes("f");
     static final byte[] URL = Bytes.toBytes("url");
-    static final String SEED_FIELDS = "md5url md5(8), sitecode javaHash, status int32, code int32, sdate int32, type int32,"
-            + " free bool, close bool, queue int32, scantype int32";
-    static final RowKeySchema SCHEMA = RowKeySchema.parse(SEED_FIELDS);
-    static final RowKeySchema SALTED_SCHEMA = RowKeySchema.parse("salt 16 buckets of (md5url), " + SEED_FIELDS);
+    static final RowKeySchema SCHEMA = TestData.seedSchema();
+    static final RowKeySchema SALTED_SCHEMA = RowKeySchema.parse("salt 16 buckets of (md5url), " + SCHEMA.toText());
     /** The README's partial schema: narrower than the tables' 37-byte keys. */
     static final String NARROW = "md5url md5(8), code int32, free bool";
     static final int ROWS = Integer.getInteger("rowkey.python.rows", 3_000);
     static final int DAYS = 31;
     static final int FIRST_DAY = 20161201;
-    /** Seed 000's sample rows: url, sitecode, status, code, sdate, type, free, close, queue, scantype. */
+    /** Seed 000's sample rows with their URLs, which md5url hashes (SeedTableIT's give the MD5s' hex). */
     static final Object[][] SAMPLES = {
         {"http://www.nmlc.gov.cn/zsyz.htm", "1509250008", -1, 404, 20161209, 2, false, false, 1, 1},
         {"http://www.xzxzzx.gov.cn:8000/wbsprj/indexlogin.do", "3203000002", -1, 503, 20161209, 2, false, false, 1, 0},
@@ -88,7 +86,6 @@ class PythonClientsIT extends HBaseMiniClusterBase {
         {"http://www.ny.xwie.com/Thought/", "4408250003", -1, 404, 20161209, 2, false, false, 1, 0},
         {"http://www.guoluo.gov.cn/html/1746/List.html", "6326000004", -1, 404, 20161209, 2, false, false, 1, 0},
     };
-    static final String[] FIELDS = {"md5url", "sitecode", "status", "code", "sdate", "type", "free", "close", "queue", "scantype"};
 
     private Path repo;
     private Path work;
@@ -163,8 +160,8 @@ class PythonClientsIT extends HBaseMiniClusterBase {
     static Map<String, Object> row(int i) {
         Map<String, Object> row = new LinkedHashMap<>();
         if (i < SAMPLES.length) {
-            for (int f = 0; f < FIELDS.length; f++) {
-                row.put(FIELDS[f], SAMPLES[i][f]);
+            for (int f = 0; f < SeedTableIT.FIELDS.length; f++) {
+                row.put(SeedTableIT.FIELDS[f], SAMPLES[i][f]);
             }
             return row;
         }
