@@ -27,6 +27,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *     "sdate = 20161209 AND code = 404"
  * </pre>
  *
+ * {@code status} prints what state the table is in ({@link TableStatus}; {@code --json} for scripts).
  * {@code query} prints the rows: a header, then one line per row, the key's fields then each cell
  * as {@code family:qualifier=value}, tab-separated ({@code --json}: one JSON object per line,
  * {@code {"key": {...}, "cells": {...}}}); a progress line on stderr while a scan runs longer than
@@ -39,7 +40,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 @RunsIn(RunsIn.Where.CLIENT)
 public final class RowKeyCli {
     private static final String USAGE = "usage: RowKeyCli query|explain --zookeeper host:port --table T"
-            + " [--schema '<schema text>'] [--json] [--limit N] [--reversed] \"<where clause>\"";
+            + " [--schema '<schema text>'] [--json] [--limit N] [--reversed] \"<where clause>\"\n"
+            + "       RowKeyCli status --zookeeper host:port --table T [--json]";
 
     private RowKeyCli() {}
 
@@ -72,6 +74,17 @@ public final class RowKeyCli {
 
     static int run(Connection connection, Options o, PrintStream out, PrintStream err) throws IOException {
         TableName name = TableName.valueOf(o.table);
+        if (o.status) {
+            TableStatus status;
+            try {
+                status = TableStatus.read(connection, name);
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
+            out.print(o.json ? status.toJson() + "\n" : status.toText());
+            return 0;
+        }
         RowKeyTable catalogTable = null;
         RowKeySchema schema;
         RowKeyQuery query;
@@ -222,22 +235,15 @@ public final class RowKeyCli {
     }
 
     private static String quote(String s) {
-        StringBuilder q = new StringBuilder("\"");
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                q.append('\\').append(c);
-            } else if (c < 0x20) {
-                q.append(String.format("\\u%04x", (int) c));
-            } else {
-                q.append(c);
-            }
-        }
-        return q.append('"').toString();
+        StringBuilder q = new StringBuilder();
+        TableStatus.Json.string(q, s);
+        return q.toString();
     }
 
     /** The parsed command line. */
     static final class Options {
         boolean explain;
+        boolean status;
         String zookeeper;
         String table;
         String schema;
@@ -248,10 +254,11 @@ public final class RowKeyCli {
 
         static Options parse(String[] args) {
             Options o = new Options();
-            if (args.length == 0 || !(args[0].equals("query") || args[0].equals("explain"))) {
-                throw new IllegalArgumentException("the first argument is query or explain");
+            if (args.length == 0 || !(args[0].equals("query") || args[0].equals("explain") || args[0].equals("status"))) {
+                throw new IllegalArgumentException("the first argument is query, explain or status");
             }
             o.explain = args[0].equals("explain");
+            o.status = args[0].equals("status");
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -277,6 +284,9 @@ public final class RowKeyCli {
             }
             if (o.table == null) {
                 throw new IllegalArgumentException("--table is required");
+            }
+            if (o.status && (o.where != null || o.schema != null || o.limit != 0 || o.reversed)) {
+                throw new IllegalArgumentException("status takes --table, --zookeeper and --json only");
             }
             if (o.where == null) {
                 o.where = "TRUE";

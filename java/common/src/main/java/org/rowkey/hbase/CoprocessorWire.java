@@ -26,6 +26,10 @@ final class CoprocessorWire {
     static final String CATALOG_REQUEST = "rowkey.catalog";
     /** The qualifier of the catalog request's cell. */
     static final byte[] CATALOG_QUALIFIER = Bytes.toBytes("\u0000rowkey.catalog");
+    /** The Scan attribute asking {@code RowKeyScanObserver} for this server's {@link RowKeyVersion} (one row). */
+    static final String VERSION_REQUEST = "rowkey.version";
+    /** The qualifier of the version request's cell. */
+    static final byte[] VERSION_QUALIFIER = Bytes.toBytes("\u0000rowkey.version");
     /** The setting of the bytes one aggregate request's groups may hold (docs/aggregates.md, "Memory bound"). */
     static final String AGGREGATE_MAX_BYTES = "rowkey.aggregate.max.bytes";
     /** The qualifier of an aggregate call's partial state cell: a NUL first, which no column of this library's tables uses. */

@@ -55,7 +55,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.AggregateRequest;
  * <li><b>The catalog to clients without a descriptor</b>: a scan with the {@value #CATALOG_ATTRIBUTE}
  *     attribute (any value) gets one row from the first region it opens, whose cell
  *     {@code \0rowkey.catalog} holds the table's catalog: how a Thrift1 client (the Python package's
- *     {@code schema_of}), which cannot read a table descriptor, learns the schema.
+ *     {@code schema_of}), which cannot read a table descriptor, learns the schema. The same for
+ *     {@code rowkey.version}: the jar version this RegionServer runs ({@code RowKeyCli status}).
  * </ul>
  *
  * <p>To add it to a table made otherwise, add the coprocessor {@code org.rowkey.hbase.RowKeyScanObserver}
@@ -152,17 +153,19 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s)
             throws IOException {
+        byte[] family = c.getEnvironment().getRegion().getTableDescriptor().getColumnFamilies()[0].getName();
         if (scan.getAttribute(CATALOG_ATTRIBUTE) != null && catalogBytes != null) {
-            return new CatalogScanner(s, catalogBytes, c.getEnvironment().getRegion().getTableDescriptor()
-                    .getColumnFamilies()[0].getName());
+            return new OneCellScanner(s, family, CoprocessorWire.CATALOG_QUALIFIER, catalogBytes);
+        }
+        if (scan.getAttribute(CoprocessorWire.VERSION_REQUEST) != null) {
+            return new OneCellScanner(s, family, CoprocessorWire.VERSION_QUALIFIER, Bytes.toBytes(RowKeyVersion.describe()));
         }
         byte[] request = scan.getAttribute(REQUEST_ATTRIBUTE);
         if (request == null) {
             return s;
         }
         try {
-            return new AggregatingScanner(s, parse(request, scan), c.getEnvironment().getRegion().getTableDescriptor()
-                    .getColumnFamilies()[0].getName());
+            return new AggregatingScanner(s, parse(request, scan), family);
         } catch (IOException | RuntimeException | Error e) {
             try {
                 s.close();
@@ -253,18 +256,21 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     }
 
     /**
-     * The region scanner of a catalog request: one row, keyed just after the region's start key (so
-     * that it lies in the region), whose one cell holds the catalog; the region's rows are not read.
+     * The region scanner of a catalog or version request: one row, keyed just after the region's start
+     * key (so that it lies in the region), whose one cell holds the answer; the region's rows are not
+     * read.
      */
-    static final class CatalogScanner extends ForwardingRegionScanner {
-        private final byte[] catalog;
+    static final class OneCellScanner extends ForwardingRegionScanner {
         private final byte[] family;
+        private final byte[] qualifier;
+        private final byte[] value;
         private boolean done;
 
-        CatalogScanner(RegionScanner scanner, byte[] catalog, byte[] family) {
+        OneCellScanner(RegionScanner scanner, byte[] family, byte[] qualifier, byte[] value) {
             super(scanner);
-            this.catalog = catalog;
             this.family = family;
+            this.qualifier = qualifier;
+            this.value = value;
         }
 
         @Override
@@ -273,8 +279,8 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
                 done = true;
                 byte[] row = Bytes.add(scanner.getRegionInfo().getStartKey(), new byte[] {0});
                 result.add(CellBuilderFactory.create(CellBuilderType.DEEP_COPY).setRow(row).setFamily(family)
-                        .setQualifier(CoprocessorWire.CATALOG_QUALIFIER).setTimestamp(HConstants.LATEST_TIMESTAMP)
-                        .setType(Cell.Type.Put).setValue(catalog).build());
+                        .setQualifier(qualifier).setTimestamp(HConstants.LATEST_TIMESTAMP)
+                        .setType(Cell.Type.Put).setValue(value).build());
             }
             return false;
         }
