@@ -133,14 +133,16 @@ public class RowKeyWhere extends FilterBase {
 
     /**
      * Binds every {@code RowKeyWhere} in {@code filter} (a filter list's too) that takes its schema
-     * from the catalog to {@code schema}, the region's table's (null when the table has none).
+     * from the catalog to {@code schema}, the region's table's (null when the table has none); returns
+     * how many it bound.
      *
      * @throws DoNotRetryIOException naming the filter and what is wrong with its where clause
      */
-    static void bindToCatalog(Filter filter, RowKeySchema schema) throws DoNotRetryIOException {
+    static int bindToCatalog(Filter filter, RowKeySchema schema) throws DoNotRetryIOException {
+        int bound = 0;
         if (filter instanceof org.apache.hadoop.hbase.filter.FilterList) {
             for (Filter f : ((org.apache.hadoop.hbase.filter.FilterList) filter).getFilters()) {
-                bindToCatalog(f, schema);
+                bound += bindToCatalog(f, schema);
             }
         } else if (filter instanceof RowKeyWhere && schema != null) {
             RowKeyWhere w = (RowKeyWhere) filter;
@@ -153,11 +155,13 @@ public class RowKeyWhere extends FilterBase {
             if (w.usesCatalog() && !w.isBound()) {
                 try {
                     w.bind(schema);
+                    bound++;
                 } catch (IllegalArgumentException e) {
                     throw new DoNotRetryIOException(NAME + "('" + shown(w.where) + "'): " + e.getMessage(), e);
                 }
             }
         }
+        return bound;
     }
 
     /** Whether {@code filter} holds a RowKeyWhere that takes its schema from the table's catalog and has none yet. */

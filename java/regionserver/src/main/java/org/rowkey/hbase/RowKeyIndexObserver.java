@@ -126,6 +126,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     private long loadTimestamp = -1;
     /** Rows of this region with a batch between its UNVERIFIED marks and its post step. */
     private final Map<ByteBuffer, Integer> inFlight = new ConcurrentHashMap<>();
+    private CoprocessorMetrics metrics = CoprocessorMetrics.of(null);
 
     @Override
     public Optional<RegionObserver> getRegionObserver() {
@@ -134,6 +135,8 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
 
     @Override
     public void start(CoprocessorEnvironment env) {
+        metrics = CoprocessorMetrics.of(env, CoprocessorMetrics.INDEXED_ROWS, CoprocessorMetrics.INDEX_WRITE_FAILURES,
+                CoprocessorMetrics.INDEX_ROWS_LEFT_UNVERIFIED, CoprocessorMetrics.WRITES_REFUSED);
         try {
             RegionCoprocessorEnvironment region = (RegionCoprocessorEnvironment) env;
             TableDescriptor descriptor = region.getRegion().getTableDescriptor();
@@ -242,6 +245,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> c,
             MiniBatchOperationInProgress<Mutation> batch) throws IOException {
         underWay.remove();
+        long start = System.nanoTime();
         try {
             if (catalogError != null) {
                 throw new DoNotRetryIOException(catalogError);
@@ -270,6 +274,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     // SANITY_CHECK_FAILURE: the client gets a FailedSanityCheckException (a
                     // DoNotRetryIOException) for a single mutation as for a batch; FAILURE would
                     // acknowledge a single one unwritten.
+                    metrics.count(CoprocessorMetrics.WRITES_REFUSED);
                     batch.setOperationStatus(op, new OperationStatus(HConstants.OperationStatusCode.SANITY_CHECK_FAILURE,
                             "hbase-rowkey: row " + Bytes.toStringBinary(row) + " of table " + dataTable
                                     + " is not a key of its schema (its salt byte is not the one its fields hash to), so it"
@@ -296,9 +301,15 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                 }
             }
             writeIndexes(perIndex, deadline, true);
+            if (!rows.isEmpty()) {
+                metrics.count(CoprocessorMetrics.INDEXED_ROWS, rows.size());
+                metrics.microsSince(CoprocessorMetrics.INDEX_MARK_MICROS, start);
+            }
         } catch (IOException e) {
+            metrics.count(CoprocessorMetrics.INDEX_WRITE_FAILURES);
             throw e;
         } catch (Throwable t) {
+            metrics.count(CoprocessorMetrics.INDEX_WRITE_FAILURES);
             throw new DoNotRetryIOException("hbase-rowkey: index write before the data of " + dataTable + " failed", t);
         }
     }
@@ -322,8 +333,11 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             inFlight.computeIfPresent(ByteBuffer.wrap(row), (k, n) -> n == 1 ? null : n - 1);
         }
         if (!success) {
+            metrics.count(CoprocessorMetrics.INDEX_ROWS_LEFT_UNVERIFIED, (long) marked.size() * indexTables.length);
             return;
         }
+        long start = System.nanoTime();
+        long leftUnverified = 0;
         try {
             List<List<Row>> perIndex = perIndex();
             // Every stamp before the rows are read, every in-flight check after (IndexClock).
@@ -346,6 +360,7 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
                     } else {
                         byte[] status = expires(now) ? IndexRowFormat.expiring(stamp)
                                 : settled && !loading() ? IndexRowFormat.VERIFIED : unverified(stamp);
+                        leftUnverified += status == IndexRowFormat.VERIFIED ? 0 : 1;
                         m = IndexRowFormat.wholeRow(indexKeys[i], stamp, status, covered.get(i), now);
                     }
                     // Not logged: if a crash loses it, the UNVERIFIED mark (logged) is read instead.
@@ -354,7 +369,10 @@ public final class RowKeyIndexObserver implements RegionCoprocessor, RegionObser
             }
             // What the first step left of the batch's budget: a handler is held for one budget in all.
             writeIndexes(perIndex, underWay.deadline, false);
+            metrics.count(CoprocessorMetrics.INDEX_ROWS_LEFT_UNVERIFIED, leftUnverified);
+            metrics.microsSince(CoprocessorMetrics.INDEX_VERIFY_MICROS, start);
         } catch (Throwable t) {
+            metrics.count(CoprocessorMetrics.INDEX_ROWS_LEFT_UNVERIFIED, (long) marked.size() * indexTables.length);
             LOG.warn("hbase-rowkey: verifying index rows of " + dataTable + " failed; readers will check them", t);
         }
     }

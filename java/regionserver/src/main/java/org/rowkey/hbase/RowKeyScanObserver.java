@@ -104,6 +104,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     private String catalogError;
     /** This server's {@value #MAX_BYTES_SETTING} (0: the default). */
     private long maxBytes;
+    private CoprocessorMetrics metrics = CoprocessorMetrics.of(null);
 
     @Override
     public Optional<RegionObserver> getRegionObserver() {
@@ -112,6 +113,10 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
 
     @Override
     public void start(CoprocessorEnvironment env) {
+        metrics = CoprocessorMetrics.of(env, CoprocessorMetrics.WHERE_FILTERS_BOUND, CoprocessorMetrics.WHERE_REFUSALS,
+                CoprocessorMetrics.AGGREGATE_REQUESTS, CoprocessorMetrics.AGGREGATE_REFUSALS, CoprocessorMetrics.AGGREGATE_ROWS_FOLDED,
+                CoprocessorMetrics.AGGREGATE_PARTIALS, CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, CoprocessorMetrics.AGGREGATE_FAILURES,
+                CoprocessorMetrics.CATALOG_REQUESTS, CoprocessorMetrics.VERSION_REQUESTS);
         int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
         maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
         maxBytes = env.getConfiguration().getLong(MAX_BYTES_SETTING, 0);
@@ -139,13 +144,20 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             return;
         }
         if (catalogError != null && RowKeyWhere.needsCatalog(scan.getFilter())) {
+            metrics.count(CoprocessorMetrics.WHERE_REFUSALS);
             throw new DoNotRetryIOException("hbase-rowkey: a RowKeyWhere filter without a schema: " + catalogError);
         }
+        long start = System.nanoTime();
         try {
-            RowKeyWhere.bindToCatalog(scan.getFilter(), catalogSchema);
+            if (RowKeyWhere.bindToCatalog(scan.getFilter(), catalogSchema) > 0) {
+                metrics.count(CoprocessorMetrics.WHERE_FILTERS_BOUND);
+                metrics.microsSince(CoprocessorMetrics.WHERE_BIND_MICROS, start);
+            }
         } catch (IOException e) {
+            metrics.count(CoprocessorMetrics.WHERE_REFUSALS);
             throw e;
         } catch (Throwable t) {
+            metrics.count(CoprocessorMetrics.WHERE_REFUSALS);
             throw new DoNotRetryIOException("hbase-rowkey: binding a RowKeyWhere filter to the catalog of " + table + " failed", t);
         }
     }
@@ -155,18 +167,22 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             throws IOException {
         byte[] family = c.getEnvironment().getRegion().getTableDescriptor().getColumnFamilies()[0].getName();
         if (scan.getAttribute(CATALOG_ATTRIBUTE) != null && catalogBytes != null) {
+            metrics.count(CoprocessorMetrics.CATALOG_REQUESTS);
             return new OneCellScanner(s, family, CoprocessorWire.CATALOG_QUALIFIER, catalogBytes);
         }
         if (scan.getAttribute(CoprocessorWire.VERSION_REQUEST) != null) {
+            metrics.count(CoprocessorMetrics.VERSION_REQUESTS);
             return new OneCellScanner(s, family, CoprocessorWire.VERSION_QUALIFIER, Bytes.toBytes(RowKeyVersion.describe()));
         }
         byte[] request = scan.getAttribute(REQUEST_ATTRIBUTE);
         if (request == null) {
             return s;
         }
+        metrics.count(CoprocessorMetrics.AGGREGATE_REQUESTS);
         try {
-            return new AggregatingScanner(s, parse(request, scan), family);
+            return new AggregatingScanner(s, parse(request, scan), family, metrics);
         } catch (IOException | RuntimeException | Error e) {
+            metrics.count(CoprocessorMetrics.AGGREGATE_REFUSALS);
             try {
                 s.close();
             } catch (IOException | RuntimeException closing) {
@@ -308,12 +324,14 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
          */
         private final ScannerContext restOfRow = ScannerContext.newBuilder().setTrackMetrics(true).build();
         private boolean exhausted;
+        private final CoprocessorMetrics metrics;
 
-        AggregatingScanner(RegionScanner scanner, Request request, byte[] family) {
+        AggregatingScanner(RegionScanner scanner, Request request, byte[] family, CoprocessorMetrics metrics) {
             super(scanner);
             this.request = request;
             this.batch = new FoldBatch(request.aggregator);
             this.family = family;
+            this.metrics = metrics;
         }
 
         @Override
@@ -345,11 +363,14 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
                 }
                 return more;
             } catch (IOException e) {
+                metrics.count(CoprocessorMetrics.AGGREGATE_FAILURES);
                 throw e;
             } catch (IllegalArgumentException e) {
+                metrics.count(CoprocessorMetrics.AGGREGATE_FAILURES);
                 throw new DoNotRetryIOException("hbase-rowkey: the aggregation of "
                         + scanner.getRegionInfo().getRegionNameAsString() + " failed: " + e.getMessage());
             } catch (RuntimeException | Error e) {
+                metrics.count(CoprocessorMetrics.AGGREGATE_FAILURES);
                 LOG.warn("hbase-rowkey: the aggregation of " + scanner.getRegionInfo().getRegionNameAsString() + " failed", e);
                 throw new DoNotRetryIOException("hbase-rowkey: the aggregation of "
                         + scanner.getRegionInfo().getRegionNameAsString() + " failed: " + e, e);
@@ -420,7 +441,11 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             if (checks.size() > 0) {
                 result.add(cell(key, CoprocessorWire.CHECK_QUALIFIER, checks.toByteArray()));
             }
-            result.add(cell(key, CoprocessorWire.PARTIAL_QUALIFIER, request.aggregator.takePartial()));
+            byte[] partial = request.aggregator.takePartial();
+            result.add(cell(key, CoprocessorWire.PARTIAL_QUALIFIER, partial));
+            metrics.count(CoprocessorMetrics.AGGREGATE_ROWS_FOLDED, read);
+            metrics.count(CoprocessorMetrics.AGGREGATE_PARTIALS);
+            metrics.count(CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, partial.length);
             return more;
         }
 

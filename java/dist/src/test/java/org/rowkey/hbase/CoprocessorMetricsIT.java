@@ -1,0 +1,154 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.ParseFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The observers' metrics as an operator reads them: from the RegionServer's JMX (this JVM's, the
+ * minicluster's), after known work: rows written through the index observer in known batches, a
+ * write it refuses, an aggregate over the table's regions, a text query, a bad one, a catalog and a
+ * version probe. HBase publishes coprocessor registries to JMX on a timer, so the test waits for
+ * the numbers it expects (at most a minute).
+ */
+class CoprocessorMetricsIT extends HBaseMiniClusterBase {
+    private static final byte[] F = Bytes.toBytes("f");
+    private static final int ROWS = 600;
+    private static final int BATCH = 100;
+
+    @Test
+    void theObserversCountTheirWorkInTheRegionServersJmx() throws Exception {
+        TableName name = TableName.valueOf("metrics_t");
+        RowKeySchema schema = TestData.seedSchema();
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, schema, Arrays.asList(RowKeyIndex.of("by_date_code", "sdate", "code").include("f"),
+                    RowKeyIndex.of("by_type", "type")), new byte[][] {{(byte) 0x55}, {(byte) 0xaa}}, F);
+        }
+        try (Table table = connection().getTable(name)) {
+            for (int b = 0; b < ROWS / BATCH; b++) {
+                List<Put> puts = new ArrayList<>();
+                for (int i = b * BATCH; i < (b + 1) * BATCH; i++) {
+                    puts.add(new Put(schema.encode(TestData.seedRow("http://m/" + i, i % 2 == 0 ? 404 : 200, 20161201 + i % 31, 1 + i % 4,
+                            false))).addColumn(F, Bytes.toBytes("url"), Bytes.toBytes("http://m/" + i)));
+                }
+                table.put(puts);
+            }
+        }
+        RowKeyTable table = RowKeyTable.open(connection(), name);
+        AggregationResult all = table.aggregate(RowKeyQuery.parse(schema, "TRUE").noIndex(),
+                Aggregation.on(schema).count());
+        assertEquals(ROWS, all.rows().get(0).longValue(0));
+
+        RowKeyWhere.register();
+        int matched = 0;
+        try (Table t = connection().getTable(name);
+                ResultScanner rs = t.getScanner(new Scan().setFilter(new ParseFilter().parseFilterString(
+                        RowKeyWhere.filterString("code = 404", null))))) {
+            for (Result ignored : rs) {
+                matched++;
+            }
+        }
+        assertEquals(ROWS / 2, matched);
+        assertThrows(Exception.class, () -> scanRowKeys(name, new ParseFilter().parseFilterString("RowKeyWhere('code = = 1')")));
+        try (Table t = connection().getTable(name);
+                ResultScanner rs = t.getScanner(new Scan().setAttribute(CoprocessorWire.CATALOG_REQUEST, new byte[] {1}).setCaching(1)
+                        .setLimit(1))) {
+            rs.next();
+        }
+
+        Map<String, Long> index = new LinkedHashMap<>();
+        index.put(CoprocessorMetrics.INDEXED_ROWS, (long) ROWS);
+        index.put(CoprocessorMetrics.INDEX_MARK_MICROS + "_num_ops", null);   // one per mini-batch: at least the batches
+        index.put(CoprocessorMetrics.INDEX_VERIFY_MICROS + "_num_ops", null);
+        index.put(CoprocessorMetrics.INDEX_MARK_MICROS + "_max", null);
+        index.put(CoprocessorMetrics.INDEX_ROWS_LEFT_UNVERIFIED, 0L);
+        index.put(CoprocessorMetrics.INDEX_WRITE_FAILURES, 0L);
+        index.put(CoprocessorMetrics.WRITES_REFUSED, 0L);
+        Map<String, Long> got = await("org.rowkey.hbase.RowKeyIndexObserver", index);
+        // Each batch of 100 rows is split across the three regions: a mini-batch per region it reaches.
+        assertTrue(got.get(CoprocessorMetrics.INDEX_MARK_MICROS + "_num_ops") >= ROWS / BATCH, got.toString());
+        assertTrue(got.get(CoprocessorMetrics.INDEX_MARK_MICROS + "_max") > 0, got.toString());
+        assertEquals(got.get(CoprocessorMetrics.INDEX_MARK_MICROS + "_num_ops"), got.get(CoprocessorMetrics.INDEX_VERIFY_MICROS + "_num_ops"),
+                got.toString());
+
+        Map<String, Long> scan = new LinkedHashMap<>();
+        scan.put(CoprocessorMetrics.AGGREGATE_REQUESTS, 3L);            // one region scanner per region
+        scan.put(CoprocessorMetrics.AGGREGATE_ROWS_FOLDED, (long) ROWS);
+        scan.put(CoprocessorMetrics.AGGREGATE_PARTIALS, 3L);
+        scan.put(CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, null);
+        scan.put(CoprocessorMetrics.AGGREGATE_REFUSALS, 0L);
+        scan.put(CoprocessorMetrics.WHERE_FILTERS_BOUND, 3L);           // the good text query, in each region
+        scan.put(CoprocessorMetrics.WHERE_BIND_MICROS + "_num_ops", 3L);
+        scan.put(CoprocessorMetrics.WHERE_REFUSALS, null);              // the bad one, in the first region (retries: more)
+        scan.put(CoprocessorMetrics.CATALOG_REQUESTS, 1L);
+        got = await("org.rowkey.hbase.RowKeyScanObserver", scan);
+        assertTrue(got.get(CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES) > 0, got.toString());
+        assertTrue(got.get(CoprocessorMetrics.WHERE_REFUSALS) >= 1, got.toString());
+    }
+
+    /** HBase's adapter publishes a metric with its first letter upper-case. */
+    private static String jmxName(String name) {
+        return Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    }
+
+    /**
+     * An observer's JMX attributes, by our names, once every expected one is there with its expected
+     * value (null: any value).
+     */
+    private static Map<String, Long> await(String observer, Map<String, Long> expected) throws Exception {
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        ObjectName bean = new ObjectName("Hadoop:service=HBase,name=RegionServer,sub=Coprocessor.Region.CP_" + observer);
+        Map<String, Long> seen = new LinkedHashMap<>();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            seen.clear();
+            if (jmx.isRegistered(bean)) {
+                for (MBeanAttributeInfo a : jmx.getMBeanInfo(bean).getAttributes()) {
+                    Object v = jmx.getAttribute(bean, a.getName());
+                    if (v instanceof Number) {
+                        seen.put(a.getName(), ((Number) v).longValue());
+                    }
+                }
+            }
+            boolean all = true;
+            for (Map.Entry<String, Long> e : expected.entrySet()) {
+                Long v = seen.get(jmxName(e.getKey()));
+                all &= v != null && (e.getValue() == null || e.getValue().equals(v));
+            }
+            if (all) {
+                Map<String, Long> byOurNames = new LinkedHashMap<>();
+                for (String name : expected.keySet()) {
+                    byOurNames.put(name, seen.get(jmxName(name)));
+                }
+                return byOurNames;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(bean + ": expected " + expected + ", the bean has " + seen + "; the beans: "
+                        + jmx.queryNames(new ObjectName("Hadoop:service=HBase,*"), null));
+            }
+            Thread.sleep(500);
+        }
+    }
+}

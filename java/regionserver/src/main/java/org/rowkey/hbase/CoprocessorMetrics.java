@@ -1,0 +1,88 @@
+package org.rowkey.hbase;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
+
+/**
+ * An observer's metrics, in HBase's coprocessor metric registry of the RegionServer
+ * ({@code getMetricRegistryForRegionServer}): one registry per observer class, shared by all its
+ * regions there, published in the RegionServer's JMX as
+ * {@code Hadoop:service=HBase,name=RegionServer,sub=Coprocessor.Region.CP_<class>} beside HBase's own. Each count is
+ * made once per mini-batch, scanner open or aggregate call, never per row. JMX shows each name with
+ * its first letter upper-case (HBase's adapter), a histogram as {@code <Name>_num_ops}, {@code _min},
+ * {@code _max}, {@code _mean} and percentiles. Without a registry (an
+ * environment that has none) nothing is recorded. docs/operations.md says what each one means.
+ */
+@RunsIn(RunsIn.Where.REGION_SERVER)
+final class CoprocessorMetrics {
+    // RowKeyIndexObserver, the write path.
+    static final String INDEXED_ROWS = "indexedRows";
+    static final String INDEX_MARK_MICROS = "indexMarkMicros";
+    static final String INDEX_VERIFY_MICROS = "indexVerifyMicros";
+    static final String INDEX_WRITE_FAILURES = "indexWriteFailures";
+    static final String INDEX_ROWS_LEFT_UNVERIFIED = "indexRowsLeftUnverified";
+    static final String WRITES_REFUSED = "writesRefused";
+    // RowKeyScanObserver.
+    static final String WHERE_FILTERS_BOUND = "whereFiltersBound";
+    static final String WHERE_BIND_MICROS = "whereBindMicros";
+    static final String WHERE_REFUSALS = "whereRefusals";
+    static final String AGGREGATE_REQUESTS = "aggregateRequests";
+    static final String AGGREGATE_REFUSALS = "aggregateRefusals";
+    static final String AGGREGATE_ROWS_FOLDED = "aggregateRowsFolded";
+    static final String AGGREGATE_PARTIALS = "aggregatePartials";
+    static final String AGGREGATE_PARTIAL_BYTES = "aggregatePartialBytes";
+    static final String AGGREGATE_FAILURES = "aggregateFailures";
+    static final String CATALOG_REQUESTS = "catalogRequests";
+    static final String VERSION_REQUESTS = "versionRequests";
+
+    private static final CoprocessorMetrics NONE = new CoprocessorMetrics(null);
+
+    /** Null: record nothing. */
+    private final MetricRegistry registry;
+
+    private CoprocessorMetrics(MetricRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The environment's registry, {@code counters} in it from the start (at 0 until counted). */
+    static CoprocessorMetrics of(CoprocessorEnvironment env, String... counters) {
+        if (!(env instanceof RegionCoprocessorEnvironment)) {
+            return NONE;
+        }
+        try {
+            MetricRegistry registry = ((RegionCoprocessorEnvironment) env).getMetricRegistryForRegionServer();
+            if (registry == null) {
+                return NONE;
+            }
+            for (String counter : counters) {
+                registry.counter(counter);
+            }
+            return new CoprocessorMetrics(registry);
+        } catch (RuntimeException | LinkageError e) {
+            return NONE; // metrics are never a reason for a region not to open
+        }
+    }
+
+    void count(String name, long n) {
+        if (registry != null && n != 0) {
+            registry.counter(name).increment(n);
+        }
+    }
+
+    void count(String name) {
+        count(name, 1);
+    }
+
+    /**
+     * The microseconds since {@code startNanos} ({@link System#nanoTime()}), into a histogram (HBase's
+     * timers keep milliseconds, in which these steps are mostly 0).
+     */
+    void microsSince(String name, long startNanos) {
+        if (registry != null) {
+            registry.histogram(name).update(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startNanos));
+        }
+    }
+}
