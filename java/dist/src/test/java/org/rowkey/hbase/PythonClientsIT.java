@@ -672,59 +672,31 @@ class PythonClientsIT extends HBaseMiniClusterBase {
         }
     }
 
-    /** Just enough JSON for the expectations: maps, lists, strings, numbers, booleans, null, and bytes as {"hex": ...}. */
+    /** The expectations as JSON ({@code TableStatus.Json}), bytes as {"hex": ...}. */
     static final class Json {
         static String of(Object value) {
-            StringBuilder s = new StringBuilder();
-            write(s, value);
-            return s.toString();
+            return TableStatus.Json.of(hexBytes(value));
         }
 
-        private static void write(StringBuilder s, Object v) {
-            if (v == null) {
-                s.append("null");
+        private static Object hexBytes(Object v) {
+            if (v instanceof byte[]) {
+                Map<String, Object> hex = new LinkedHashMap<>();
+                hex.put("hex", Bytes.toHex((byte[]) v));
+                return hex;
             } else if (v instanceof Map) {
-                s.append('{');
-                boolean first = true;
+                Map<Object, Object> m = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
-                    s.append(first ? "" : ", ");
-                    string(s, String.valueOf(e.getKey()));
-                    s.append(": ");
-                    write(s, e.getValue());
-                    first = false;
+                    m.put(e.getKey(), hexBytes(e.getValue()));
                 }
-                s.append('}');
+                return m;
             } else if (v instanceof List) {
-                s.append('[');
-                boolean first = true;
+                List<Object> l = new ArrayList<>();
                 for (Object o : (List<?>) v) {
-                    s.append(first ? "" : ", ");
-                    write(s, o);
-                    first = false;
+                    l.add(hexBytes(o));
                 }
-                s.append(']');
-            } else if (v instanceof byte[]) {
-                s.append("{\"hex\": \"").append(Bytes.toHex((byte[]) v)).append("\"}");
-            } else if (v instanceof Number || v instanceof Boolean) {
-                s.append(v);
-            } else {
-                string(s, v.toString());
+                return l;
             }
-        }
-
-        private static void string(StringBuilder s, String text) {
-            s.append('"');
-            for (int i = 0; i < text.length(); i++) {
-                char c = text.charAt(i);
-                if (c == '"' || c == '\\') {
-                    s.append('\\').append(c);
-                } else if (c < 0x20 || c > 0x7e) {
-                    s.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                } else {
-                    s.append(c);
-                }
-            }
-            s.append('"');
+            return v;
         }
     }
 }
