@@ -74,7 +74,7 @@ class ArchitectureTest {
         assertEquals(Collections.emptyList(), violations, "RegionServer-side classes referring to client or MapReduce classes");
     }
 
-    /** Classes of ours that reach hbase-server: the coprocessors, and classes that refer to them. */
+    /** Classes of ours that reach hbase-server: the coprocessors, their metrics, and classes that refer to them. */
     private static final Pattern HBASE_SERVER = Pattern.compile(
             "org/apache/hadoop/hbase/(regionserver|coprocessor)/|org/apache/hadoop/hbase/ipc/Rpc(Server|Call)\\b");
 
@@ -87,7 +87,7 @@ class ArchitectureTest {
     @Test
     void onlyTheCoprocessorsNeedHBaseServer() throws Exception {
         Set<String> needServer = needHBaseServer(topLevelClasses());
-        assertEquals(new TreeSet<>(java.util.Arrays.asList("ForwardingRegionScanner", "RowKeyAggregateObserver",
+        assertEquals(new TreeSet<>(java.util.Arrays.asList("CoprocessorMetrics", "ForwardingRegionScanner", "RowKeyAggregateObserver",
                 "RowKeyIndexObserver", "RowKeyScanObserver")), needServer, "classes of ours that need hbase-server on the class path");
         assertEquals(RowKeyIndexObserver.class.getName(), CoprocessorWire.INDEX_OBSERVER);
         assertEquals(RowKeyScanObserver.class.getName(), CoprocessorWire.SCAN_OBSERVER);
