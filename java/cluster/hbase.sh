@@ -27,21 +27,8 @@ jar="${ROWKEY_JAR:-$here/../dist/target/hbase-rowkey-0.1.0-SNAPSHOT.jar}"
 # Standalone: the one JVM. Pseudo-distributed: the master (ZooKeeper and RegionServers have their own).
 pidfile="$state/hbase.pid"
 
-running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
-alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
-
-# Stops one process: TERM, up to $2 seconds for it to exit, then KILL.
-stop_pid() {
-  local pid="$1" patience="$2" name="$3"
-  alive "$pid" || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 "$patience"); do
-    alive "$pid" || { echo "$name: stopped (pid $pid)"; return 0; }
-    sleep 1
-  done
-  echo "$name: pid $pid still up after $patience s, killing it" >&2
-  kill -KILL "$pid" 2>/dev/null || true
-}
+# shellcheck source=../processes.sh
+. "$here/../processes.sh"
 
 stop() {
   if [ -f "$state/mode" ] && [ "$(cat "$state/mode")" = distributed ]; then
@@ -60,14 +47,7 @@ stop() {
   if ! running; then
     echo "HBase: not running"; rm -f "$pidfile"; return 0
   fi
-  local pid; pid="$(cat "$pidfile")"
-  kill -TERM "$pid"
-  for _ in $(seq 1 60); do
-    kill -0 "$pid" 2>/dev/null || { rm -f "$pidfile"; echo "HBase: stopped (pid $pid)"; return 0; }
-    sleep 1
-  done
-  echo "HBase: pid $pid still up after 60 s, killing it" >&2
-  kill -KILL "$pid" 2>/dev/null || true
+  stop_pid "$(cat "$pidfile")" 60 "HBase"
   rm -f "$pidfile"
 }
 

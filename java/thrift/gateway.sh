@@ -16,7 +16,8 @@ state="${ROWKEY_GATEWAY_DIR:-$here/target/gateway}"
 jar="${ROWKEY_JAR:-$here/../dist/target/hbase-rowkey-0.1.0-SNAPSHOT.jar}"
 pidfile="$state/gateway.pid"
 
-running() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# shellcheck source=../processes.sh
+. "$here/../processes.sh"
 
 # What HBase's bin/hbase passes on JDK 11+, from java/pom.xml's jdk9plus profile (as Makefile.toml reads it).
 jdk_flags() {
@@ -106,14 +107,7 @@ stop() {
   if ! running; then
     echo "Thrift gateway: not running"; rm -f "$pidfile"; return 0
   fi
-  local pid; pid="$(cat "$pidfile")"
-  kill -TERM "$pid"
-  for _ in $(seq 1 30); do
-    kill -0 "$pid" 2>/dev/null || { rm -f "$pidfile"; echo "Thrift gateway: stopped (pid $pid)"; return 0; }
-    sleep 1
-  done
-  echo "Thrift gateway: pid $pid still up after 30 s, killing it" >&2
-  kill -KILL "$pid" 2>/dev/null || true
+  stop_pid "$(cat "$pidfile")" 30 "Thrift gateway"
   rm -f "$pidfile"
 }
 
