@@ -148,8 +148,7 @@ public class RowKeyWhere extends FilterBase {
             RowKeyWhere w = (RowKeyWhere) filter;
             if (!w.usesCatalog() && w.isBound() && !w.query.schema().equals(schema)) {
                 // It would read the table's keys by another layout and answer nothing, or nonsense.
-                throw new DoNotRetryIOException(NAME + "('" + shown(w.where) + "', '" + shown(w.schemaText)
-                        + "'): the schema given is not the table's, whose catalog says '" + shown(schema.toText())
+                throw new DoNotRetryIOException(w + ": the schema given is not the table's, whose catalog says '" + shown(schema.toText())
                         + "'; leave the second argument out on a table made by RowKeyTable.create");
             }
             if (w.usesCatalog() && !w.isBound()) {
@@ -216,8 +215,7 @@ public class RowKeyWhere extends FilterBase {
         if (row.getRowLength() == query.schema().keyLength()) {
             otherWidthRows = -1;
         } else if (++otherWidthRows >= OTHER_WIDTH_ROWS_LIMIT) {
-            throw new DoNotRetryIOException(NAME + "('" + shown(where) + "'" + (schemaText.isEmpty() ? "" : ", '" + shown(schemaText) + "'")
-                    + "): the first " + otherWidthRows + " rows read have keys of other widths (the last " + row.getRowLength()
+            throw new DoNotRetryIOException(this + ": the first " + otherWidthRows + " rows read have keys of other widths (the last " + row.getRowLength()
                     + " bytes), none of the " + query.schema().keyLength() + " bytes the schema makes: the schema is not this table's");
         }
     }
