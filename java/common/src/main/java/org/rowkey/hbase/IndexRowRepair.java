@@ -12,7 +12,7 @@ import org.apache.hadoop.hbase.client.Result;
 
 /**
  * What a reader does with an UNVERIFIED index row of one index it met (docs/indexes.md), shared by
- * every reader through {@link IndexRowResolver#settle}: when the data row exists, rewrites the index
+ * every reader through {@code IndexRowResolver.settle} and by {@code IndexVerify}'s repairs: when the data row exists, rewrites the index
  * row as its copy, VERIFIED, or EXPIRING when its data row has cells of their own TTL ({@link #repair};
  * an {@link IndexRowFormat#EXPIRING} one never); when it
  * does not, marks the index row STALE once it
@@ -20,7 +20,7 @@ import org.apache.hadoop.hbase.client.Result;
  * never touched), so that later readers skip it without reading the data table. Both only while the
  * status is still the one read: a write of the row since then has replaced it with its own.
  */
-@RunsIn(RunsIn.Where.CLIENT)
+@RunsIn(RunsIn.Where.SHARED)
 final class IndexRowRepair {
     /** Milliseconds after which an UNVERIFIED index row whose data row does not exist is marked STALE. */
     static final String STALE_GRACE_KEY = "rowkey.index.stale.grace.ms";
@@ -83,11 +83,17 @@ final class IndexRowRepair {
                 || dataRow.isEmpty() || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
             return Optional.empty(); // an EXPIRING row is never trusted: its data row may expire unseen
         }
-        byte[] copied = IndexRowFormat.expires(probed)
-                ? IndexRowFormat.expiring(Math.max(0, IndexRowFormat.unverifiedSince(CellUtil.cloneValue(status))))
-                : IndexRowFormat.VERIFIED;
         return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
-                IndexRowFormat.wholeRow(row, status.getTimestamp(), copied, coverage, dataRow)));
+                IndexRowFormat.wholeRow(row, status.getTimestamp(), copiedStatus(status.getTimestamp(), probed), coverage, dataRow)));
+    }
+
+    /**
+     * The status of a copy of data row {@code probed} (read with {@link IndexRowFormat#DATA_ROW_PROBE})
+     * written at index timestamp {@code stamp}: VERIFIED, or EXPIRING since {@code stamp} when a cell
+     * of the row has a TTL of its own.
+     */
+    static byte[] copiedStatus(long stamp, Result probed) {
+        return IndexRowFormat.expires(probed) ? IndexRowFormat.expiring(stamp) : IndexRowFormat.VERIFIED;
     }
 
     /**
@@ -108,7 +114,7 @@ final class IndexRowRepair {
         return false;
     }
 
-    private static CheckAndMutate onlyIfStill(byte[] row, byte[] status, Put put) {
+    static CheckAndMutate onlyIfStill(byte[] row, byte[] status, Put put) {
         return CheckAndMutate.newBuilder(row).ifEquals(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status).build(put);
     }
 }

@@ -68,6 +68,27 @@ class IndexRowFormatTest {
     }
 
     @Test
+    void aReadersRepairOfARowWithItsOwnTtlIsExpiringSinceTheStatusWasWritten() throws Exception {
+        long stamp = 1_795_641_000_000_123L; // microseconds
+        byte[] row = Bytes.toBytes("index row");
+        Cell status = CellUtil.createCell(row, IndexRowFormat.FAMILY, IndexRowFormat.STATUS, stamp,
+                KeyValue.Type.Put.getCode(), IndexRowFormat.unverified(stamp));
+        byte[] f = Bytes.toBytes("f");
+        Cell data = cell(f, Bytes.toBytes("url"), 5, "x");
+        Cell marker = IndexRowFormat.probeMarker(ROW, f, java.util.Collections.<Cell>emptyList(), false);
+        assertNull(marker, "no TTL tag: no marker");
+        Result probed = Result.create(new Cell[] {data, new KeyValue(ROW, f, IndexRowFormat.PROBE_QUALIFIER,
+                org.apache.hadoop.hbase.HConstants.LATEST_TIMESTAMP, KeyValue.Type.Put, new byte[] {IndexRowFormat.PROBE_EXPIRES})});
+        IndexRowRepair repair = new IndexRowRepair(IndexCoverage.of(org.rowkey.hbase.proto.RowKeyProtos.IndexSpec.getDefaultInstance()),
+                new org.apache.hadoop.conf.Configuration(false));
+        org.apache.hadoop.hbase.client.Put put = (org.apache.hadoop.hbase.client.Put) repair.settle(row, status, probed).get().getAction();
+        byte[] written = CellUtil.cloneValue(put.get(IndexRowFormat.FAMILY, IndexRowFormat.STATUS).get(0));
+        assertTrue(IndexRowFormat.isExpiring(written));
+        // Before the fix the repair wrote the milliseconds where microseconds go: "since" read as 1970.
+        assertEquals(stamp / 1_000, IndexRowFormat.unverifiedSince(written));
+    }
+
+    @Test
     void coveredQualifiersNeverMeetTheStatusOrEachOther() {
         // Every family:qualifier split of the same bytes, and families of 1 and 127 bytes.
         Set<String> seen = new HashSet<>();
