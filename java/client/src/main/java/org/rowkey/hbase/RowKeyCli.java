@@ -205,15 +205,15 @@ public final class RowKeyCli {
         boolean first = true;
         for (Map.Entry<String, Object> e : key(schema, r).entrySet()) {
             Object v = e.getValue();
-            s.append(first ? "" : ", ").append(quote(e.getKey())).append(": ")
-                    .append(v instanceof Number || v instanceof Boolean ? v.toString() : quote(text(v)));
+            s.append(first ? "" : ", ").append(Json.of(e.getKey())).append(": ")
+                    .append(v instanceof Number || v instanceof Boolean ? v.toString() : Json.of(text(v)));
             first = false;
         }
         s.append("}, \"cells\": {");
         first = true;
         for (Cell c : r.rawCells()) {
-            s.append(first ? "" : ", ").append(quote(Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":"
-                    + Bytes.toStringBinary(CellUtil.cloneQualifier(c)))).append(": ").append(quote(Bytes.toStringBinary(CellUtil.cloneValue(c))));
+            s.append(first ? "" : ", ").append(Json.of(Bytes.toStringBinary(CellUtil.cloneFamily(c)) + ":"
+                    + Bytes.toStringBinary(CellUtil.cloneQualifier(c)))).append(": ").append(Json.of(Bytes.toStringBinary(CellUtil.cloneValue(c))));
             first = false;
         }
         return s.append("}}").toString();
@@ -232,12 +232,6 @@ public final class RowKeyCli {
 
     private static String text(Object v) {
         return v instanceof byte[] ? "x'" + Bytes.toHex((byte[]) v) + "'" : String.valueOf(v);
-    }
-
-    private static String quote(String s) {
-        StringBuilder q = new StringBuilder();
-        TableStatus.Json.string(q, s);
-        return q.toString();
     }
 
     /** The parsed command line. */

@@ -229,7 +229,7 @@ class PythonClientsIT extends HBaseMiniClusterBase {
             expectRows(q);
         }
         Path expected = work.resolve("expected.json");
-        Files.write(expected, (Json.of(expectations(queries))).getBytes(StandardCharsets.UTF_8));
+        Files.write(expected, HexJson.of(expectations(queries)).getBytes(StandardCharsets.UTF_8));
         Path log = work.resolve("pytest.out");
         ProcessBuilder pb = new ProcessBuilder(python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "python/tests")
                 .directory(repo.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -672,10 +672,10 @@ class PythonClientsIT extends HBaseMiniClusterBase {
         }
     }
 
-    /** The expectations as JSON ({@code TableStatus.Json}), bytes as {"hex": ...}. */
-    static final class Json {
+    /** The expectations as JSON ({@link Json}), bytes as {"hex": ...}. */
+    static final class HexJson {
         static String of(Object value) {
-            return TableStatus.Json.of(hexBytes(value));
+            return Json.of(hexBytes(value));
         }
 
         private static Object hexBytes(Object v) {
