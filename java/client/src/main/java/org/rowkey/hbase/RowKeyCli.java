@@ -28,6 +28,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * </pre>
  *
  * {@code status} prints what state the table is in ({@link TableStatus}; {@code --json} for scripts).
+ * {@code verify} checks the table's indexes (or {@code --index}'s) against its data rows with a
+ * MapReduce job ({@link IndexVerify}), {@code --repair} mending what differs; it prints each index's
+ * counts and sample keys ({@code --samples N} of each kind, default 10), and exits 1 when it found
+ * a difference (repaired or not), so that a second run's 0 says the index is right.
  * {@code query} prints the rows: a header, then one line per row, the key's fields then each cell
  * as {@code family:qualifier=value}, tab-separated ({@code --json}: one JSON object per line,
  * {@code {"key": {...}, "cells": {...}}}); a progress line on stderr while a scan runs longer than
@@ -41,7 +45,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 public final class RowKeyCli {
     private static final String USAGE = "usage: RowKeyCli query|explain --zookeeper host:port --table T"
             + " [--schema '<schema text>'] [--json] [--limit N] [--reversed] \"<where clause>\"\n"
-            + "       RowKeyCli status --zookeeper host:port --table T [--json]";
+            + "       RowKeyCli status --zookeeper host:port --table T [--json]\n"
+            + "       RowKeyCli verify --zookeeper host:port --table T [--index I] [--repair] [--samples N] [--json]";
 
     private RowKeyCli() {}
 
@@ -72,6 +77,23 @@ public final class RowKeyCli {
         }
     }
 
+    /**
+     * Runs one command on {@code connection}'s cluster ({@code --zookeeper} is ignored): what the
+     * command line does, for a program that holds a connection (a benchmark, a scheduler); returns
+     * the exit status.
+     */
+    public static int run(Connection connection, String[] args, PrintStream out, PrintStream err) throws IOException {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        return run(connection, o, out, err);
+    }
+
     static int run(Connection connection, Options o, PrintStream out, PrintStream err) throws IOException {
         TableName name = TableName.valueOf(o.table);
         if (o.status) {
@@ -85,22 +107,36 @@ public final class RowKeyCli {
             out.print(o.json ? status.toJson() + "\n" : status.toText());
             return 0;
         }
-        RowKeyTable catalogTable = null;
+        if (o.verify) {
+            IndexVerify.Report report;
+            try {
+                report = RowKeyTable.open(connection, name).verify(new IndexVerify.Request(name, o.index, o.repair, o.samples),
+                        o.json ? null : err);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                err.println(e.getMessage());
+                return 2;
+            }
+            out.print(o.json ? report.toJson() + "\n" : report.toText());
+            return report.differences() == 0 ? 0 : 1;
+        }
+        RowKeyTable catalogTable;
         RowKeySchema schema;
         RowKeyQuery query;
         try {
-            if (o.schema != null) {
-                schema = RowKeySchema.parse(o.schema);
-                RowKeySchema catalogs = catalogSchema(connection, name);
-                if (catalogs != null && !catalogs.equals(schema)) {
-                    // It would read the table's keys by another layout: nothing, or nonsense.
-                    err.println("--schema '" + o.schema + "' is not the schema of table " + name + ", whose catalog says '"
-                            + catalogs.toText() + "': leave --schema out on a table made by RowKeyTable.create");
-                    return 2;
-                }
-            } else {
+            try {
                 catalogTable = RowKeyTable.open(connection, name);
-                schema = catalogTable.schema();
+            } catch (IllegalArgumentException noCatalog) {
+                if (o.schema == null) {
+                    throw noCatalog;
+                }
+                catalogTable = null; // a table of another making, read by --schema
+            }
+            schema = o.schema == null ? catalogTable.schema() : RowKeySchema.parse(o.schema);
+            if (catalogTable != null && !catalogTable.schema().equals(schema)) {
+                // It would read the table's keys by another layout: nothing, or nonsense.
+                err.println("--schema '" + o.schema + "' is not the schema of table " + name + ", whose catalog says '"
+                        + catalogTable.schema().toText() + "': leave --schema out on a table made by RowKeyTable.create");
+                return 2;
             }
             query = RowKeyQuery.parse(schema, o.where);
             if (o.limit > 0) {
@@ -131,15 +167,6 @@ public final class RowKeyCli {
             }
         }
         return 0;
-    }
-
-    /** The schema of the table's catalog; null when it has none. */
-    private static RowKeySchema catalogSchema(Connection connection, TableName name) throws IOException {
-        try {
-            return RowKeyTable.open(connection, name).schema();
-        } catch (IllegalArgumentException noCatalog) {
-            return null;
-        }
     }
 
     private static byte[] firstRowKey(Connection connection, TableName name) throws IOException {
@@ -238,6 +265,10 @@ public final class RowKeyCli {
     static final class Options {
         boolean explain;
         boolean status;
+        boolean verify;
+        String index;
+        boolean repair;
+        int samples = 10;
         String zookeeper;
         String table;
         String schema;
@@ -248,11 +279,13 @@ public final class RowKeyCli {
 
         static Options parse(String[] args) {
             Options o = new Options();
-            if (args.length == 0 || !(args[0].equals("query") || args[0].equals("explain") || args[0].equals("status"))) {
-                throw new IllegalArgumentException("the first argument is query, explain or status");
+            List<String> commands = java.util.Arrays.asList("query", "explain", "status", "verify");
+            if (args.length == 0 || !commands.contains(args[0])) {
+                throw new IllegalArgumentException("the first argument is query, explain, status or verify");
             }
             o.explain = args[0].equals("explain");
             o.status = args[0].equals("status");
+            o.verify = args[0].equals("verify");
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -262,13 +295,10 @@ public final class RowKeyCli {
                     case "--json": o.json = true; break;
                     case "--tsv": o.json = false; break;
                     case "--reversed": o.reversed = true; break;
-                    case "--limit":
-                        try {
-                            o.limit = Integer.parseInt(value(args, ++i, a));
-                        } catch (NumberFormatException e) {
-                            throw new IllegalArgumentException("--limit takes a number: " + e.getMessage());
-                        }
-                        break;
+                    case "--index": o.index = value(args, ++i, a); break;
+                    case "--repair": o.repair = true; break;
+                    case "--samples": o.samples = number(value(args, ++i, a), a); break;
+                    case "--limit": o.limit = number(value(args, ++i, a), a); break;
                     default:
                         if (a.startsWith("--") || o.where != null) {
                             throw new IllegalArgumentException("unexpected argument: " + a);
@@ -279,13 +309,32 @@ public final class RowKeyCli {
             if (o.table == null) {
                 throw new IllegalArgumentException("--table is required");
             }
-            if (o.status && (o.where != null || o.schema != null || o.limit != 0 || o.reversed)) {
+            boolean queryOnly = o.where != null || o.schema != null || o.limit != 0 || o.reversed;
+            if (o.status && queryOnly) {
                 throw new IllegalArgumentException("status takes --table, --zookeeper and --json only");
+            }
+            if (o.verify && queryOnly) {
+                throw new IllegalArgumentException("verify takes --table, --zookeeper, --index, --repair, --samples and --json only");
+            }
+            if (!o.verify && (o.index != null || o.repair)) {
+                throw new IllegalArgumentException("--index and --repair are verify's");
             }
             if (o.where == null) {
                 o.where = "TRUE";
             }
             return o;
+        }
+
+        private static int number(String text, String option) {
+            try {
+                int n = Integer.parseInt(text);
+                if (n < 0) {
+                    throw new NumberFormatException("negative: " + text);
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " takes a number of 0 or more: " + e.getMessage());
+            }
         }
 
         private static String value(String[] args, int i, String option) {

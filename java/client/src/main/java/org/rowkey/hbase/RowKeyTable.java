@@ -511,6 +511,29 @@ public final class RowKeyTable {
         }
     }
 
+    /**
+     * Verifies the table's ACTIVE indexes (or the one {@code request} names) against its data rows
+     * with a MapReduce job, and with repair on mends what differs ({@link IndexVerify}); progress
+     * lines on {@code progress} (null: none).
+     *
+     * @throws IllegalArgumentException for an index the table does not have, or one not ACTIVE
+     * @throws IllegalStateException while a bulk load's window is open (nothing is read)
+     */
+    IndexVerify.Report verify(IndexVerify.Request request, java.io.PrintStream progress) throws IOException {
+        TableDescriptor data;
+        try (Admin admin = connection.getAdmin()) {
+            data = admin.getDescriptor(name);
+        }
+        String load = BulkLoad.loadUnderWay(data);
+        if (load != null) {
+            // Its rows' index rows are settled only once it finishes: every one would look wrong.
+            throw new IllegalStateException("table " + name + " has a " + load + ": verify it once the load is finished"
+                    + " (run the load again with its --work directory to finish it); nothing was read");
+        }
+        Catalog catalog = Described.of(name, data).catalog;
+        return IndexVerify.run(connection, catalog, IndexVerify.indexesOf(catalog, request), request, progress);
+    }
+
     /** The data table's schema. */
     public RowKeySchema schema() {
         return described.catalog.schema();

@@ -116,6 +116,16 @@ final class IndexRowFormat {
      * {@link #PROBE_EXPIRES}). Tags, where a cell's own TTL is kept, do not reach clients.
      */
     static final String DATA_ROW_PROBE = "rowkey.probe";
+    /**
+     * The attribute of a conditional write that settles an index row ({@link #REPAIRED_BY_READER},
+     * {@link #MARKED_STALE_BY_READER}, {@link #REPAIRED_BY_VERIFY}): the index table's scan observer
+     * counts them, and whether their condition held, in the RegionServer's metrics.
+     */
+    static final String SETTLING = "rowkey.settling";
+    static final byte REPAIRED_BY_READER = 1;
+    static final byte MARKED_STALE_BY_READER = 2;
+    static final byte REPAIRED_BY_VERIFY = 3;
+
     /** The qualifier of the probe's marker cell: a NUL first, which no column of this library's tables uses. */
     static final byte[] PROBE_QUALIFIER = Bytes.toBytes("\u0000rowkey.probe");
     /**

@@ -65,8 +65,8 @@ final class IndexRowRepair {
         if (since < 0 || System.currentTimeMillis() - since <= staleGraceMillis) {
             return Optional.empty();
         }
-        return Optional.of(onlyIfStill(row, value,
-                new Put(row).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(), IndexRowFormat.STALE)));
+        Put stale = new Put(row).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp(), IndexRowFormat.STALE);
+        return Optional.of(onlyIfStill(row, value, settling(stale, IndexRowFormat.MARKED_STALE_BY_READER)));
     }
 
     /**
@@ -83,8 +83,8 @@ final class IndexRowRepair {
                 || dataRow.isEmpty() || !loadLanded(CellUtil.cloneValue(status), dataRow)) {
             return Optional.empty(); // an EXPIRING row is never trusted: its data row may expire unseen
         }
-        return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status),
-                IndexRowFormat.wholeRow(row, status.getTimestamp(), copiedStatus(status.getTimestamp(), probed), coverage, dataRow)));
+        Put copy = IndexRowFormat.wholeRow(row, status.getTimestamp(), copiedStatus(status.getTimestamp(), probed), coverage, dataRow);
+        return Optional.of(onlyIfStill(row, CellUtil.cloneValue(status), settling(copy, IndexRowFormat.REPAIRED_BY_READER)));
     }
 
     /**
@@ -112,6 +112,12 @@ final class IndexRowRepair {
             }
         }
         return false;
+    }
+
+    /** {@code write}, tagged as the settling of kind {@code kind} ({@link IndexRowFormat#SETTLING}). */
+    static <M extends org.apache.hadoop.hbase.client.Mutation> M settling(M write, byte kind) {
+        write.setAttribute(IndexRowFormat.SETTLING, new byte[] {kind});
+        return write;
     }
 
     static CheckAndMutate onlyIfStill(byte[] row, byte[] status, Put put) {

@@ -115,6 +115,41 @@ class CoprocessorMetricsIT extends HBaseMiniClusterBase {
         assertTrue(got.get(CoprocessorMetrics.WHERE_REFUSALS) >= 1, got.toString());
     }
 
+    @Test
+    void aTableWhoseConfigurationTurnsMetricsOffCountsNothing() throws Exception {
+        TableName name = TableName.valueOf("metrics_off");
+        RowKeySchema schema = TestData.seedSchema();
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, schema, Arrays.asList(RowKeyIndex.of("by_type", "type")), F);
+            admin.modifyTable(org.apache.hadoop.hbase.client.TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
+                    .setValue(CoprocessorMetrics.ENABLED_KEY, "false").build());
+        }
+        String observer = "org.rowkey.hbase.RowKeyIndexObserver";
+        long before = indexedRows(observer);
+        try (Table table = connection().getTable(name)) {
+            List<Put> puts = new ArrayList<>();
+            for (int i = 0; i < BATCH; i++) {
+                puts.add(new Put(schema.encode(TestData.seedRow("http://off/" + i, 200, 20161201, 1, false)))
+                        .addColumn(F, Bytes.toBytes("url"), Bytes.toBytes(i)));
+            }
+            table.put(puts);
+        }
+        assertEquals(BATCH, scanRowKeys(RowKeyTable.indexTableName(name, "by_type"), (org.apache.hadoop.hbase.filter.Filter) null).size(),
+                "the rows were indexed");
+        assertEquals(before, indexedRows(observer), "rowkey.metrics.enabled=false in the table's descriptor: nothing counted");
+    }
+
+    private static long indexedRows(String observer) {
+        return registryCount(observer, CoprocessorMetrics.INDEXED_ROWS);
+    }
+
+    /** A counter of an observer's registry in this JVM (the minicluster's RegionServer); 0 before its first region opened. */
+    static long registryCount(String observer, String counter) {
+        Map<String, Long> seen = new LinkedHashMap<>();
+        readRegistry(observer, Arrays.asList(counter), seen);
+        return seen.getOrDefault(jmxName(counter), 0L);
+    }
+
     /** What the observer's registry holds, by the names JMX would show them under. */
     private static void readRegistry(String observer, Iterable<String> names, Map<String, Long> seen) {
         java.util.Optional<MetricRegistry> registry = MetricRegistries.global()

@@ -544,6 +544,8 @@ class PythonClientsIT extends HBaseMiniClusterBase {
                 String where = m.group().substring(m.group().lastIndexOf(" \"") + 2, m.group().length() - 1);
                 if (m.group().contains("RowKeyCli status")) {
                     assertTrue(out.contains("table urlscan (catalog version 0)\n  schema: " + SCHEMA.toText()), out); // a client log may precede it
+                } else if (m.group().contains("RowKeyCli verify")) {
+                    assertTrue(out.contains("  index by_date_code: ") && out.contains(" 0 differences, 0 repaired"), out);
                 } else if (m.group().contains("RowKeyCli query")) {
                     // The header, then a row a line (its md5url first, as x'...'); a client's log may
                     // share stdout.

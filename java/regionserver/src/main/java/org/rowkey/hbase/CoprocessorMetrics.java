@@ -37,6 +37,19 @@ final class CoprocessorMetrics {
     static final String AGGREGATE_FAILURES = "aggregateFailures";
     static final String CATALOG_REQUESTS = "catalogRequests";
     static final String VERSION_REQUESTS = "versionRequests";
+    // RowKeyScanObserver of an index table: the conditional writes that settle its rows.
+    static final String READER_REPAIRS = "readerRepairs";
+    static final String READER_REPAIRS_LOST = "readerRepairsLost";
+    static final String READER_STALE_MARKS = "readerStaleMarks";
+    static final String READER_STALE_MARKS_LOST = "readerStaleMarksLost";
+    static final String VERIFY_REPAIRS = "verifyRepairs";
+    static final String VERIFY_REPAIRS_LOST = "verifyRepairsLost";
+
+    /**
+     * Whether the observers count at all (default true): in hbase-site.xml for every table of the
+     * RegionServer, or in a table descriptor's configuration for one table.
+     */
+    static final String ENABLED_KEY = "rowkey.metrics.enabled";
 
     private static final CoprocessorMetrics NONE = new CoprocessorMetrics(null);
 
@@ -47,9 +60,12 @@ final class CoprocessorMetrics {
         this.registry = registry;
     }
 
-    /** The environment's registry, {@code counters} in it from the start (at 0 until counted). */
+    /**
+     * The environment's registry, {@code counters} in it from the start (at 0 until counted); none
+     * when {@link #ENABLED_KEY} is false in the region's configuration.
+     */
     static CoprocessorMetrics of(CoprocessorEnvironment env, String... counters) {
-        if (!(env instanceof RegionCoprocessorEnvironment)) {
+        if (!(env instanceof RegionCoprocessorEnvironment) || !env.getConfiguration().getBoolean(ENABLED_KEY, true)) {
             return NONE;
         }
         try {

@@ -16,6 +16,11 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.metrics.ServerSideScanMetrics;
@@ -116,7 +121,9 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
         metrics = CoprocessorMetrics.of(env, CoprocessorMetrics.WHERE_FILTERS_BOUND, CoprocessorMetrics.WHERE_REFUSALS,
                 CoprocessorMetrics.AGGREGATE_REQUESTS, CoprocessorMetrics.AGGREGATE_REFUSALS, CoprocessorMetrics.AGGREGATE_ROWS_FOLDED,
                 CoprocessorMetrics.AGGREGATE_PARTIALS, CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, CoprocessorMetrics.AGGREGATE_FAILURES,
-                CoprocessorMetrics.CATALOG_REQUESTS, CoprocessorMetrics.VERSION_REQUESTS);
+                CoprocessorMetrics.CATALOG_REQUESTS, CoprocessorMetrics.VERSION_REQUESTS, CoprocessorMetrics.READER_REPAIRS,
+                CoprocessorMetrics.READER_REPAIRS_LOST, CoprocessorMetrics.READER_STALE_MARKS, CoprocessorMetrics.READER_STALE_MARKS_LOST,
+                CoprocessorMetrics.VERIFY_REPAIRS, CoprocessorMetrics.VERIFY_REPAIRS_LOST);
         int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
         maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
         maxBytes = env.getConfiguration().getLong(MAX_BYTES_SETTING, 0);
@@ -138,6 +145,38 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
      * catalog), so filter-language queries plan inside the region; a where clause that does not
      * parse fails the scan with a {@link DoNotRetryIOException} naming why.
      */
+    /**
+     * Counts the conditional writes that settle an index row (a reader's repair or STALE mark, a
+     * verify's repair: {@link IndexRowFormat#SETTLING}), and those whose condition failed because a
+     * write of the row got there first.
+     */
+    @Override
+    public CheckAndMutateResult postCheckAndMutate(ObserverContext<RegionCoprocessorEnvironment> c, CheckAndMutate checkAndMutate,
+            CheckAndMutateResult result) {
+        Row action = checkAndMutate.getAction();
+        if (action instanceof RowMutations && !((RowMutations) action).getMutations().isEmpty()) {
+            action = ((RowMutations) action).getMutations().get(0);
+        }
+        byte[] kind = action instanceof Mutation ? ((Mutation) action).getAttribute(IndexRowFormat.SETTLING) : null;
+        if (kind != null && kind.length == 1) {
+            boolean held = result.isSuccess();
+            switch (kind[0]) {
+                case IndexRowFormat.REPAIRED_BY_READER:
+                    metrics.count(held ? CoprocessorMetrics.READER_REPAIRS : CoprocessorMetrics.READER_REPAIRS_LOST);
+                    break;
+                case IndexRowFormat.MARKED_STALE_BY_READER:
+                    metrics.count(held ? CoprocessorMetrics.READER_STALE_MARKS : CoprocessorMetrics.READER_STALE_MARKS_LOST);
+                    break;
+                case IndexRowFormat.REPAIRED_BY_VERIFY:
+                    metrics.count(held ? CoprocessorMetrics.VERIFY_REPAIRS : CoprocessorMetrics.VERIFY_REPAIRS_LOST);
+                    break;
+                default:
+                    break; // a kind of a newer client: not ours to count
+            }
+        }
+        return result;
+    }
+
     @Override
     public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) throws IOException {
         if (scan.getFilter() == null) {

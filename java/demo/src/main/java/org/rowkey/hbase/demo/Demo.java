@@ -327,6 +327,13 @@ public final class Demo {
         return data;
     }
 
+    /** Generates the rows of {@code --rows} and {@code --seed} and loads them into the plain table only. */
+    DataSet loadPlain() throws IOException {
+        DataSet data = new DataSet(options.rows, options.seed);
+        load(PLAIN_TABLE, plain, false, data);
+        return data;
+    }
+
     /** On an existing cluster, the tables go unless {@code --keep}; the embedded one goes anyway. */
     void dropTablesUnlessKept() throws IOException {
         if (!options.keep && options.zookeeper != null) {
