@@ -43,6 +43,8 @@ final class TableStatus {
     /** Table name → (regions, bytes on disk and in memstores) → text and JSON. */
     private final Map<String, Object> status = new LinkedHashMap<>();
     private final List<String> warnings = new ArrayList<>();
+    /** The observers' metrics summed over the RegionServers that answered the probe. */
+    private final Map<String, Long> summed = new TreeMap<>();
 
     private TableStatus() {
     }
@@ -104,6 +106,7 @@ final class TableStatus {
             }
             s.status.put("client_version", RowKeyVersion.describe());
             s.status.put("regionservers", s.serverStatus(connection, name, cluster, servers));
+            s.status.put("metrics", s.summed);
             s.status.put("warnings", s.warnings);
         }
         return s;
@@ -191,7 +194,24 @@ final class TableStatus {
             if (loaded.isEmpty()) {
                 warnings.add(server + " has loaded no hbase-rowkey coprocessor, by its last report to the master");
             }
-            String version = probeRow.containsKey(server) ? probe(connection, name, probeRow.get(server)) : null;
+            String version = probeRow.containsKey(server)
+                    ? probe(connection, name, probeRow.get(server), CoprocessorWire.VERSION_REQUEST, CoprocessorWire.VERSION_QUALIFIER)
+                    : null;
+            String counts = version == null ? null
+                    : probe(connection, name, probeRow.get(server), CoprocessorWire.METRICS_REQUEST, CoprocessorWire.METRICS_QUALIFIER);
+            Map<String, Long> serverMetrics = new TreeMap<>();
+            for (String line : counts == null ? new String[0] : counts.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    try {
+                        serverMetrics.put(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)));
+                        summed.merge(line.substring(0, eq), Long.parseLong(line.substring(eq + 1)), Long::sum);
+                    } catch (NumberFormatException newerFormat) {
+                        // a line this client does not read: left out
+                    }
+                }
+            }
+            s.put("metrics", serverMetrics);
             s.put("version", version);
             if (version != null && !version.equals(RowKeyVersion.describe())) {
                 warnings.add(server + " runs hbase-rowkey " + version + ", this client " + RowKeyVersion.describe());
@@ -204,17 +224,20 @@ final class TableStatus {
         return out;
     }
 
-    /** The version the RegionServer of the region starting at {@code start} answers, or null. */
-    private static String probe(Connection connection, TableName name, byte[] start) throws IOException {
-        Scan scan = new Scan().withStartRow(start).setAttribute(CoprocessorWire.VERSION_REQUEST, new byte[] {1}).setCaching(1)
-                .setLimit(1);
+    /**
+     * What the RegionServer of the region starting at {@code start} answers a probe scan with
+     * {@code attribute} with (the cell of {@code qualifier}), or null.
+     */
+    private static String probe(Connection connection, TableName name, byte[] start, String attribute, byte[] qualifier)
+            throws IOException {
+        Scan scan = new Scan().withStartRow(start).setAttribute(attribute, new byte[] {1}).setCaching(1).setLimit(1);
         try (Table table = connection.getTable(name); ResultScanner rows = table.getScanner(scan)) {
             Result r = rows.next();
             if (r == null) {
                 return null;
             }
             for (org.apache.hadoop.hbase.Cell c : r.rawCells()) {
-                if (org.apache.hadoop.hbase.CellUtil.matchingQualifier(c, CoprocessorWire.VERSION_QUALIFIER)) {
+                if (org.apache.hadoop.hbase.CellUtil.matchingQualifier(c, qualifier)) {
                     return Bytes.toString(org.apache.hadoop.hbase.CellUtil.cloneValue(c));
                 }
             }
@@ -258,6 +281,14 @@ final class TableStatus {
                     .append(s.get("version") == null ? "(no answer)" : s.get("version")).append(", loaded ")
                     .append(String.join(", ", (List<String>) s.get("loaded"))).append('\n');
         }
+        b.append("  metrics, summed over the RegionServers:");
+        int column = 0;
+        for (Map.Entry<String, Long> m : summed.entrySet()) {
+            if (m.getValue() != 0) {
+                b.append(column++ % 4 == 0 ? "\n    " : ", ").append(m.getKey()).append(' ').append(m.getValue());
+            }
+        }
+        b.append(column == 0 ? " none counted\n" : "\n");
         for (String w : warnings) {
             b.append("  WARNING: ").append(w).append('\n');
         }

@@ -30,6 +30,14 @@ final class CoprocessorWire {
     static final String VERSION_REQUEST = "rowkey.version";
     /** The qualifier of the version request's cell. */
     static final byte[] VERSION_QUALIFIER = Bytes.toBytes("\u0000rowkey.version");
+    /**
+     * The Scan attribute asking {@code RowKeyScanObserver} for this server's observer metrics (one
+     * row): a text cell of {@code <Name>=<count>} lines, as JMX names them (a histogram's count as
+     * {@code <Name>_num_ops}), which {@code RowKeyCli status} sums over the RegionServers.
+     */
+    static final String METRICS_REQUEST = "rowkey.metrics";
+    /** The qualifier of the metrics request's cell. */
+    static final byte[] METRICS_QUALIFIER = Bytes.toBytes("\u0000rowkey.metrics");
     /** The setting of the bytes one aggregate request's groups may hold (docs/aggregates.md, "Memory bound"). */
     static final String AGGREGATE_MAX_BYTES = "rowkey.aggregate.max.bytes";
     /** The qualifier of an aggregate call's partial state cell: a NUL first, which no column of this library's tables uses. */

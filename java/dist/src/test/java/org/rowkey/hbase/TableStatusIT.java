@@ -85,6 +85,12 @@ class TableStatusIT extends HBaseMiniClusterBase {
         assertTrue(((List<String>) server.get("loaded")).containsAll(Arrays.asList("RowKeyIndexObserver", "RowKeyScanObserver")),
                 server.toString());
         assertEquals(new ArrayList<>(), s.get("warnings"));
+        // The observers' metrics, from the one RegionServer's answer to the metrics probe, summed.
+        Map<String, Long> metrics = (Map<String, Long>) s.get("metrics");
+        assertEquals(metrics, server.get("metrics"), "one server: the sum is its own");
+        assertTrue(metrics.get("IndexedRows") >= 500, metrics.toString());
+        assertTrue(metrics.get("IndexMarkMicros_num_ops") >= 1, metrics.toString());
+        assertTrue(metrics.containsKey("AggregateRequests"), metrics.toString());
 
         // A load window, as BulkLoad opens it: reported with its time and load, and warned about.
         try (Admin admin = connection().getAdmin()) {
@@ -107,6 +113,8 @@ class TableStatusIT extends HBaseMiniClusterBase {
         assertTrue(text.contains("  index by_type: ACTIVE, key salt 4 buckets"), text);
         assertTrue(text.contains("  bulk-load window: open at 2016-12-09T00:00:00Z (load load-7 /tmp/work)"), text);
         assertTrue(text.contains(": hbase-rowkey " + RowKeyVersion.describe() + ", loaded "), text);
+        // The descriptor change reopened every region: the observers' counts started again (the probes count).
+        assertTrue(text.contains("  metrics, summed over the RegionServers:\n    ") && text.contains("VersionRequests "), text);
 
         // A table without a catalog: refused, naming why.
         createTable("status_plain");

@@ -1,9 +1,17 @@
 package org.rowkey.hbase;
 
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.MetricsCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.metrics.Counter;
+import org.apache.hadoop.hbase.metrics.Histogram;
+import org.apache.hadoop.hbase.metrics.Metric;
+import org.apache.hadoop.hbase.metrics.MetricRegistries;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 
 /**
@@ -80,6 +88,32 @@ final class CoprocessorMetrics {
         } catch (RuntimeException | LinkageError e) {
             return NONE; // metrics are never a reason for a region not to open
         }
+    }
+
+    /**
+     * Both observers' counts on this RegionServer, as JMX names them ({@code <Name>=<count>} lines; a
+     * histogram's count as {@code <Name>_num_ops}): the answer to a {@link CoprocessorWire#METRICS_REQUEST}.
+     */
+    static String snapshot() {
+        Map<String, Long> counts = new TreeMap<>();
+        for (String observer : new String[] {CoprocessorWire.INDEX_OBSERVER, CoprocessorWire.SCAN_OBSERVER}) {
+            Optional<MetricRegistry> registry = MetricRegistries.global()
+                    .get(MetricsCoprocessor.createRegistryInfoForRegionCoprocessor(observer));
+            if (!registry.isPresent()) {
+                continue;
+            }
+            for (Map.Entry<String, Metric> e : registry.get().getMetrics().entrySet()) {
+                String name = Character.toUpperCase(e.getKey().charAt(0)) + e.getKey().substring(1);
+                if (e.getValue() instanceof Counter) {
+                    counts.merge(name, ((Counter) e.getValue()).getCount(), Long::sum);
+                } else if (e.getValue() instanceof Histogram) {
+                    counts.merge(name + "_num_ops", ((Histogram) e.getValue()).getCount(), Long::sum);
+                }
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        counts.forEach((name, n) -> text.append(name).append('=').append(n).append('\n'));
+        return text.toString();
     }
 
     void count(String name, long n) {

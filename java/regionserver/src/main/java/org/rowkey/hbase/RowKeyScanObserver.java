@@ -213,6 +213,9 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             metrics.count(CoprocessorMetrics.VERSION_REQUESTS);
             return new OneCellScanner(s, family, CoprocessorWire.VERSION_QUALIFIER, Bytes.toBytes(RowKeyVersion.describe()));
         }
+        if (scan.getAttribute(CoprocessorWire.METRICS_REQUEST) != null) {
+            return new OneCellScanner(s, family, CoprocessorWire.METRICS_QUALIFIER, Bytes.toBytes(CoprocessorMetrics.snapshot()));
+        }
         byte[] request = scan.getAttribute(REQUEST_ATTRIBUTE);
         if (request == null) {
             return s;
@@ -311,7 +314,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
     }
 
     /**
-     * The region scanner of a catalog or version request: one row, keyed just after the region's start
+     * The region scanner of a catalog, version or metrics request: one row, keyed just after the region's start
      * key (so that it lies in the region), whose one cell holds the answer; the region's rows are not
      * read.
      */
