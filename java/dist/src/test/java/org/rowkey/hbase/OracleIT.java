@@ -534,6 +534,21 @@ class OracleIT extends HBaseMiniClusterBase {
                             }
                         }
                         break;
+                    case WHERE_FILTER: {
+                        String where = query.toWhereClause();
+                        RowKeySchema given = q.whereForm % 2 == 1 ? schema.schema : null;
+                        RowKeyWhere.register();
+                        org.apache.hadoop.hbase.filter.Filter filter = q.whereForm < 2
+                                ? (given == null ? new RowKeyWhere(where) : new RowKeyWhere(RowKeyQuery.parse(given, where)))
+                                : new org.apache.hadoop.hbase.filter.ParseFilter().parseFilterString(RowKeyWhere.filterString(where, given));
+                        try (Table t = connection.getTable(name);
+                                ResultScanner s = t.getScanner(new org.apache.hadoop.hbase.client.Scan().setFilter(filter))) {
+                            for (Result r : s) {
+                                out.add(rowText(r.getRow(), r.listCells(), q, null));
+                            }
+                        }
+                        break;
+                    }
                     default: {
                         RowKeyQuery plain = q.path == Path.TEXT_TO_SCAN ? RowKeyQuery.parse(schema.schema, query.toWhereClause()) : query;
                         try (Table t = connection.getTable(name); ResultScanner s = t.getScanner(plain.toScan())) {

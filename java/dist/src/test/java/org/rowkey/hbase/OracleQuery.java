@@ -28,7 +28,13 @@ final class OracleQuery {
         /** The same after the query went through its text: RowKeyQuery.parse(schema, toWhereClause()). */
         TEXT_TO_SCAN,
         /** RowKeyTable.aggregate. */
-        AGGREGATE
+        AGGREGATE,
+        /**
+         * A plain HBase scan of the data table with the query as text in a RowKeyWhere filter (the
+         * shell's, Thrift's and the Python package's path), bound to the catalog in each region, or
+         * carrying the schema; as the filter object or through the filter language's parser.
+         */
+        WHERE_FILTER
     }
 
     enum Function { COUNT, SUM, MIN, MAX, AVG }
@@ -175,6 +181,8 @@ final class OracleQuery {
     }
 
     final Path path;
+    /** How a WHERE_FILTER query is sent: 0 the filter object, 1 with the schema, 2 as filter text, 3 as filter text with the schema. */
+    int whereForm;
     final List<Condition> shared = new ArrayList<>();
     /** The AND-branches of an anyOf; empty for a plain query. */
     final List<List<Condition>> branches = new ArrayList<>();
@@ -272,6 +280,7 @@ final class OracleQuery {
     String options() {
         List<String> o = new ArrayList<>();
         o.add(path.name());
+        o.add(path == Path.WHERE_FILTER ? "as " + whereForm : null);
         if (hint != null) {
             o.add(hint.isEmpty() ? "noIndex" : "useIndex(" + hint + ")");
         }
@@ -296,7 +305,8 @@ final class OracleQuery {
 
     static OracleQuery random(OracleModel.Schema schema, List<OracleModel.Index> indexes, Random random) {
         int dice = random.nextInt(100);
-        Path path = dice < 45 ? Path.SCAN : dice < 85 ? Path.AGGREGATE : dice < 95 ? Path.TO_SCAN : Path.TEXT_TO_SCAN;
+        Path path = dice < 42 ? Path.SCAN : dice < 80 ? Path.AGGREGATE : dice < 88 ? Path.TO_SCAN : dice < 93 ? Path.TEXT_TO_SCAN
+                : Path.WHERE_FILTER;
         OracleQuery q = new OracleQuery(path);
         addConditions(q.shared, schema, indexes, random, random.nextInt(4));
         boolean wantsJoin = path == Path.AGGREGATE ? random.nextInt(20) == 0 : random.nextInt(10) < 3;
@@ -314,7 +324,7 @@ final class OracleQuery {
             }
         }
         int hint = random.nextInt(10);
-        if (path != Path.TO_SCAN && path != Path.TEXT_TO_SCAN) {
+        if (path == Path.SCAN || path == Path.AGGREGATE) {
             if (hint < 2) {
                 q.hint = "";
             } else if (hint < 4 && !indexes.isEmpty()) {
@@ -339,6 +349,9 @@ final class OracleQuery {
             }
             q.serial = random.nextInt(5) == 0;
             q.unordered = !q.serial && random.nextInt(6) == 0;
+        }
+        if (path == Path.WHERE_FILTER) {
+            q.whereForm = random.nextInt(4);
         }
         if (path == Path.AGGREGATE) {
             if (wantsJoin && q.branches.isEmpty()) { // refused: aggregates of joins are not built yet
