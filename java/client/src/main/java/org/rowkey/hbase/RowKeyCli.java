@@ -56,12 +56,8 @@ public final class RowKeyCli {
 
     /** Runs one command; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            err.println(USAGE);
+        Options o = parsed(args, err);
+        if (o == null) {
             return 2;
         }
         Configuration conf = HBaseConfiguration.create();
@@ -83,15 +79,19 @@ public final class RowKeyCli {
      * the exit status.
      */
     public static int run(Connection connection, String[] args, PrintStream out, PrintStream err) throws IOException {
-        Options o;
+        Options o = parsed(args, err);
+        return o == null ? 2 : run(connection, o, out, err);
+    }
+
+    /** The options of {@code args}, or null when they are bad (the reason and the usage on {@code err}). */
+    private static Options parsed(String[] args, PrintStream err) {
         try {
-            o = Options.parse(args);
+            return Options.parse(args);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.println(USAGE);
-            return 2;
+            return null;
         }
-        return run(connection, o, out, err);
     }
 
     static int run(Connection connection, Options o, PrintStream out, PrintStream err) throws IOException {

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -291,10 +290,8 @@ class IndexVerifyIT extends HBaseMiniClusterBase {
                 rows++;
             }
         }
-        Map<String, Long> all = new LinkedHashMap<>();
-        all.put("verified", rows);
-        assertEquals(all, counts(settled, "by_code"), settled.toText());
-        assertEquals(all, counts(settled, "by_day"), settled.toText());
+        assertEquals(expect("verified", rows), counts(settled, "by_code"), settled.toText());
+        assertEquals(expect("verified", rows), counts(settled, "by_day"), settled.toText());
         assertTrue(afterwards > 100, "the writers wrote while verify ran: " + afterwards);
     }
 }
