@@ -16,6 +16,7 @@ pub mod ffi;
 pub mod handle;
 pub mod key;
 pub mod limits;
+pub mod memory;
 pub mod plan;
 pub mod plan_wire;
 pub mod ranges;

@@ -547,6 +547,13 @@ jni_export! {
     }
 }
 
+jni_export! {
+    /// `memory::bytes_in_use`: the RegionServer's `NativeBytesInUse` metric.
+    fn Java_org_rowkey_hbase_RowKeyNative_nativeBytesInUse<'local>(_env) -> jlong {
+        Ok(jlong::try_from(crate::memory::bytes_in_use()).unwrap_or(jlong::MAX))
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // helpers
 

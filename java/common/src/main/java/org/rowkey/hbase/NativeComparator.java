@@ -33,6 +33,8 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
     private final int keyLength;
     /** What a row of another length than the key compares as, answered without a native call. */
     private final int wrongLengthResult;
+    /** Native compares made, racy (it only picks the ones timed: {@link NativeRowTimes}). */
+    private int compares;
 
     NativeComparator(Compiled compiled) {
         super(compiled.canonical);
@@ -54,9 +56,11 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         if (length != keyLength) {
             return wrongLengthResult;
         }
+        long sampled = NativeRowTimes.startIfSampled(++compares);
         try {
             return CALLS.compareArray(handle.get(), row, offset, length);
         } finally {
+            NativeRowTimes.endIfSampled(sampled);
             NativeCleaner.keepAlive(handle);
         }
     }
@@ -73,6 +77,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
         if (length != keyLength) {
             return wrongLengthResult;
         }
+        long sampled = NativeRowTimes.startIfSampled(++compares);
         try {
             if (buf.isDirect()) {
                 return CALLS.compareDirect(handle.get(), buf, offset, length);
@@ -87,6 +92,7 @@ abstract class NativeComparator extends ByteArrayComparable implements AutoClose
             view.get(copy);
             return CALLS.compareArray(handle.get(), copy, 0, length);
         } finally {
+            NativeRowTimes.endIfSampled(sampled);
             NativeCleaner.keepAlive(handle);
         }
     }

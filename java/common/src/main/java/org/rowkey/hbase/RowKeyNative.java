@@ -97,6 +97,9 @@ final class RowKeyNative {
     // ---- limits and diagnostics ----
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */
     static native int maxKeyBytes();
+
+    /** The bytes the native library holds now (its allocations not yet freed). */
+    static native long nativeBytesInUse();
     /** Native schemas and comparators currently alive (created and not yet freed). */
     static native long liveObjects();
 }

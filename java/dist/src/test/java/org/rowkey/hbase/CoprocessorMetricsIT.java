@@ -85,6 +85,13 @@ class CoprocessorMetricsIT extends HBaseMiniClusterBase {
             rs.next();
         }
 
+        // 2,048 compares of one comparator in this JVM (the RegionServer's): two of them timed.
+        PredicateComparator comparator = RowKeyQuery.on(schema).eq("code", 404).toComparator();
+        byte[] key = schema.encode(TestData.seedRow("http://m/0", 404, 20161201, 1, false));
+        for (int i = 0; i < 2 * NativeRowTimes.SAMPLE_EVERY; i++) {
+            assertEquals(0, comparator.compareTo(key, 0, key.length));
+        }
+
         Map<String, Long> index = new LinkedHashMap<>();
         index.put(CoprocessorMetrics.INDEXED_ROWS, (long) ROWS);
         index.put(CoprocessorMetrics.INDEX_MARK_MICROS + "_num_ops", null);   // one per mini-batch: at least the batches
@@ -110,7 +117,13 @@ class CoprocessorMetricsIT extends HBaseMiniClusterBase {
         scan.put(CoprocessorMetrics.WHERE_BIND_MICROS + "_num_ops", 3L);
         scan.put(CoprocessorMetrics.WHERE_REFUSALS, null);              // the bad one, in the first region (retries: more)
         scan.put(CoprocessorMetrics.CATALOG_REQUESTS, 1L);
+        scan.put(CoprocessorMetrics.NATIVE_BYTES_IN_USE, null);
+        scan.put(CoprocessorMetrics.NATIVE_ROW_SAMPLES, null);
+        scan.put(CoprocessorMetrics.NATIVE_ROW_SAMPLE_NANOS, null);
         got = await("org.rowkey.hbase.RowKeyScanObserver", scan);
+        assertTrue(got.get(CoprocessorMetrics.NATIVE_BYTES_IN_USE) > 0, "schemas and comparators live in native memory: " + got);
+        assertTrue(got.get(CoprocessorMetrics.NATIVE_ROW_SAMPLES) >= 2, got.toString());
+        assertTrue(got.get(CoprocessorMetrics.NATIVE_ROW_SAMPLE_NANOS) > 0, got.toString());
         assertTrue(got.get(CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES) > 0, got.toString());
         assertTrue(got.get(CoprocessorMetrics.WHERE_REFUSALS) >= 1, got.toString());
     }
@@ -168,6 +181,8 @@ class CoprocessorMetricsIT extends HBaseMiniClusterBase {
             } else if (metric.get() instanceof Histogram) {
                 Histogram h = (Histogram) metric.get();
                 seen.put(jmxName(name), name.endsWith("_max") ? h.snapshot().getMax() : h.getCount());
+            } else if (metric.get() instanceof org.apache.hadoop.hbase.metrics.Gauge) {
+                seen.put(jmxName(name), ((Number) ((org.apache.hadoop.hbase.metrics.Gauge<?>) metric.get()).getValue()).longValue());
             }
         }
     }

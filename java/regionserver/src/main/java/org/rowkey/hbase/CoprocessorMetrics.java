@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MetricsCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.metrics.Counter;
+import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.Histogram;
 import org.apache.hadoop.hbase.metrics.Metric;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
@@ -52,6 +53,10 @@ final class CoprocessorMetrics {
     static final String READER_STALE_MARKS_LOST = "readerStaleMarksLost";
     static final String VERIFY_REPAIRS = "verifyRepairs";
     static final String VERIFY_REPAIRS_LOST = "verifyRepairsLost";
+    // RowKeyScanObserver: the JVM's native side, read when JMX (or a metrics probe) asks.
+    static final String NATIVE_BYTES_IN_USE = "nativeBytesInUse";
+    static final String NATIVE_ROW_SAMPLES = "nativeRowSamples";
+    static final String NATIVE_ROW_SAMPLE_NANOS = "nativeRowSampleNanos";
 
     /**
      * Whether the observers count at all (default true): in hbase-site.xml for every table of the
@@ -108,12 +113,34 @@ final class CoprocessorMetrics {
                     counts.merge(name, ((Counter) e.getValue()).getCount(), Long::sum);
                 } else if (e.getValue() instanceof Histogram) {
                     counts.merge(name + "_num_ops", ((Histogram) e.getValue()).getCount(), Long::sum);
+                } else if (e.getValue() instanceof Gauge && ((Gauge<?>) e.getValue()).getValue() instanceof Number) {
+                    // The JVM-wide gauges (withNativeGauges), registered by the scan observer alone.
+                    counts.put(name, ((Number) ((Gauge<?>) e.getValue()).getValue()).longValue());
                 }
             }
         }
         StringBuilder text = new StringBuilder();
         counts.forEach((name, n) -> text.append(name).append('=').append(n).append('\n'));
         return text.toString();
+    }
+
+    /**
+     * The JVM's native side as gauges, read when asked: the native library's bytes in use (-1 when it
+     * is not loaded) and the sampled per-row compares ({@link NativeRowTimes}).
+     */
+    CoprocessorMetrics withNativeGauges() {
+        if (registry != null) {
+            registry.register(NATIVE_BYTES_IN_USE, (Gauge<Long>) () -> {
+                try {
+                    return RowKeyNative.nativeBytesInUse();
+                } catch (LinkageError notLoaded) {
+                    return -1L;
+                }
+            });
+            registry.register(NATIVE_ROW_SAMPLES, (Gauge<Long>) NativeRowTimes::samples);
+            registry.register(NATIVE_ROW_SAMPLE_NANOS, (Gauge<Long>) NativeRowTimes::nanos);
+        }
+        return this;
     }
 
     void count(String name, long n) {

@@ -123,7 +123,7 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
                 CoprocessorMetrics.AGGREGATE_PARTIALS, CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, CoprocessorMetrics.AGGREGATE_FAILURES,
                 CoprocessorMetrics.CATALOG_REQUESTS, CoprocessorMetrics.VERSION_REQUESTS, CoprocessorMetrics.READER_REPAIRS,
                 CoprocessorMetrics.READER_REPAIRS_LOST, CoprocessorMetrics.READER_STALE_MARKS, CoprocessorMetrics.READER_STALE_MARKS_LOST,
-                CoprocessorMetrics.VERIFY_REPAIRS, CoprocessorMetrics.VERIFY_REPAIRS_LOST);
+                CoprocessorMetrics.VERIFY_REPAIRS, CoprocessorMetrics.VERIFY_REPAIRS_LOST).withNativeGauges();
         int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
         maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
         maxBytes = env.getConfiguration().getLong(MAX_BYTES_SETTING, 0);
