@@ -135,6 +135,7 @@ class AggregateBudgetIT extends HBaseMiniClusterBase {
                 RowKeyQuery query = (RowKeyQuery) c[0];
                 CALL_MILLIS.clear();
                 FILTERED_ROWS.set(0);
+                long stops = CoprocessorMetricsIT.registryCount(CoprocessorWire.SCAN_OBSERVER, CoprocessorMetrics.AGGREGATE_BUDGET_STOPS);
                 timing = true;
                 long t0 = System.nanoTime();
                 List<Object> answer;
@@ -156,6 +157,9 @@ class AggregateBudgetIT extends HBaseMiniClusterBase {
                 // never the region: ROWS dropped rows take >= 3 s.
                 assertTrue(longest < 8 * BUDGET_MS, "one RPC held its handler " + longest + " ms; the budget is " + BUDGET_MS
                         + " ms; all calls: " + calls);
+                // Every call but the region's last stopped at its budget, and the RegionServer counted it.
+                assertTrue(CoprocessorMetricsIT.registryCount(CoprocessorWire.SCAN_OBSERVER, CoprocessorMetrics.AGGREGATE_BUDGET_STOPS)
+                        - stops >= calls.size() - 1, calls.toString());
             }
         }
     }

@@ -650,6 +650,14 @@ class AggregateIT extends HBaseMiniClusterBase {
                 .setMaxGroups(50_000_000).addAggregates(AggregateSpec.newBuilder().setFunction(AggregateFunction.COUNT)))
                 .build().toByteArray(), "max_groups of an aggregation is 50000000");
         hostile.put(new byte[2 << 20], "at most 1048576 allowed");
+        // Each refusal is counted by its reason in the RegionServer's metrics.
+        String observer = CoprocessorWire.SCAN_OBSERVER;
+        String[] reasons = {CoprocessorMetrics.AGGREGATE_REFUSED_CORRUPT, CoprocessorMetrics.AGGREGATE_REFUSED_SPEC,
+            CoprocessorMetrics.AGGREGATE_REFUSED_NEWER_FORMAT, CoprocessorMetrics.AGGREGATE_REFUSED_TOO_LARGE};
+        long[] before = new long[reasons.length];
+        for (int i = 0; i < reasons.length; i++) {
+            before[i] = CoprocessorMetricsIT.registryCount(observer, reasons[i]);
+        }
         try (Table t = connection().getTable(name)) {
             for (Map.Entry<byte[], String> h : hostile.entrySet()) {
                 Scan scan = new Scan().setAttribute(RowKeyScanObserver.REQUEST_ATTRIBUTE, h.getKey());
@@ -663,6 +671,10 @@ class AggregateIT extends HBaseMiniClusterBase {
                 assertTrue(causes(e).contains(h.getValue()), h.getValue() + " in " + causes(e));
                 assertTrue(causes(e).contains(DoNotRetryIOException.class.getSimpleName()), causes(e));
             }
+        }
+        long[] want = {1, 3, 1, 1}; // the spec's: a sum of a md5 field, an unknown field, a max_groups too high
+        for (int i = 0; i < reasons.length; i++) {
+            assertTrue(CoprocessorMetricsIT.registryCount(observer, reasons[i]) - before[i] >= want[i], reasons[i]);
         }
         // The group cap, reached in a region, is an error naming it.
         IOException cap = assertThrows(IOException.class, () -> table.aggregate(RowKeyQuery.on(schema).noIndex(),

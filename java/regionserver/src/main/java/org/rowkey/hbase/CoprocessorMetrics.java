@@ -44,6 +44,13 @@ final class CoprocessorMetrics {
     static final String AGGREGATE_PARTIALS = "aggregatePartials";
     static final String AGGREGATE_PARTIAL_BYTES = "aggregatePartialBytes";
     static final String AGGREGATE_FAILURES = "aggregateFailures";
+    static final String AGGREGATE_BUDGET_STOPS = "aggregateBudgetStops";
+    // AggregateRefusals by reason.
+    static final String AGGREGATE_REFUSED_TOO_LARGE = "aggregateRefusedTooLarge";
+    static final String AGGREGATE_REFUSED_REVERSED = "aggregateRefusedReversed";
+    static final String AGGREGATE_REFUSED_CORRUPT = "aggregateRefusedCorrupt";
+    static final String AGGREGATE_REFUSED_NEWER_FORMAT = "aggregateRefusedNewerFormat";
+    static final String AGGREGATE_REFUSED_SPEC = "aggregateRefusedSpec";
     static final String CATALOG_REQUESTS = "catalogRequests";
     static final String VERSION_REQUESTS = "versionRequests";
     // RowKeyScanObserver of an index table: the conditional writes that settle its rows.

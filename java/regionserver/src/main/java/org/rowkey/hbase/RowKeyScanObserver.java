@@ -123,7 +123,10 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
                 CoprocessorMetrics.AGGREGATE_PARTIALS, CoprocessorMetrics.AGGREGATE_PARTIAL_BYTES, CoprocessorMetrics.AGGREGATE_FAILURES,
                 CoprocessorMetrics.CATALOG_REQUESTS, CoprocessorMetrics.VERSION_REQUESTS, CoprocessorMetrics.READER_REPAIRS,
                 CoprocessorMetrics.READER_REPAIRS_LOST, CoprocessorMetrics.READER_STALE_MARKS, CoprocessorMetrics.READER_STALE_MARKS_LOST,
-                CoprocessorMetrics.VERIFY_REPAIRS, CoprocessorMetrics.VERIFY_REPAIRS_LOST).withNativeGauges();
+                CoprocessorMetrics.VERIFY_REPAIRS, CoprocessorMetrics.VERIFY_REPAIRS_LOST, CoprocessorMetrics.AGGREGATE_BUDGET_STOPS,
+                CoprocessorMetrics.AGGREGATE_REFUSED_TOO_LARGE, CoprocessorMetrics.AGGREGATE_REFUSED_REVERSED,
+                CoprocessorMetrics.AGGREGATE_REFUSED_CORRUPT, CoprocessorMetrics.AGGREGATE_REFUSED_NEWER_FORMAT,
+                CoprocessorMetrics.AGGREGATE_REFUSED_SPEC).withNativeGauges();
         int rpcTimeout = env.getConfiguration().getInt("hbase.rpc.timeout", 60_000);
         maxTimeBudgetMs = Math.max(1, rpcTimeout / RPC_TIMEOUT_SHARE);
         maxBytes = env.getConfiguration().getLong(MAX_BYTES_SETTING, 0);
@@ -239,31 +242,37 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
         }
     }
 
+    /** The refusal of an aggregate request, counted by its reason (and in AggregateRefusals with every other). */
+    private DoNotRetryIOException refused(String reason, String message) {
+        metrics.count(reason);
+        return new DoNotRetryIOException(message);
+    }
+
     /** A checked request, with its budgets capped by this server's. */
     private Request parse(byte[] bytes, Scan scan) throws DoNotRetryIOException {
         if (bytes.length > MAX_REQUEST_BYTES) {
-            throw new DoNotRetryIOException("hbase-rowkey: aggregate request of " + bytes.length + " bytes, at most "
-                    + MAX_REQUEST_BYTES + " allowed");
+            throw refused(CoprocessorMetrics.AGGREGATE_REFUSED_TOO_LARGE, "hbase-rowkey: aggregate request of " + bytes.length
+                    + " bytes, at most " + MAX_REQUEST_BYTES + " allowed");
         }
         if (scan.isReversed()) {
-            throw new DoNotRetryIOException("hbase-rowkey: an aggregate request on a reversed scan");
+            throw refused(CoprocessorMetrics.AGGREGATE_REFUSED_REVERSED, "hbase-rowkey: an aggregate request on a reversed scan");
         }
         AggregateRequest request;
         try {
             request = AggregateRequest.parseFrom(bytes);
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new DoNotRetryIOException("hbase-rowkey: corrupt aggregate request: " + e.getMessage());
+            throw refused(CoprocessorMetrics.AGGREGATE_REFUSED_CORRUPT, "hbase-rowkey: corrupt aggregate request: " + e.getMessage());
         }
         if (request.getFormatVersion() > RowKeySchema.FORMAT_VERSION) {
-            throw new DoNotRetryIOException("hbase-rowkey: unsupported format version " + request.getFormatVersion()
-                    + " of aggregate request (this server reads up to " + RowKeySchema.FORMAT_VERSION + ")");
+            throw refused(CoprocessorMetrics.AGGREGATE_REFUSED_NEWER_FORMAT, "hbase-rowkey: unsupported format version "
+                    + request.getFormatVersion() + " of aggregate request (this server reads up to " + RowKeySchema.FORMAT_VERSION + ")");
         }
         NativeAggregator aggregator;
         try {
             // The spec's own bytes go through the native checks (size, pre-scan, version, limits).
             aggregator = new NativeAggregator(request.getAggregation().toByteArray(), maxBytes);
         } catch (IllegalArgumentException e) {
-            throw new DoNotRetryIOException("hbase-rowkey: aggregate request refused: " + e.getMessage());
+            throw refused(CoprocessorMetrics.AGGREGATE_REFUSED_SPEC, "hbase-rowkey: aggregate request refused: " + e.getMessage());
         }
         int rows = request.getRowBudget() == 0 ? CoprocessorWire.DEFAULT_ROW_BUDGET
                 : Math.min(request.getRowBudget(), MAX_ROW_BUDGET);
@@ -476,6 +485,9 @@ public class RowKeyScanObserver implements RegionCoprocessor, RegionObserver {
             }
             batch.flush();
             exhausted = !more;
+            if (more) {
+                metrics.count(CoprocessorMetrics.AGGREGATE_BUDGET_STOPS); // a partial before the region's end
+            }
             if (lastRow == null) {
                 return more;
             }
