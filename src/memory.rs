@@ -1,6 +1,6 @@
-//! The native memory this library holds, counted: every allocation of the process's Rust code
-//! goes through [`Counting`] (the global allocator), which keeps the bytes in use in one relaxed
-//! atomic. Operators read it from the RegionServer's metrics (`NativeBytesInUse`): the heap
+//! The native memory this library holds, counted: with the `count-memory` feature (the library
+//! the jar ships), every allocation of the process's Rust code goes through [`Counting`] (the
+//! global allocator), which keeps the bytes in use in one relaxed atomic. Operators read it from the RegionServer's metrics (`NativeBytesInUse`): the heap
 //! outside Java that schemas, comparators, plans and aggregates hold, which no JVM tool shows.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -51,25 +51,28 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+#[cfg(feature = "count-memory")]
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// The bytes this process's Rust code holds now (allocated and not yet freed).
-pub fn bytes_in_use() -> usize {
-    IN_USE.load(Ordering::Relaxed)
+/// The bytes this process's Rust code holds now (allocated and not yet freed), or None when the
+/// library was built without the `count-memory` feature.
+pub fn bytes_in_use() -> Option<usize> {
+    cfg!(feature = "count-memory").then(|| IN_USE.load(Ordering::Relaxed))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "count-memory"))]
 mod tests {
     use super::bytes_in_use;
 
     #[test]
     fn a_large_allocation_is_counted_while_it_lives() {
         // Other tests allocate at once in other threads: a margin far below the 64 MiB measured.
-        let before = bytes_in_use();
+        let in_use = || bytes_in_use().expect("counted");
+        let before = in_use();
         let held = vec![7u8; 64 << 20];
-        assert!(bytes_in_use() >= before + (60 << 20), "{} then {}", before, bytes_in_use());
+        assert!(in_use() >= before + (60 << 20), "{} then {}", before, in_use());
         drop(held);
-        assert!(bytes_in_use() < before + (32 << 20), "{} then {}", before, bytes_in_use());
+        assert!(in_use() < before + (32 << 20), "{} then {}", before, in_use());
     }
 }

@@ -548,9 +548,9 @@ jni_export! {
 }
 
 jni_export! {
-    /// `memory::bytes_in_use`: the RegionServer's `NativeBytesInUse` metric.
+    /// `memory::bytes_in_use`: the RegionServer's `NativeBytesInUse` metric; -1 when not counted.
     fn Java_org_rowkey_hbase_RowKeyNative_nativeBytesInUse<'local>(_env) -> jlong {
-        Ok(jlong::try_from(crate::memory::bytes_in_use()).unwrap_or(jlong::MAX))
+        Ok(crate::memory::bytes_in_use().map_or(-1, |b| jlong::try_from(b).unwrap_or(jlong::MAX)))
     }
 }
 

@@ -98,7 +98,7 @@ final class RowKeyNative {
     /** The longest row key a schema may have ({@code limits::MAX_KEY_BYTES}). */
     static native int maxKeyBytes();
 
-    /** The bytes the native library holds now (its allocations not yet freed). */
+    /** The bytes the native library holds now (its allocations not yet freed); -1 for a library built without counting them. */
     static native long nativeBytesInUse();
     /** Native schemas and comparators currently alive (created and not yet freed). */
     static native long liveObjects();
