@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// `src/<m>/`). A module may use its own layer and every layer of a lower rank; two layers of
 /// one rank are peers and use neither each other.
 const LAYERS: &[(u32, &str, &[&str])] = &[
-    (0, "plumbing", &["error", "limits", "handle", "wire", "proto"]),
+    (0, "plumbing", &["error", "limits", "memory", "handle", "wire", "proto"]),
     (1, "key model", &["key"]),
     (2, "per-row evaluation", &["eval"]),
     (2, "aggregates", &["aggregate"]),
