@@ -96,7 +96,7 @@ final class IndexResultScanner implements ResultScanner {
         for (Entry entry : batch) {
             if (entry.fromIndex == null) {
                 // The whole row: it may be needed to repair the entry.
-                gets.add(entry.verified ? new Get(entry.dataKey) : IndexRowResolver.probe(entry.dataKey));
+                gets.add(entry.verified ? new Get(entry.dataKey) : IndexRowFormat.probe(entry.dataKey));
             }
         }
         return new Batch(batch, resolver.read(gets));

@@ -58,11 +58,6 @@ final class IndexRowResolver implements Closeable {
         return catalog.dataKeys(index, indexKeys);
     }
 
-    /** A read of data row {@code key} whole, telling whether a write of it is in flight: what settling its index row needs. */
-    static Get probe(byte[] key) {
-        return new Get(key).setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
-    }
-
     /** Data rows being read, in the order of their Gets. */
     final class Reading {
         private final List<Future<Result[]>> parts;

@@ -360,7 +360,7 @@ final class JoinScanner implements ResultScanner {
     private void maintain(byte[] through) throws IOException {
         NavigableMap<byte[], List<Unverified>> due = unverified.headMap(through, true);
         for (Map.Entry<byte[], List<Unverified>> e : due.entrySet()) {
-            Result probed = resolver.get(Collections.singletonList(IndexRowResolver.probe(e.getKey())))[0];
+            Result probed = resolver.get(Collections.singletonList(IndexRowFormat.probe(e.getKey())))[0];
             Map<Integer, List<byte[]>> byIndex = new TreeMap<>();
             for (Unverified u : e.getValue()) {
                 byIndex.computeIfAbsent(u.index, i -> new ArrayList<>()).add(u.row);

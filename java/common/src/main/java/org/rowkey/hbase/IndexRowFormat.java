@@ -126,6 +126,11 @@ final class IndexRowFormat {
     static final byte MARKED_STALE_BY_READER = 2;
     static final byte REPAIRED_BY_VERIFY = 3;
 
+    /** A read of data row {@code key} whole with {@link #DATA_ROW_PROBE}: what settling or verifying its index row needs. */
+    static org.apache.hadoop.hbase.client.Get probe(byte[] key) {
+        return new org.apache.hadoop.hbase.client.Get(key).setAttribute(DATA_ROW_PROBE, new byte[] {1});
+    }
+
     /** The qualifier of the probe's marker cell: a NUL first, which no column of this library's tables uses. */
     static final byte[] PROBE_QUALIFIER = Bytes.toBytes("\u0000rowkey.probe");
     /**

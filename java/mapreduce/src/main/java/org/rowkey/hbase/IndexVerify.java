@@ -600,7 +600,7 @@ final class IndexVerify {
                 byte[] indexKey = Arrays.copyOfRange(k, 1, k.length);
                 byte[] dataKey = catalog.dataKey(index, indexKey);
                 dataKeys.add(dataKey);
-                dataGets.add(probe(dataKey));
+                dataGets.add(IndexRowFormat.probe(dataKey));
                 indexGets.computeIfAbsent(index, i -> new ArrayList<>()).add(new Get(indexKey));
             }
             Result[] before = dataTable.get(dataGets);
@@ -779,11 +779,6 @@ final class IndexVerify {
                 connection.close();
             }
         }
-    }
-
-    /** A read of data row {@code key} whole, telling whether a write of it is in flight. */
-    static Get probe(byte[] key) {
-        return new Get(key).setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
     }
 
     /** Whether two reads of a data row found the same cells (a write between them changes some). */
