@@ -28,12 +28,15 @@ import org.rowkey.hbase.RowKeyTable;
 import org.rowkey.hbase.RowKeyWhere;
 
 /**
- * {@code cargo make bench-metrics}: what the observers' metrics cost, in one run on one cluster: two
- * tables alike (an index, a covered column), one with {@code rowkey.metrics.enabled=false} in its
- * descriptor (which one swaps halfway), taking turns in a shuffled order: indexed writes (batches of 500), a text query over
- * the whole table ({@code RowKeyWhere}, bound in each region) and an aggregate folded in the regions.
- * Medians of {@code --runs} rounds after a warm-up, and the median of the rounds' on / off ratios
- * (the tables grow round by round: within a round both are of one size).
+ * {@code cargo make bench-metrics}: what the observers' metrics cost, in one run on one cluster: three
+ * tables alike (an index, a covered column) taking turns in a shuffled order, each round: indexed
+ * writes (batches of 500), a text query over the whole table ({@code RowKeyWhere}, bound in each region)
+ * and an aggregate folded in the regions. One table has the metrics on, two have them off
+ * ({@code rowkey.metrics.enabled=false} in their descriptors); which one is on changes each third of the
+ * rounds, so that each table is measured in each role. Per round, the cost is the table with them on
+ * against one with them off, the control the other table with them off against that same one: both
+ * ratios are of tables of one size, with the same noise, so a cost is told from noise by comparing them.
+ * Medians over the rounds, with a bootstrap 90 % interval of each.
  */
 public final class MetricsCostBench {
     private MetricsCostBench() {}
@@ -41,6 +44,7 @@ public final class MetricsCostBench {
     private static final byte[] F = Bytes.toBytes("f");
     private static final int BATCH = 500;
     private static final int REPEATS = 5;
+    private static final int TABLES = 3;
     private static final String[] WORK = {"indexed writes (batches of 500)", "text query over every row, 5 times",
         "aggregate in the regions, 5 times"};
 
@@ -49,51 +53,53 @@ public final class MetricsCostBench {
         Demo.benchmarkMain("METRICS COST BENCHMARK", options, connection -> run(connection, options));
     }
 
-    /** Sets {@code rowkey.metrics.enabled} in the table's descriptor (its regions reopen with it). */
-    private static void metricsOff(Admin admin, TableName table, boolean off) throws java.io.IOException {
-        // ROWKEY_BENCH_CONTROL=1: both tables off throughout, the same steps: the gap the tables alone make.
-        off |= "1".equals(System.getenv("ROWKEY_BENCH_CONTROL"));
-        admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(table))
-                .setValue("rowkey.metrics.enabled", Boolean.toString(!off)).build());
+    /** Sets {@code rowkey.metrics.enabled} in each table's descriptor (its regions reopen with it): on in {@code on}'s alone. */
+    private static void metricsOn(Admin admin, TableName[] tables, int on) throws java.io.IOException {
+        for (int t = 0; t < tables.length; t++) {
+            admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(tables[t]))
+                    .setValue("rowkey.metrics.enabled", Boolean.toString(t == on)).build());
+        }
     }
 
     private static int run(Connection connection, Demo.Options options) throws Exception {
         RowKeySchema schema = RowKeySchema.builder().int32("user").int32("code").int32("day").build();
-        TableName[] tables = {TableName.valueOf("metrics_on"), TableName.valueOf("metrics_off")};
+        TableName[] tables = new TableName[TABLES];
         int rows = Math.min(options.rows, 1_000_000);
+        int runs = Math.max(TABLES, options.runs / TABLES * TABLES);
         try (Admin admin = connection.getAdmin()) {
-            for (TableName t : tables) {
-                if (admin.tableExists(t)) {
-                    RowKeyTable.open(connection, t).dropIndex("by_code");
-                    admin.disableTable(t);
-                    admin.deleteTable(t);
+            for (int t = 0; t < TABLES; t++) {
+                tables[t] = TableName.valueOf("metrics_" + (char) ('a' + t));
+                if (admin.tableExists(tables[t])) {
+                    RowKeyTable.open(connection, tables[t]).dropIndex("by_code");
+                    admin.disableTable(tables[t]);
+                    admin.deleteTable(tables[t]);
                 }
-                RowKeyTable.create(admin, t, schema, Arrays.asList(RowKeyIndex.of("by_code", "code").include("f", "url")),
+                RowKeyTable.create(admin, tables[t], schema, Arrays.asList(RowKeyIndex.of("by_code", "code").include("f", "url")),
                         new byte[][] {schema.encode(Map.of("user", rows / 2, "code", 0, "day", 0))}, F);
             }
-            metricsOff(admin, tables[1], true);
         }
         RowKeyWhere.register();
         Random order = new Random(options.seed);
-        int runs = options.runs;
-        // [work][0: metrics on, 1: off][measurement]: each table has them on for half the rounds,
-        // off for the other half, so that what tells the tables apart (their regions' histories)
-        // weighs on both sides alike.
-        double[][][] millis = new double[WORK.length][2][runs];
-        int[] written = new int[2];
-        boolean swapped = false;
+        // [work][table][round]: each table's time in each round (a warm-up round first, not kept).
+        double[][][] millis = new double[WORK.length][TABLES][runs];
+        int[] on = new int[runs];
+        int[] written = new int[TABLES];
+        int phase = -1;
         for (int run = -1; run < runs; run++) {
-            if (!swapped && run >= runs / 2) {
+            int round = Math.max(run, 0);
+            on[round] = round * TABLES / runs;
+            if (on[round] != phase) {
+                phase = on[round];
                 try (Admin admin = connection.getAdmin()) {
-                    metricsOff(admin, tables[0], true);
-                    metricsOff(admin, tables[1], false);
+                    metricsOn(admin, tables, phase);
                 }
-                swapped = true;
             }
-            List<Integer> turns = new ArrayList<>(Arrays.asList(0, 1));
+            List<Integer> turns = new ArrayList<>();
+            for (int t = 0; t < TABLES; t++) {
+                turns.add(t);
+            }
             Collections.shuffle(turns, order);
             for (int t : turns) {
-                int off = (t == 1) != swapped ? 1 : 0;
                 long start = System.nanoTime();
                 try (Table table = connection.getTable(tables[t])) {
                     List<Put> batch = new ArrayList<>(BATCH);
@@ -108,7 +114,7 @@ public final class MetricsCostBench {
                     }
                     table.put(batch);
                 }
-                millis[0][off][Math.max(run, 0)] = Demo.millisSince(start);
+                millis[0][t][round] = Demo.millisSince(start);
 
                 // The reads are short: each is repeated, their sum timed, so that noise does not swamp it.
                 start = System.nanoTime();
@@ -121,7 +127,7 @@ public final class MetricsCostBench {
                         }
                     }
                 }
-                millis[1][off][Math.max(run, 0)] = Demo.millisSince(start);
+                millis[1][t][round] = Demo.millisSince(start);
 
                 start = System.nanoTime();
                 long counted = 0;
@@ -129,7 +135,7 @@ public final class MetricsCostBench {
                     counted = RowKeyTable.open(connection, tables[t]).aggregate(RowKeyQuery.on(schema).noIndex(),
                             Aggregation.on(schema).count()).rows().get(0).longValue(0);
                 }
-                millis[2][off][Math.max(run, 0)] = Demo.millisSince(start);
+                millis[2][t][round] = Demo.millisSince(start);
                 if (counted != written[t]) {
                     System.out.println("the aggregate counted " + counted + " rows of " + written[t] + " written to " + tables[t]);
                     return 1;
@@ -140,21 +146,48 @@ public final class MetricsCostBench {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%n%,d rows written to each table over %d measured rounds after a warm-up, the tables taking"
-                + " turns in a shuffled order; medians%n", written[0], runs);
-        System.out.println("| work | metrics on, ms | metrics off, ms | on / off, the median of the rounds' |");
-        System.out.println("|---|---:|---:|---:|");
+        System.out.printf(Locale.ROOT, "%n%,d rows written to each of %d tables over %d measured rounds after a warm-up, the tables"
+                + " taking turns in a shuffled order, the metrics on in one table (a third of the rounds each); medians, and a"
+                + " bootstrap 90 %% interval of the median ratio%n", written[0], TABLES, runs);
+        System.out.println("| work | metrics on, ms | off, ms | off (control), ms | cost: on / off | control: off (control) / off |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        Random resample = new Random(options.seed);
         for (int w = 0; w < WORK.length; w++) {
-            // Each round's two measurements are of tables of one size: their ratio, not the medians', is the cost.
-            double[] ratios = new double[runs];
+            double[] onMs = new double[runs];
+            double[] offMs = new double[runs];
+            double[] controlMs = new double[runs];
+            double[] cost = new double[runs];
+            double[] control = new double[runs];
             for (int k = 0; k < runs; k++) {
-                ratios[k] = millis[w][0][k] / millis[w][1][k];
+                // The two tables off are taken in the same order in every phase: the one after the table on, then the other.
+                onMs[k] = millis[w][on[k]][k];
+                offMs[k] = millis[w][(on[k] + 1) % TABLES][k];
+                controlMs[k] = millis[w][(on[k] + 2) % TABLES][k];
+                cost[k] = onMs[k] / offMs[k];
+                control[k] = controlMs[k] / offMs[k];
             }
-            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.3f |%n", WORK[w], EndToEnd.median(millis[w][0]),
-                    EndToEnd.median(millis[w][1]), EndToEnd.median(ratios));
+            System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %s | %s |%n", WORK[w], EndToEnd.median(onMs),
+                    EndToEnd.median(offMs), EndToEnd.median(controlMs), withInterval(cost, resample),
+                    withInterval(control, resample));
         }
         directCost(written[0] / BATCH, EndToEnd.median(millis[0][0]) * (runs + 1) / written[0] * BATCH);
         return 0;
+    }
+
+    /** The median of {@code ratios} and a bootstrap 90 % interval of it (rounds resampled 10,000 times). */
+    private static String withInterval(double[] ratios, Random random) {
+        int n = ratios.length;
+        double[] medians = new double[10_000];
+        double[] sample = new double[n];
+        for (int b = 0; b < medians.length; b++) {
+            for (int i = 0; i < n; i++) {
+                sample[i] = ratios[random.nextInt(n)];
+            }
+            medians[b] = EndToEnd.median(sample);
+        }
+        Arrays.sort(medians);
+        return String.format(Locale.ROOT, "%.3f (%.3f–%.3f)", EndToEnd.median(ratios), medians[medians.length / 20],
+                medians[medians.length - 1 - medians.length / 20]);
     }
 
     /**
