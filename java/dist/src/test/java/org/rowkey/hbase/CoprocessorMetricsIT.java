@@ -5,11 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
@@ -128,14 +134,23 @@ class CoprocessorMetricsIT extends HBaseMiniClusterBase {
         assertTrue(got.get(CoprocessorMetrics.WHERE_REFUSALS) >= 1, got.toString());
     }
 
+    /** The setting as docs/operations.md shows it, a shell line {@code alter 't', CONFIGURATION => {'key' => 'value'}}: made here through Admin. */
     @Test
     void aTableWhoseConfigurationTurnsMetricsOffCountsNothing() throws Exception {
+        Path doc = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
+        while (!Files.exists(doc.resolve("Makefile.toml"))) {
+            doc = doc.getParent();
+        }
+        Matcher alter = Pattern.compile("alter '[^']+', CONFIGURATION =>\\s+\\{'([^']+)' => '([^']+)'\\}")
+                .matcher(new String(Files.readAllBytes(doc.resolve("docs/operations.md")), StandardCharsets.UTF_8));
+        assertTrue(alter.find(), "docs/operations.md shows no alter line turning metrics off");
+        assertEquals(CoprocessorMetrics.ENABLED_KEY, alter.group(1));
         TableName name = TableName.valueOf("metrics_off");
         RowKeySchema schema = TestData.seedSchema();
         try (Admin admin = connection().getAdmin()) {
             RowKeyTable.create(admin, name, schema, Arrays.asList(RowKeyIndex.of("by_type", "type")), F);
             admin.modifyTable(org.apache.hadoop.hbase.client.TableDescriptorBuilder.newBuilder(admin.getDescriptor(name))
-                    .setValue(CoprocessorMetrics.ENABLED_KEY, "false").build());
+                    .setValue(alter.group(1), alter.group(2)).build());
         }
         String observer = "org.rowkey.hbase.RowKeyIndexObserver";
         long before = indexedRows(observer);
