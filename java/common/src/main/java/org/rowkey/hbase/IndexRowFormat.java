@@ -131,6 +131,16 @@ final class IndexRowFormat {
         return new org.apache.hadoop.hbase.client.Get(key).setAttribute(DATA_ROW_PROBE, new byte[] {1});
     }
 
+    /**
+     * A scan of a data table's rows whole with {@link #DATA_ROW_PROBE}, as a MapReduce job reads
+     * them to copy or check index rows ({@code caching} rows a round trip, the block cache left alone).
+     */
+    static org.apache.hadoop.hbase.client.Scan probeScan(int caching) {
+        org.apache.hadoop.hbase.client.Scan scan = new org.apache.hadoop.hbase.client.Scan().setCaching(caching).setCacheBlocks(false);
+        scan.setAttribute(DATA_ROW_PROBE, new byte[] {1});
+        return scan;
+    }
+
     /** The qualifier of the probe's marker cell: a NUL first, which no column of this library's tables uses. */
     static final byte[] PROBE_QUALIFIER = Bytes.toBytes("\u0000rowkey.probe");
     /**

@@ -8,7 +8,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
@@ -58,9 +57,7 @@ final class IndexBackfill {
         job.getConfiguration().setInt(INDEX, index);
         job.setJarByClass(IndexBackfill.class);
         // Probed: a row with cells of their own TTL is marked, and copied EXPIRING.
-        Scan scan = new Scan().setCaching(CACHING).setCacheBlocks(false);
-        scan.setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1});
-        TableMapReduceUtil.initTableMapperJob(data, scan, Mapper.class, ImmutableBytesWritable.class, Put.class, job);
+        TableMapReduceUtil.initTableMapperJob(data, IndexRowFormat.probeScan(CACHING), Mapper.class, ImmutableBytesWritable.class, Put.class, job);
         TableMapReduceUtil.initTableReducerJob(IndexRowFormat.indexTableName(data, spec.getName()).getNameAsString(), null, job);
         job.setNumReduceTasks(0);
         try {

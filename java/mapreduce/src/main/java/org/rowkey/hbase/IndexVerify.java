@@ -211,9 +211,9 @@ final class IndexVerify {
         job.setJarByClass(IndexVerify.class);
 
         List<Scan> scans = new ArrayList<>();
-        scans.add(fullScan(request.table).setAttribute(IndexRowFormat.DATA_ROW_PROBE, new byte[] {1}));
+        scans.add(ofTable(IndexRowFormat.probeScan(CACHING), request.table));
         for (int i : indexes) {
-            scans.add(fullScan(indexTable(request.table, catalog, i)));
+            scans.add(ofTable(new Scan().setCaching(CACHING).setCacheBlocks(false), indexTable(request.table, catalog, i)));
         }
         TableMapReduceUtil.initTableMapperJob(scans, SideMapper.class, ImmutableBytesWritable.class, BytesWritable.class, job);
         job.setReducerClass(CompareReducer.class);
@@ -256,8 +256,8 @@ final class IndexVerify {
         return IndexRowFormat.indexTableName(table, catalog.indexes().get(index).getName());
     }
 
-    private static Scan fullScan(TableName table) {
-        Scan scan = new Scan().setCaching(CACHING).setCacheBlocks(false);
+    /** {@code scan} of {@code table} (MultiTableInputFormat's attribute). */
+    private static Scan ofTable(Scan scan, TableName table) {
         scan.setAttribute(Scan.SCAN_ATTRIBUTES_TABLE_NAME, table.getName());
         return scan;
     }
