@@ -1,0 +1,111 @@
+package org.rowkey.hbase.demo;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeyTable;
+
+/**
+ * {@code cargo make bench-reversed}: each of the demo's queries read forward and reversed through
+ * {@link RowKeyTable#scan} (whole, and its first 10 rows: "the last 10" reversed), beside HBase's
+ * own floor in both directions, a plain scan of the whole table with no filter. Medians of
+ * {@code --runs} runs after a warm-up, the ways taking turns. Every reversed read must return the
+ * forward read's rows in the opposite order (else it stops, exit code 1).
+ */
+public final class ReversedBench {
+    private ReversedBench() {}
+
+    private static final int LAST = 10;
+
+    public static void main(String[] args) {
+        Demo.Options options = Demo.Options.parse(args, true);
+        Demo.benchmarkMain("REVERSED READS BENCHMARK", options, connection -> run(connection, options));
+    }
+
+    /** One measured read: its rows in the order read. */
+    private interface Read {
+        List<String> rows() throws IOException;
+    }
+
+    private static int run(Connection connection, Demo.Options options) throws Exception {
+        Demo demo = new Demo(connection, options, false);
+        DataSet data = demo.load();
+        System.out.printf(Locale.ROOT, "%n%,d rows; each way 1 warm-up run, then %d measured, forward and reversed taking turns;"
+                + " median ms%n", data.size(), options.runs);
+        System.out.println("| read | rows | forward, ms | reversed, ms | reversed / forward |");
+        System.out.println("|---|---:|---:|---:|---:|");
+        measure(options.runs, "floor: HBase's plain scan of the whole table, no filter",
+                () -> plain(connection, Demo.PLAIN_TABLE, false), () -> plain(connection, Demo.PLAIN_TABLE, true), null);
+        for (DemoQuery q : DemoQuery.all(data)) {
+            RowKeyTable table = demo.table(q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE);
+            List<String> all = measure(options.runs, q.name, () -> rows(table.scan(demo.planned(q))),
+                    () -> rows(table.scan(demo.planned(q).reversed())), null);
+            measure(options.runs, q.name + ", first " + LAST + " / reversed: the last " + LAST,
+                    () -> rows(table.scan(demo.planned(q).limit(LAST))), () -> rows(table.scan(demo.planned(q).reversed().limit(LAST))), all);
+        }
+        return 0;
+    }
+
+    /**
+     * Times both reads, checks them and returns the forward read's rows. {@code whole}: null when both
+     * read every row of the query (the reversed read must be the forward one backwards), else every
+     * row of the query, of which the forward read must be the first and the reversed the last, backwards.
+     */
+    private static List<String> measure(int runs, String name, Read forward, Read reversed, List<String> whole) throws IOException {
+        double[][] millis = new double[2][runs];
+        List<String> rows = null;
+        for (int run = -1; run < runs; run++) {
+            long start = System.nanoTime();
+            List<String> ahead = forward.rows();
+            double forwardMillis = Demo.millisSince(start);
+            start = System.nanoTime();
+            List<String> back = reversed.rows();
+            double reversedMillis = Demo.millisSince(start);
+            Collections.reverse(back);
+            int n = whole == null ? 0 : Math.min(LAST, whole.size());
+            List<String> wantAhead = whole == null ? back : whole.subList(0, n);
+            List<String> wantBack = whole == null ? ahead : whole.subList(whole.size() - n, whole.size());
+            if (!ahead.equals(wantAhead) || !back.equals(wantBack)) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "MISMATCH, %s: %,d rows forward, %,d reversed,"
+                        + " not the query's rows in the opposite orders", name, ahead.size(), back.size()));
+            }
+            rows = ahead;
+            if (run >= 0) {
+                millis[0][run] = forwardMillis;
+                millis[1][run] = reversedMillis;
+            }
+        }
+        double f = EndToEnd.median(millis[0]);
+        double r = EndToEnd.median(millis[1]);
+        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f |%n", name, rows.size(), f, r, r / f);
+        return rows;
+    }
+
+    private static List<String> plain(Connection connection, TableName name, boolean reversed) throws IOException {
+        try (Table table = connection.getTable(name)) {
+            return rows(table.getScanner(new Scan().setCaching(1000).setReversed(reversed)));
+        }
+    }
+
+    private static List<String> rows(ResultScanner scanner) throws IOException {
+        List<String> rows = new ArrayList<>();
+        try (ResultScanner s = scanner) {
+            for (Result r : s) {
+                rows.add(Bytes.toHex(r.getRow()));
+            }
+        }
+        return rows;
+    }
+}
