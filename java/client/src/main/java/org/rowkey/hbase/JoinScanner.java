@@ -63,6 +63,11 @@ final class JoinScanner implements ResultScanner {
      */
     static final int RELAY_BUDGET_DEFAULT = 1024;
     static final String RELAY_BUDGET_KEY = "rowkey.join.relay.budget.rows";
+    /**
+     * The most rows a stream's first read asks for (default {@value RangeKeyStream#MAX_BATCH}; each
+     * next read doubles): smaller, a stream's later reads run on small tables too (the oracle harness).
+     */
+    static final String FIRST_BATCH_KEY = "rowkey.join.first.batch.rows";
 
     private final List<Table> tables = new ArrayList<>();
     private final List<KeySeeker> seekers = new ArrayList<>();
@@ -79,6 +84,8 @@ final class JoinScanner implements ResultScanner {
     /** Reads the data rows of keys and settles the UNVERIFIED index rows met. */
     private final IndexRowResolver resolver;
     private final int relayBudget;
+    /** {@link #FIRST_BATCH_KEY}. */
+    private final int mostFirstBatch;
     private final Table data;
     private final KeyStream keys;
     private final int limit;
@@ -104,6 +111,11 @@ final class JoinScanner implements ResultScanner {
         this.unverified = new TreeMap<>(order);
         this.scannedRows = new TreeMap<>(order);
         this.relayBudget = connection.getConfiguration().getInt(RELAY_BUDGET_KEY, RELAY_BUDGET_DEFAULT);
+        this.mostFirstBatch = connection.getConfiguration().getInt(FIRST_BATCH_KEY, RangeKeyStream.MAX_BATCH);
+        if (mostFirstBatch < 1 || mostFirstBatch > RangeKeyStream.MAX_BATCH) {
+            throw new IllegalArgumentException(FIRST_BATCH_KEY + " must be 1.." + RangeKeyStream.MAX_BATCH + " rows, not "
+                    + mostFirstBatch);
+        }
         if (relayBudget < 1 || relayBudget > RangeKeyStream.MAX_BUDGET) {
             throw new IllegalArgumentException(RELAY_BUDGET_KEY + " must be 1.." + RangeKeyStream.MAX_BUDGET + " rows, not "
                     + relayBudget);
@@ -181,7 +193,7 @@ final class JoinScanner implements ResultScanner {
             }
         };
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null, whole), RangeKeyStream.firstBatch(limit, 1, true, true));
+                rows, reversed, null, whole), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true)));
         leaves.add(all);
         return all;
     }
@@ -202,7 +214,8 @@ final class JoinScanner implements ResultScanner {
             for (StreamPoint p : s.getPointsList()) {
                 rangeCount += p.getRangesCount();
             }
-            int firstBatch = RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays, filtersOnServer);
+            int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays,
+                    filtersOnServer));
             int budget = relays ? relayBudget : 0;
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null

@@ -1,7 +1,9 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
 import org.apache.hadoop.hbase.Cell;
@@ -20,6 +22,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.QualifierFilter;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.rowkey.hbase.join.KeyRangeReader;
 
 /**
@@ -28,7 +31,8 @@ import org.rowkey.hbase.join.KeyRangeReader;
  * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink
  * (STALE rows are dropped on the server);
  * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
- * the range from {@code from} on. A descending reader makes reversed scans.
+ * the range from {@code from} on. A descending reader reads its range in forward windows from the
+ * top down ({@link #readBackwards}), its points with reversed scans.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class TableKeyRangeReader implements KeyRangeReader {
@@ -44,6 +48,26 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final DataRows dataRows;
     private long rowsRead;
     private long reads;
+    /** A descending reader's window sizes ({@link #readBackwards}). */
+    private final KeyWindows windows = new KeyWindows();
+    /** Rows a window's scan returns a round trip. */
+    private static final int WINDOW_CACHING = 1000;
+    /** Rows of a window kept beyond a descending read's limit, for the next read. */
+    static final int SPARE = 2048;
+    /** Rows the first read of a descending reader looks at, at most, from the range's start (its sample). */
+    private static final int SAMPLE_LOOKED = 1024;
+    /**
+     * A descending reader's rows read and not handed out yet, in descending order: with
+     * {@link #frontier}, every row of the range in [frontier, resumeBelow), the last row returned
+     * excluded; the next window ends at the frontier ({@link #frontierInclusive}: with it).
+     */
+    private final ArrayDeque<Result> spare = new ArrayDeque<>();
+    private byte[] frontier;
+    private boolean frontierInclusive;
+    /** Every row of the range below the frontier was read (an empty frontier is then the table's start, not its end). */
+    private boolean reachedStart;
+    /** The last row a descending read returned when it reached its limit: where the next read may go on; else null. */
+    private byte[] resumeBelow;
 
     /** Told of each UNVERIFIED index row a read returns, with its status cell. */
     interface Unverified {
@@ -96,6 +120,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
 
     @Override
     public Read read(List<byte[]> points, byte[] from, boolean inclusive, int limit, int budget) throws IOException {
+        if (descending && points.isEmpty()) {
+            return readBackwards(from, inclusive, limit, budget);
+        }
         List<Filter> filters = new ArrayList<>();
         Scan scan = new Scan().setLimit(limit).setCaching(limit).setScanMetricsEnabled(true).setReversed(descending);
         // Scan bounds in reading order: a reversed scan starts at its highest row.
@@ -120,6 +147,27 @@ final class TableKeyRangeReader implements KeyRangeReader {
             }
             filters.add(new MultiRowRangeFilter(ranges));
         }
+        shape(scan, filters);
+        Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
+        scan.setFilter(budget > 0 ? new RowBudgetFilter(all, budget) : all);
+        List<byte[]> rows = new ArrayList<>();
+        boolean cut = false;
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            for (Result r; (r = scanner.next()) != null;) {
+                rows.add(r.getRow());
+                if (budget > 0 && RowBudgetFilter.isEnd(r)) {
+                    cut = true; // what follows, from a next region, starts after rows never looked at
+                    break;
+                }
+                handOver(r);
+            }
+            countRead(scanner, rows.size());
+        }
+        return new Read(rows, cut);
+    }
+
+    /** The reader's filter and what its rows are read as (whole data rows, keys, or index rows with their status). */
+    private void shape(Scan scan, List<Filter> filters) {
         if (filter != null) {
             filters.add(filter);
         }
@@ -139,30 +187,142 @@ final class TableKeyRangeReader implements KeyRangeReader {
             filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
                     CompareOperator.EQUAL, new BinaryComparator(IndexRowFormat.STATUS))));
         }
-        Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
-        scan.setFilter(budget > 0 ? new RowBudgetFilter(all, budget) : all);
-        List<byte[]> rows = new ArrayList<>();
-        boolean cut = false;
-        try (ResultScanner scanner = table.getScanner(scan)) {
-            for (Result r; (r = scanner.next()) != null;) {
-                rows.add(r.getRow());
-                if (budget > 0 && RowBudgetFilter.isEnd(r)) {
-                    cut = true; // what follows, from a next region, starts after rows never looked at
-                    break;
-                }
-                if (dataRows != null) {
-                    dataRows.read(r);
-                }
-                Cell status = unverified == null ? null : IndexRowFormat.status(r);
-                if (IndexRowFormat.isUnverified(status)) {
-                    unverified.met(r.getRow(), status);
-                }
-            }
-            ScanMetrics metrics = scanner.getScanMetrics();
-            rowsRead += metrics == null ? rows.size() : Math.max(rows.size(), metrics.countOfRowsScanned.get());
+    }
+
+    /** A row the read returns, handed to whoever wants it whole ({@link DataRows}, {@link Unverified}). */
+    private void handOver(Result r) {
+        if (dataRows != null) {
+            dataRows.read(r);
         }
+        Cell status = unverified == null ? null : IndexRowFormat.status(r);
+        if (IndexRowFormat.isUnverified(status)) {
+            unverified.met(r.getRow(), status);
+        }
+    }
+
+    /** Counts a scan's rows looked at (at least the {@code returned}) and the read; returns the rows looked at. */
+    private long countRead(ResultScanner scanner, long returned) {
+        ScanMetrics metrics = scanner.getScanMetrics();
+        long looked = metrics == null ? returned : Math.max(returned, metrics.countOfRowsScanned.get());
+        rowsRead += looked;
         reads++;
-        return new Read(rows, cut);
+        return looked;
+    }
+
+    /**
+     * A descending read of the range below {@code from}, made of forward scans: HBase reads a
+     * reversed scan row by row with a seek back to each row's start, about 10 times its forward
+     * twin (docs/performance.md, reversed reads), where a forward scan reads on in the block. So the
+     * key space below {@code from} is cut into windows from the top down, each read forward whole,
+     * and its rows handed out backwards. Windows partition the keys exactly, so the rows are those a
+     * reversed scan returns whatever the windows' sizes; sizes only decide the cost ({@link KeyWindows}).
+     * The rows of a window beyond the read's limit are kept, up to {@value #SPARE} of them, for the
+     * next read if it goes on where this one stopped (as a scanner's caching does); the first read
+     * of the reader reads the range forward up to that many rows, looking at no more than
+     * {@value #SAMPLE_LOOKED}, which answers a small range whole and tells a large one's density.
+     * A budget is kept as a reversed scan keeps it: once the windows read have looked at
+     * {@code budget} rows, the read ends with the next row below them, undecided ({@link Read#cut}).
+     */
+    private Read readBackwards(byte[] from, boolean inclusive, int limit, int budget) throws IOException {
+        if (resumeBelow == null || inclusive || !Bytes.equals(from, resumeBelow)) {
+            spare.clear(); // a seek elsewhere: what was kept is not where this read starts
+            frontier = from.length > 0 ? from : stop;
+            frontierInclusive = from.length > 0 && inclusive;
+            int below = frontier.length == 0 ? 1 : Bytes.compareTo(frontier, start);
+            reachedStart = below < 0 || below == 0 && !frontierInclusive;
+        }
+        List<byte[]> rows = new ArrayList<>();
+        List<Result> handed = new ArrayList<>();
+        long looked = 0;
+        while (rows.size() < limit && (!spare.isEmpty() || !reachedStart)) {
+            if (!spare.isEmpty()) {
+                Result r = spare.pollFirst();
+                rows.add(r.getRow());
+                handed.add(r);
+                continue;
+            }
+            if (budget > 0 && looked >= budget) {
+                byte[] next = rowBelow(frontier, frontierInclusive);
+                handed.forEach(this::handOver);
+                resumeBelow = next;
+                if (next == null) {
+                    return new Read(rows, false);
+                }
+                frontier = next;
+                frontierInclusive = false;
+                rows.add(next);
+                return new Read(rows, true);
+            }
+            int need = limit - rows.size();
+            boolean sample = !windows.sized();
+            byte[] bottom = sample ? start : windows.bottom(start, frontier);
+            Scan scan = new Scan().setCaching(WINDOW_CACHING).setScanMetricsEnabled(true).withStartRow(bottom, true);
+            if (frontier.length > 0) {
+                scan.withStopRow(frontier, frontierInclusive);
+            }
+            if (sample) {
+                scan.setLimit(need + SPARE);
+            }
+            List<Filter> filters = new ArrayList<>();
+            shape(scan, filters);
+            Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
+            scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, SAMPLE_LOOKED) : SAMPLE_LOOKED) : all);
+            // The window's last rows, in key order: at most what this read needs and the spare.
+            ArrayDeque<Result> last = new ArrayDeque<>();
+            long held = 0;
+            long windowLooked;
+            byte[] sampleEnd = null;
+            try (ResultScanner scanner = table.getScanner(scan)) {
+                for (Result r; (r = scanner.next()) != null;) {
+                    if (sample && RowBudgetFilter.isEnd(r)) {
+                        sampleEnd = r.getRow(); // the rows looked at end here
+                        break;
+                    }
+                    held++;
+                    last.addLast(r);
+                    if (last.size() > need + SPARE) {
+                        last.removeFirst();
+                    }
+                }
+                windowLooked = countRead(scanner, held);
+            }
+            looked += windowLooked;
+            if (sample && (sampleEnd != null || held == need + SPARE)) {
+                // More rows than one read looks at or keeps: from the bottom up to here, the range's density.
+                windows.sampled(start, sampleEnd != null ? sampleEnd : last.peekLast().getRow(), held, windowLooked, need, budget);
+                continue;
+            }
+            if (sample) {
+                windows.sampled(start, frontier, Math.max(held, 1), windowLooked, need, budget);
+            } else {
+                windows.held(held, windowLooked, need, budget);
+            }
+            // Every row of the window at or above the lowest kept is known: the next window goes on below it.
+            boolean dropped = held > last.size();
+            for (Iterator<Result> down = last.descendingIterator(); down.hasNext();) {
+                spare.addLast(down.next());
+            }
+            frontier = dropped ? last.peekFirst().getRow() : bottom;
+            frontierInclusive = false;
+            reachedStart = !dropped && Bytes.equals(bottom, start);
+        }
+        handed.forEach(this::handOver);
+        resumeBelow = rows.size() == limit ? rows.get(rows.size() - 1) : null;
+        return new Read(rows, false);
+    }
+
+    /** The first row of the range below {@code top} ({@code inclusive}: at or below), whatever it holds (one row of a reversed scan), or null. */
+    private byte[] rowBelow(byte[] top, boolean inclusive) throws IOException {
+        Scan scan = new Scan().setReversed(true).setLimit(1).setCaching(1).setScanMetricsEnabled(true)
+                .withStopRow(start, true).setFilter(ReadShape.keyOnly());
+        if (top.length > 0) {
+            scan.withStartRow(top, inclusive);
+        }
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            Result r = scanner.next();
+            countRead(scanner, r == null ? 0 : 1);
+            return r == null ? null : r.getRow();
+        }
     }
 
     @Override

@@ -188,7 +188,7 @@ public final class RowKeyQuery {
 
     /**
      * {@link RowKeyTable#scan} returns the rows in descending data-key order (with {@link #limit},
-     * the last {@code n} by key), read with reversed scans of the key streams (docs/joins.md).
+     * the last {@code n} by key), read backwards by the key streams (docs/joins.md).
      */
     public RowKeyQuery reversed() {
         this.reversed = true;

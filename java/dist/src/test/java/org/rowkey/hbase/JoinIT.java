@@ -184,6 +184,33 @@ class JoinIT extends HBaseMiniClusterBase {
      * rows read follow the smaller stream, the answer equals the oracle, forwards and reversed, with
      * and without a limit.
      */
+    /**
+     * Reversed reads of the data table read forward windows from the top down (TableKeyRangeReader):
+     * the whole table (its range's ends empty) and a range of it, sparse and dense, each row once
+     * and in descending order, whatever the limit. The windows once read the table again from its
+     * top when the last window had reached the (empty) start with rows still kept for the next read.
+     */
+    @Test
+    void reversedReadsOfTheDataTableReturnEachRowOnceInDescendingOrder() throws IOException {
+        long middle = 1000L + 7L * (ROWS / 2);
+        for (int limit : new int[] {0, 1, 10, 150, 3000}) {
+            for (int shape = 0; shape < 4; shape++) {
+                RowKeyQuery q = RowKeyQuery.on(schema).noIndex().reversed();
+                Predicate<Map<String, Object>> where;
+                switch (shape) {
+                    case 0: q.eq("age", 20); where = r -> (int) r.get("age") == 20; break;
+                    case 1: q.ne("age", 0); where = r -> true; break;
+                    case 2: q.lt("user_id", middle).eq("vip", true); where = r -> (long) r.get("user_id") < middle && (boolean) r.get("vip"); break;
+                    default: q.ge("user_id", middle).eq("age", 30); where = r -> (long) r.get("user_id") >= middle && (int) r.get("age") == 30;
+                }
+                if (limit > 0) {
+                    q.limit(limit);
+                }
+                assertEquals(oracle(where, limit, true), rows(q, null), q + ", limit " + limit);
+            }
+        }
+    }
+
     @Test
     void aRelayWithASmallBudgetTakesTurnsAndFollowsTheSmallerStream() throws IOException {
         Predicate<Map<String, Object>> both = r -> "Hangzhou".equals(r.get("birthplace")) && (int) r.get("age") == 20;

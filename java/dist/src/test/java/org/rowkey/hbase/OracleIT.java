@@ -258,7 +258,11 @@ class OracleIT extends HBaseMiniClusterBase {
                 writes = new OracleWrites(schema, data, random, events);
                 writes.initialRows(60 + random.nextInt(240));
                 primary = new Client("primary", RowKeyTable.open(connection, name), 0);
-                staleConnection = ConnectionFactory.createConnection(patientConf());
+                // Its streams' first reads are a few rows (each next one doubles), so that on these small
+                // tables the later reads of a stream run too, as on a large table.
+                org.apache.hadoop.conf.Configuration small = patientConf();
+                small.setInt(JoinScanner.FIRST_BATCH_KEY, 1 + random.nextInt(8));
+                staleConnection = ConnectionFactory.createConnection(small);
                 stale = new Client("stale-cache", RowKeyTable.open(staleConnection, name), 0);
                 warmUp(stale);
                 chaos.target(name, this::indexTables, this::splitKey);

@@ -346,6 +346,8 @@ final class OracleQuery {
                 q.limit = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(20);
                 q.reversed = random.nextBoolean();
                 q.leapfrog = random.nextInt(3) == 0;
+            } else {
+                q.reversed = random.nextInt(5) == 0; // one AND-branch read backwards, its streams' windows from the top down
             }
             q.serial = random.nextInt(5) == 0;
             q.unordered = !q.serial && random.nextInt(6) == 0;

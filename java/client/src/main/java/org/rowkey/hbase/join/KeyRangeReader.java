@@ -17,7 +17,7 @@ public interface KeyRangeReader {
     /** The range's end (exclusive); empty: the end of the table. */
     byte[] stop();
 
-    /** Whether it reads the range backwards, from its end to its start (reversed scans). */
+    /** Whether it reads the range backwards, from its end to its start. */
     boolean descending();
 
     /**

@@ -20,7 +20,7 @@ import org.rowkey.hbase.RunsIn;
  * in between are never read. {@link #seekAmong} reads every candidate's row with one scan (a
  * server-side seek to each) and the first row after the last candidate; until the stream moves past
  * the last candidate it then knows its keys only at the candidates ("sparse"). In
- * {@link KeyStreams#DESCENDING} order it reads the range backwards (reversed scans).
+ * {@link KeyStreams#DESCENDING} order it reads the range backwards.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 public final class RangeKeyStream implements KeyStream {

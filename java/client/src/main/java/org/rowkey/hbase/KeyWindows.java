@@ -1,0 +1,107 @@
+package org.rowkey.hbase;
+
+import java.math.BigInteger;
+
+/**
+ * The windows a descending read cuts its key range into, from the top down (each read forward:
+ * {@link TableKeyRangeReader}): a window is a width of the key space, keys taken as unsigned numbers
+ * of one length (shorter keys padded with zeros, an empty top the end of the table). The first
+ * width comes from a sample (so many rows from the range's start up to a key), or is a 65,536th of
+ * the range; after each window the width is scaled by the rows it held against the rows aimed at
+ * (twice those wanted, at least {@value #LEAST_AIM}: a round trip's worth), at most 16 times either
+ * way, so a few windows find any density. Widths only decide the cost: windows partition the keys
+ * whatever their sizes.
+ */
+@RunsIn(RunsIn.Where.CLIENT)
+final class KeyWindows {
+    private static final int FIRST_SHIFT = 16;
+    private static final double MOST = 16;
+    static final int LEAST_AIM = 32;
+
+    /** Null until the first window. */
+    private BigInteger width;
+    /** The length keys are taken at: the longest key seen (a width is of keys of this length). */
+    private int length;
+
+    /**
+     * The bottom of the next window below {@code top} (exclusive), {@code start} itself when the
+     * window reaches the range's start (inclusive); always below {@code top}.
+     */
+    byte[] bottom(byte[] start, byte[] top) {
+        lengthFor(start, top);
+        BigInteger low = number(start, length);
+        BigInteger high = top(top, length);
+        if (width == null) {
+            width = high.subtract(low).shiftRight(FIRST_SHIFT).max(BigInteger.ONE);
+        }
+        BigInteger bottom = high.subtract(width);
+        return bottom.compareTo(low) <= 0 ? start : bytes(bottom, length);
+    }
+
+    /** Whether a window was read, or a sample taken. */
+    boolean sized() {
+        return width != null;
+    }
+
+    /**
+     * {@code held} rows of the read's filter among {@code looked} from {@code start} up to
+     * {@code through} (empty: the end of the table); {@code budget}: rows a read may look at (0: any).
+     */
+    void sampled(byte[] start, byte[] through, long held, long looked, int wanted, int budget) {
+        lengthFor(start, through);
+        BigInteger span = top(through, length).subtract(number(start, length));
+        width = span.multiply(BigInteger.valueOf(Math.round(scale(MOST, held, looked, wanted, budget) * 1024))).shiftRight(10)
+                .max(BigInteger.ONE);
+    }
+
+    /**
+     * A window read: {@code held} rows of the read's filter among {@code looked}, where {@code wanted}
+     * were still wanted; {@code budget}: rows a read may look at (0: any).
+     */
+    void held(long held, long looked, int wanted, int budget) {
+        double scale = Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, budget)));
+        width = width.multiply(BigInteger.valueOf(Math.round(scale * 1024))).shiftRight(10).max(BigInteger.ONE);
+    }
+
+    /** Takes keys at the length of the longest seen, the width kept in proportion to the key space. */
+    private void lengthFor(byte[] a, byte[] b) {
+        int longest = Math.max(1, Math.max(length, Math.max(a.length, b.length)));
+        if (width != null && longest > length) {
+            width = width.shiftLeft(8 * (longest - length));
+        }
+        length = longest;
+    }
+
+    /**
+     * What a width that held {@code held} rows among {@code looked} is scaled by to hold the rows
+     * aimed at, and to look at no more than the budget; {@code none}: the scale when it held none.
+     */
+    private static double scale(double none, long held, long looked, int wanted, int budget) {
+        // None held: a sparse filter, or no keys there at all.
+        double scale = held > 0 ? (double) aim(wanted) / held : looked > 0 ? none / 2 : none;
+        return budget > 0 && looked > 0 ? Math.min(scale, (double) budget / looked) : scale;
+    }
+
+    /** Rows a window aims at: twice those wanted (the next read tends to want more: batches double), at least a round trip's worth. */
+    private static long aim(int wanted) {
+        return Math.max(LEAST_AIM, 2L * wanted);
+    }
+
+    private static BigInteger top(byte[] key, int length) {
+        return key.length == 0 ? BigInteger.ONE.shiftLeft(8 * length) : number(key, length);
+    }
+
+    private static BigInteger number(byte[] key, int length) {
+        byte[] padded = new byte[length + 1]; // a leading zero: unsigned
+        System.arraycopy(key, 0, padded, 1, Math.min(key.length, length));
+        return new BigInteger(padded);
+    }
+
+    private static byte[] bytes(BigInteger n, int length) {
+        byte[] raw = n.toByteArray(); // big-endian, perhaps with a leading sign byte, perhaps shorter
+        byte[] out = new byte[length];
+        int copy = Math.min(raw.length, length);
+        System.arraycopy(raw, raw.length - copy, out, length - copy, copy);
+        return out;
+    }
+}
