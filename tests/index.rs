@@ -905,7 +905,8 @@ fn an_index_seek_key_splits_the_index_keys_where_its_position_splits_the_data_ke
 }
 
 /// One planning call decides how a query is read: joins for an anyOf (even of one branch), a
-/// limit, reversed or the leapfrog hint; the relay of the streams in place of an uncovered index
+/// limit, reversed through an index or the leapfrog hint (reversed over the data table is the
+/// forward single read, in descending order); the relay of the streams in place of an uncovered index
 /// that is one of several; else the single read, its source's place in the catalog named for the
 /// readers. A plan the regions fold is refused for a query only joins answer, never relays, and
 /// says what the regions read: every index row checked when the index lacks the cells folded, one
@@ -967,6 +968,21 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
         let refused = plan_query(&catalog, &r).unwrap_err().to_string();
         assert!(refused.contains("answered by joins of key streams"), "{refused}");
     }
+    let mut reversed = request(vec![vec![int_condition("sdate", Op::GE, &[1])]]);
+    reversed.reversed = true;
+    assert_eq!(
+        route(&reversed),
+        "single  #-1",
+        "reversed over the data table: the forward twin's read, its regions read from the top down"
+    );
+    reversed.no_explain = false;
+    let Some(Read::Single(shown)) = plan_query(&catalog, &reversed).unwrap().read else {
+        panic!("a single read")
+    };
+    assert!(shown.explain.contains("descending data-key order"), "{}", shown.explain);
+    reversed.aggregate = true;
+    let refused = plan_query(&catalog, &reversed).unwrap_err().to_string();
+    assert!(refused.contains("answered by joins of key streams"), "{refused}");
     let relayed = plan_query(&catalog, &request(vec![both()])).unwrap();
     let Some(Read::Joins(relay)) = relayed.read else {
         panic!("two index streams of an uncovered index: their relay, {relayed:?}")

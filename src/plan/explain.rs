@@ -88,6 +88,10 @@ pub(super) fn describe_union(
     explain
 }
 
+/// The line a reversed single read of the data table adds to its plan's explain.
+pub(super) const DESCENDING_WINDOWS: &str =
+    "  rows in descending data-key order: each region's ranges read in forward windows from the top down\n";
+
 /// A join plan in words: each branch's streams in lead (or turn) order with their estimates, how
 /// they are combined, and the data-table scan of the branches with none.
 pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit: u32, reversed: bool) -> String {
@@ -97,7 +101,7 @@ pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit:
         n => format!("JOIN: union of {n} AND-branches (keys deduplicated)"),
     };
     s.push_str(if reversed {
-        ", rows in descending data-key order (reversed scans)"
+        ", rows in descending data-key order (ranges read in forward windows from the top down)"
     } else {
         ", rows in data-key order"
     });

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::key::Catalog;
 use crate::proto::rowkey::{PlannedQuery, PredicateSpec, TablePlan};
 
+use super::explain;
 use super::join::{plan_join, JoinQuery};
 use super::source_choice::SourceQuery;
 use super::table::{plan_table, TableQuery};
@@ -32,8 +33,14 @@ pub(crate) struct Query<'a> {
 /// The plan of `query` over `catalog`'s table and indexes.
 pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<PlannedQuery> {
     let mut out = PlannedQuery::new();
-    let joins = query.any_of || query.branches.len() != 1 || query.limit > 0 || query.reversed || query.leapfrog;
-    if joins {
+    let joins = query.any_of || query.branches.len() != 1 || query.limit > 0 || query.leapfrog;
+    if !joins && query.reversed && !query.aggregate {
+        if let Some(single) = reversed_data_table_read(catalog, query)? {
+            out.set_single(single);
+            return Ok(out);
+        }
+    }
+    if joins || query.reversed {
         if query.aggregate {
             return Err(Error::InvalidQuery(
                 "it is answered by joins of key streams (anyOf, a limit, reversed or leapfrog), which are not \
@@ -75,6 +82,30 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
     }
     out.set_single(single);
     Ok(out)
+}
+
+/// The single read of a reversed query that reads the data table: its regions' ranges read as
+/// the forward plan reads them, each region in forward windows from the top down, so the rows come
+/// in descending data-key order (the reader's business: `ParallelScanner`). None when the query
+/// reads an index (whose order is not the data table's) or a relay: the joins answer it then.
+fn reversed_data_table_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
+    let table = TableQuery {
+        query: SourceQuery {
+            conditions: &query.branches[0].conditions,
+            ..query.source
+        },
+        explain: query.explain,
+        relay_streams: true,
+        fold: false,
+    };
+    let mut single = plan_table(catalog, &table)?;
+    if single.relay.is_some() || single.index_number != -1 {
+        return Ok(None);
+    }
+    if query.explain {
+        single.explain.push_str(explain::DESCENDING_WINDOWS);
+    }
+    Ok(Some(single))
 }
 
 /// What the regions read of a plan they fold, decided here for the client and its explain alike:

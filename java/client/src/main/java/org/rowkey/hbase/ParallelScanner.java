@@ -35,8 +35,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * after another, so 16 salt buckets cost 16 round trips in a row. The ranges are cut at region
  * boundaries into chunks (one scan each: the ranges of one region), and up to {@link #THREADS_KEY}
  * chunks are read at once by a pool shared by every scan of the connection. Batches come back in key
- * order, chunk after chunk (chunks are disjoint and ordered), or in the order chunks deliver them
- * when the query says order does not matter.
+ * order, chunk after chunk (chunks are disjoint and ordered), or in descending key order (chunks
+ * from the last down, each read in forward windows from its top down), or in the order chunks
+ * deliver them when the query says order does not matter.
  *
  * <p>A reader may have each batch prepared where it is read ({@link Prepare}): the work every row
  * needs that does not depend on the rows before it (an index row made its answer) is then spread over
@@ -82,7 +83,12 @@ final class ParallelScanner<T> implements Closeable {
         /** In key order: the order of one serial scan. */
         KEY,
         /** As chunks deliver them (each chunk's rows in its order). */
-        ANY
+        ANY,
+        /**
+         * In descending key order: the chunks from the last down, each read in forward windows
+         * from its top down and their rows handed out backwards ({@link BackwardWindows}).
+         */
+        DESCENDING
     }
 
     /** What a reading task makes of each batch of rows it reads, on its own thread. */
@@ -118,7 +124,10 @@ final class ParallelScanner<T> implements Closeable {
         this.order = order;
         this.chunks = new ArrayList<>(pieces.size());
         for (List<RowRange> piece : pieces) {
-            chunks.add(new Chunk(connection, name, scanOf.apply(piece)));
+            chunks.add(new Chunk(connection, name, piece, scanOf));
+        }
+        if (order == Order.DESCENDING) {
+            Collections.reverse(chunks);
         }
     }
 
@@ -152,7 +161,7 @@ final class ParallelScanner<T> implements Closeable {
     static ResultScanner open(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf,
             int parallelism, Order order) throws IOException {
         List<List<RowRange>> pieces = pieces(connection, name, ranges, parallelism);
-        if (pieces.size() == 1) {
+        if (pieces.size() == 1 && order != Order.DESCENDING) {
             Table table = connection.getTable(name);
             try {
                 return new Closing(table.getScanner(scanOf.apply(pieces.get(0))), table);
@@ -298,9 +307,9 @@ final class ParallelScanner<T> implements Closeable {
         }
     }
 
-    /** A chunk whose batch may be handed out now: the first in key order, or any in {@link Order#ANY}. */
+    /** A chunk whose batch may be handed out now: the first in the read's order, or any in {@link Order#ANY}. */
     private Chunk deliverable() {
-        if (order == Order.KEY) {
+        if (order != Order.ANY) {
             Chunk head = active.peek();
             return head.batch != null ? head : null;
         }
@@ -352,15 +361,22 @@ final class ParallelScanner<T> implements Closeable {
         return sum;
     }
 
-    /** The scan of one region's ranges: its scanner opened by its first task, read a batch per task. */
+    /**
+     * The scan of one region's ranges: its scanner opened by its first task, read a batch per task;
+     * in a {@link Order#DESCENDING} read, its windows from the top down, one window per task.
+     */
     private final class Chunk {
         final Connection connection;
         final TableName name;
+        final List<RowRange> ranges;
+        final Function<List<RowRange>, Scan> scanOf;
         final Scan scan;
         /** Rows of one turn: what one round trip of its scan returns, at most {@value #BATCH}. */
         final int turnRows;
         Table table;
         ResultScanner scanner;
+        /** A descending read's windows, made by its first task. */
+        BackwardWindows windows;
         /** A batch read and prepared, not handed out (under {@link #lock}). */
         List<T> batch;
         boolean exhausted;
@@ -369,10 +385,12 @@ final class ParallelScanner<T> implements Closeable {
         /** Closed while its task was reading: the task closes the scanner when it ends. */
         volatile boolean released;
 
-        Chunk(Connection connection, TableName name, Scan scan) {
+        Chunk(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf) {
             this.connection = connection;
             this.name = name;
-            this.scan = scan.setScanMetricsEnabled(true);
+            this.ranges = ranges;
+            this.scanOf = scanOf;
+            this.scan = scanOf.apply(ranges).setScanMetricsEnabled(true);
             this.turnRows = turnRows(scan.getCaching(), connectionCaching);
         }
 
@@ -396,6 +414,13 @@ final class ParallelScanner<T> implements Closeable {
             try {
                 if (released) {
                     end = true; // closed before its turn came: nothing to open
+                } else if (order == Order.DESCENDING) {
+                    if (windows == null) {
+                        table = connection.getTable(name);
+                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 4 * turnRows);
+                    }
+                    end = windows.read(rows, () -> released);
+                    prepared = prepare.apply(rows);
                 } else if (scanner == null) {
                     table = connection.getTable(name);
                     scanner = table.getScanner(scan);
@@ -404,7 +429,7 @@ final class ParallelScanner<T> implements Closeable {
                         chunkMetrics.add(metrics);
                     }
                 }
-                if (!released) {
+                if (!released && order != Order.DESCENDING) {
                     Result r = null;
                     while (rows.size() < turnRows && !released && (r = scanner.next()) != null) {
                         rows.add(r);

@@ -25,7 +25,7 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * the native planner decided ({@code PlannedQuery}; Phoenix's {@code QueryPlan} with its scan and
  * union plans is the model): the data table's ranges ({@link DataTableRead}), an index's ranges and
  * the data rows they point to ({@link IndexRead}), or joins of key streams ({@link Joins}: an
- * {@code anyOf}, a limit, reversed, the leapfrog, or the relay of several streams). Each kind reads
+ * {@code anyOf}, a limit, reversed through an index, the leapfrog, or the relay of several streams). Each kind reads
  * ({@link #open}) and explains ({@link #explain}) itself from the same reply, so what is read and
  * what is shown cannot differ; {@link AggregatePlan} is the fourth kind, the regions folding.
  */
@@ -102,7 +102,10 @@ abstract class QueryPlan {
             super(connection, table, catalog, query);
             this.plan = plan;
             this.ranges = ScanPlanner.ranges(plan.getPlan());
-            this.order = query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
+            // Reversed single reads are the data table's (the planner's choice): its key order,
+            // descending, kept even when unordered, as the joins keep it.
+            this.order = query.isReversed() ? ParallelScanner.Order.DESCENDING
+                    : query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         }
 
         /** The table the ranges are over. */

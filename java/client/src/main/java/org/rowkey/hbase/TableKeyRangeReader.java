@@ -54,8 +54,6 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private static final int WINDOW_CACHING = 1000;
     /** Rows of a window kept beyond a descending read's limit, for the next read. */
     static final int SPARE = 2048;
-    /** Rows the first read of a descending reader looks at, at most, from the range's start (its sample). */
-    private static final int SAMPLE_LOOKED = 1024;
     /**
      * A descending reader's rows read and not handed out yet, in descending order: with
      * {@link #frontier}, every row of the range in [frontier, resumeBelow), the last row returned
@@ -219,7 +217,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
      * The rows of a window beyond the read's limit are kept, up to {@value #SPARE} of them, for the
      * next read if it goes on where this one stopped (as a scanner's caching does); the first read
      * of the reader reads the range forward up to that many rows, looking at no more than
-     * {@value #SAMPLE_LOOKED}, which answers a small range whole and tells a large one's density.
+     * {@value BackwardWindows#SAMPLE_LOOKED}, which answers a small range whole and tells a large one's density.
      * A budget is kept as a reversed scan keeps it: once the windows read have looked at
      * {@code budget} rows, the read ends with the next row below them, undecided ({@link Read#cut}).
      */
@@ -256,8 +254,11 @@ final class TableKeyRangeReader implements KeyRangeReader {
             int need = limit - rows.size();
             boolean sample = !windows.sized();
             byte[] bottom = sample ? start : windows.bottom(start, frontier);
+            byte[] sampleTop = sample ? BackwardWindows.sampleTop(table, start, frontier) : null;
             Scan scan = new Scan().setCaching(WINDOW_CACHING).setScanMetricsEnabled(true).withStartRow(bottom, true);
-            if (frontier.length > 0) {
+            if (sampleTop != null) {
+                scan.withStopRow(sampleTop, false);
+            } else if (frontier.length > 0) {
                 scan.withStopRow(frontier, frontierInclusive);
             }
             if (sample) {
@@ -266,7 +267,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
             List<Filter> filters = new ArrayList<>();
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
-            scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, SAMPLE_LOOKED) : SAMPLE_LOOKED) : all);
+            scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, BackwardWindows.SAMPLE_LOOKED)
+                    : BackwardWindows.SAMPLE_LOOKED) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
             ArrayDeque<Result> last = new ArrayDeque<>();
             long held = 0;
@@ -287,9 +289,10 @@ final class TableKeyRangeReader implements KeyRangeReader {
                 windowLooked = countRead(scanner, held);
             }
             looked += windowLooked;
-            if (sample && (sampleEnd != null || held == need + SPARE)) {
-                // More rows than one read looks at or keeps: from the bottom up to here, the range's density.
-                windows.sampled(start, sampleEnd != null ? sampleEnd : last.peekLast().getRow(), held, windowLooked, need, budget);
+            if (sample && (sampleEnd != null || held == need + SPARE || sampleTop != null)) {
+                // More rows than one read looks at or keeps, or a region of several: from the bottom up to here, the density.
+                byte[] through = sampleEnd != null ? sampleEnd : held == need + SPARE ? last.peekLast().getRow() : sampleTop;
+                windows.sampled(start, through, held, windowLooked, need, budget);
                 continue;
             }
             if (sample) {

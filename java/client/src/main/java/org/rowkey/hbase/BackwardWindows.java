@@ -1,0 +1,201 @@
+package org.rowkey.hbase;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The rows of sorted, disjoint key ranges in descending key order, read in forward windows from
+ * the top down: HBase's reversed scan seeks back to each row's start and costs about 10 times its
+ * forward twin (docs/performance.md, reversed reads), where a forward scan reads on in the block.
+ * Each window is the ranges cut to a width of the key space below what was handed out, read by the
+ * forward scan the read makes of those ranges, its rows handed out backwards. Windows partition the
+ * keys, so the rows are those of one reversed scan whatever the windows' sizes, which only decide
+ * the cost ({@link KeyWindows}). The first read is a sample from the bottom, at most
+ * {@value #SAMPLE_LOOKED} rows looked at and one region: it answers a small chunk whole in one round
+ * trip, and of a large one it tells the density and keeps the rows, handed out last. A window keeps at most {@code keep} rows (the top ones; the rest are read
+ * again by the next window), so memory is bounded by rows, as a scanner's caching is.
+ */
+@RunsIn(RunsIn.Where.CLIENT)
+final class BackwardWindows {
+    /** Rows the sample looks at, at most. */
+    static final int SAMPLE_LOOKED = 1024;
+
+    private final Table table;
+    private final List<RowRange> ranges;
+    private final Function<List<RowRange>, Scan> scanOf;
+    private final Consumer<ScanMetrics> metrics;
+    /** Rows a window keeps, at most; what a window aims at is half of it. */
+    private final int keep;
+    private final KeyWindows windows = new KeyWindows();
+    /** Every row of the ranges at or above it was handed out; empty: none was (the end of the table). */
+    private byte[] top;
+    /**
+     * Where the windows stop: every row of the ranges below it is in {@link #sampleRows}; null
+     * before the sample, and when the sample held the whole chunk.
+     */
+    private byte[] windowStart;
+    /** The rows of the sample, in key order, handed out when the windows reach them. */
+    private List<Result> sampleRows = Collections.emptyList();
+    private boolean ended;
+
+    /**
+     * {@code ranges} of {@code table}, each window read by the scan {@code scanOf} makes of its
+     * ranges, each scan's metrics given to {@code metrics}; at most {@code keep} rows a window.
+     */
+    BackwardWindows(Table table, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf, Consumer<ScanMetrics> metrics,
+            int keep) {
+        this.table = table;
+        this.ranges = ranges;
+        this.scanOf = scanOf;
+        this.metrics = metrics;
+        this.keep = Math.max(2, keep);
+        this.top = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1).getStopRow();
+        this.ended = ranges.isEmpty();
+    }
+
+    /**
+     * Adds the next rows in descending order to {@code rows} (at least one unless none is left);
+     * true when no row is left. It stops early, true, once {@code released}.
+     */
+    boolean read(List<Result> rows, BooleanSupplier released) throws IOException {
+        byte[] start = ranges.isEmpty() ? null : ranges.get(0).getStartRow();
+        while (!ended && rows.isEmpty() && !released.getAsBoolean()) {
+            top = topBelow(ranges, top);
+            if (top == null || windowStart != null && top.length > 0 && Bytes.compareTo(top, windowStart) <= 0) {
+                handOutSample(rows);
+                break;
+            }
+            boolean sample = windowStart == null;
+            byte[] bottom = sample ? start : windows.bottom(windowStart, top);
+            byte[] sampleTop = sample ? sampleTop(table, start, top) : null;
+            Scan scan = scanOf.apply(cut(ranges, bottom, sampleTop != null ? sampleTop : top)).setScanMetricsEnabled(true);
+            if (sample) {
+                scan.setLimit(keep).setFilter(new RowBudgetFilter(
+                        scan.getFilter() == null ? new FilterList() : scan.getFilter(), SAMPLE_LOOKED));
+            }
+            ArrayDeque<Result> last = new ArrayDeque<>();
+            long held = 0;
+            long looked;
+            byte[] sampleEnd = null;
+            try (ResultScanner scanner = table.getScanner(scan)) {
+                ScanMetrics scanMetrics = scanner.getScanMetrics();
+                if (scanMetrics != null) {
+                    metrics.accept(scanMetrics);
+                }
+                for (Result r; !released.getAsBoolean() && (r = scanner.next()) != null;) {
+                    if (sample && RowBudgetFilter.isEnd(r)) {
+                        sampleEnd = r.getRow(); // the rows looked at end here
+                        break;
+                    }
+                    held++;
+                    last.addLast(r);
+                    if (last.size() > keep) {
+                        last.removeFirst();
+                    }
+                }
+                looked = scanMetrics == null ? held : Math.max(held, scanMetrics.countOfRowsScanned.get());
+            }
+            if (released.getAsBoolean()) {
+                return true;
+            }
+            int wanted = keep / 4; // a window aims at twice that: half of what it keeps
+            if (sample && (sampleEnd != null || held == keep || sampleTop != null)) {
+                // More rows than a window looks at or keeps, or a region of several: the rows below
+                // where it ended are known (kept for last), and the density up to there sizes the windows.
+                windowStart = sampleEnd != null ? sampleEnd : held == keep ? Bytes.add(last.peekLast().getRow(), new byte[1]) : sampleTop;
+                windows.sampled(start, windowStart, held, looked, wanted, 0);
+                sampleRows = new ArrayList<>(last);
+                continue;
+            }
+            if (!sample) {
+                windows.held(held, looked, wanted, 0);
+            }
+            // Every row of the window at or above the lowest kept is known: the next window goes on below it.
+            boolean dropped = held > last.size();
+            for (Iterator<Result> down = last.descendingIterator(); down.hasNext();) {
+                rows.add(down.next());
+            }
+            top = dropped ? last.peekFirst().getRow() : bottom;
+            if (!dropped && Bytes.equals(bottom, sample ? start : windowStart)) {
+                handOutSample(rows);
+            }
+        }
+        return ended;
+    }
+
+    /** The windows reached the sample: its rows, the chunk's lowest, go last. */
+    private void handOutSample(List<Result> rows) {
+        for (int i = sampleRows.size() - 1; i >= 0; i--) {
+            rows.add(sampleRows.get(i));
+        }
+        sampleRows = Collections.emptyList();
+        ended = true;
+    }
+
+    /**
+     * Where a sample from {@code start} stops: the end of the region holding {@code start} when it is
+     * below {@code top}, else null. A scanner fills its caching from the next regions, and each region
+     * looks at a fresh budget, so a sample of several regions would look at a budget in each. The
+     * region is the connection's cached one: a stale end only moves where the sample stops.
+     */
+    static byte[] sampleTop(Table table, byte[] start, byte[] top) throws IOException {
+        byte[] end;
+        try (RegionLocator locator = table.getRegionLocator()) {
+            end = locator.getRegionLocation(start).getRegion().getEndKey();
+        }
+        boolean within = end.length > 0 && Bytes.compareTo(end, start) > 0 && (top.length == 0 || Bytes.compareTo(end, top) < 0);
+        return within ? end : null;
+    }
+
+    /**
+     * The top of what is left of {@code ranges} below {@code top} (empty: the end of the table):
+     * {@code top} itself, or the stop of the highest range below it when {@code top} is between
+     * ranges; null when no range is below it. A window below this top holds keys of a range.
+     */
+    static byte[] topBelow(List<RowRange> ranges, byte[] top) {
+        for (int i = ranges.size() - 1; i >= 0; i--) {
+            RowRange r = ranges.get(i);
+            if (top.length == 0 || Bytes.compareTo(r.getStartRow(), top) < 0) {
+                byte[] stop = r.getStopRow();
+                return top.length == 0 || stop.length > 0 && Bytes.compareTo(stop, top) < 0 ? stop : top;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@code ranges} cut to the keys at or above {@code bottom} and below {@code top} (empty: no
+     * bound): never empty below a {@link #topBelow}, as the window's bottom is below its top.
+     */
+    static List<RowRange> cut(List<RowRange> ranges, byte[] bottom, byte[] top) {
+        List<RowRange> out = new ArrayList<>(ranges.size());
+        for (RowRange r : ranges) {
+            byte[] from = Bytes.compareTo(r.getStartRow(), bottom) >= 0 ? r.getStartRow() : bottom;
+            byte[] to = r.getStopRow();
+            if (top.length > 0 && (to.length == 0 || Bytes.compareTo(to, top) > 0)) {
+                to = top;
+            }
+            if (to.length == 0 || Bytes.compareTo(from, to) < 0) {
+                out.add(new RowRange(from, true, to, false));
+            }
+        }
+        return out;
+    }
+}
