@@ -12,6 +12,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import org.rowkey.hbase.RowKeyQuery;
@@ -36,7 +37,14 @@ public final class ReversedBench {
 
     /** One measured read: its rows in the order read. */
     private interface Read {
-        List<String> rows() throws IOException;
+        Rows rows() throws IOException;
+    }
+
+    /** A read's rows in the order read, with the rows its scans looked at and their round trips (scan metrics). */
+    private static final class Rows {
+        final List<String> keys = new ArrayList<>();
+        long looked;
+        long trips;
     }
 
     private static int run(Connection connection, Demo.Options options) throws Exception {
@@ -44,8 +52,9 @@ public final class ReversedBench {
         DataSet data = demo.load();
         System.out.printf(Locale.ROOT, "%n%,d rows; each way 1 warm-up run, then %d measured, forward and reversed taking turns;"
                 + " median ms%n", data.size(), options.runs);
-        System.out.println("| read | rows | forward, ms | reversed, ms | reversed / forward |");
-        System.out.println("|---|---:|---:|---:|---:|");
+        System.out.println("| read | rows | forward, ms | reversed, ms | reversed / forward | rows looked at, forward / reversed"
+                + " | round trips, forward / reversed |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         measure(options.runs, "floor: HBase's plain scan of the whole table, no filter",
                 () -> plain(connection, Demo.PLAIN_TABLE, false), () -> plain(connection, Demo.PLAIN_TABLE, true), null);
         for (DemoQuery q : DemoQuery.all(data)) {
@@ -66,13 +75,18 @@ public final class ReversedBench {
     private static List<String> measure(int runs, String name, Read forward, Read reversed, List<String> whole) throws IOException {
         double[][] millis = new double[2][runs];
         List<String> rows = null;
+        String cost = null;
         for (int run = -1; run < runs; run++) {
             long start = System.nanoTime();
-            List<String> ahead = forward.rows();
+            Rows aheadRead = forward.rows();
             double forwardMillis = Demo.millisSince(start);
             start = System.nanoTime();
-            List<String> back = reversed.rows();
+            Rows backRead = reversed.rows();
             double reversedMillis = Demo.millisSince(start);
+            List<String> ahead = aheadRead.keys;
+            List<String> back = backRead.keys;
+            cost = String.format(Locale.ROOT, "%,d / %,d | %,d / %,d", aheadRead.looked, backRead.looked, aheadRead.trips,
+                    backRead.trips);
             Collections.reverse(back);
             int n = whole == null ? 0 : Math.min(LAST, whole.size());
             List<String> wantAhead = whole == null ? back : whole.subList(0, n);
@@ -89,21 +103,26 @@ public final class ReversedBench {
         }
         double f = EndToEnd.median(millis[0]);
         double r = EndToEnd.median(millis[1]);
-        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f |%n", name, rows.size(), f, r, r / f);
+        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f | %s |%n", name, rows.size(), f, r, r / f, cost);
         return rows;
     }
 
-    private static List<String> plain(Connection connection, TableName name, boolean reversed) throws IOException {
+    private static Rows plain(Connection connection, TableName name, boolean reversed) throws IOException {
         try (Table table = connection.getTable(name)) {
-            return rows(table.getScanner(new Scan().setCaching(1000).setReversed(reversed)));
+            return rows(table.getScanner(new Scan().setCaching(1000).setReversed(reversed).setScanMetricsEnabled(true)));
         }
     }
 
-    private static List<String> rows(ResultScanner scanner) throws IOException {
-        List<String> rows = new ArrayList<>();
+    private static Rows rows(ResultScanner scanner) throws IOException {
+        Rows rows = new Rows();
         try (ResultScanner s = scanner) {
             for (Result r : s) {
-                rows.add(Bytes.toHex(r.getRow()));
+                rows.keys.add(Bytes.toHex(r.getRow()));
+            }
+            ScanMetrics metrics = s.getScanMetrics();
+            if (metrics != null) {
+                rows.looked = metrics.countOfRowsScanned.get();
+                rows.trips = metrics.countOfRPCcalls.get();
             }
         }
         return rows;
