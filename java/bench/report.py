@@ -522,6 +522,27 @@ def peer(lines):
                       for w in (indexed, covered))
             + (f"{floor['median_ms']:.1f} | " if floor else "— | ")
             + f"{best['median_ms'] / ours_best:.2f} × |")
+    reversed_rows = [q for q in p["queries"] if any(w["side"] == "ours-reversed" for w in q["ways"])]
+    if reversed_rows:
+        lines += ["", "### Reversed: the rows in descending key order", "",
+                  "Ours: `RowKeyTable.scan` of the query `reversed()` on the table with our index (each run's order "
+                  "checked), beside the same query forward; Phoenix: the query `ORDER BY` every primary-key column "
+                  "`DESC`, its default plan and `NO_INDEX`, the fastest of both passes. Floor: as above, the result "
+                  "rows alone (forward). Each the median of its runs in both passes.", "",
+                  "| query | rows | ours forward: ms | ours reversed: ms | reversed / forward | Phoenix's fastest DESC "
+                  "| ms | Phoenix's fastest DESC / ours reversed | floor: ms | ours reversed / floor |",
+                  "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
+        for q in reversed_rows:
+            ways = q["ways"]
+            forward = both_passes([w for w in ways if w["side"] == "ours-index"])
+            back = both_passes([w for w in ways if w["side"] == "ours-reversed"])
+            best = min((w for w in ways if w["side"] == "phoenix-reversed"), key=lambda w: w["median_ms"])
+            floor = both_passes([w for w in ways if w["side"] == "floor"])
+            lines.append(
+                f"| {q['name']} | {count(q['rows_returned'])} | {forward['median_ms']:.1f} | {back['median_ms']:.1f} | "
+                f"{back['median_ms'] / forward['median_ms']:.2f} | {best['name']} | {best['median_ms']:.1f} | "
+                f"{best['median_ms'] / back['median_ms']:.2f} × | "
+                + (f"{floor['median_ms']:.1f} | {back['median_ms'] / floor['median_ms']:.2f} |" if floor else "— | — |"))
     if p.get("aggregates"):
         lines += ["", "### Aggregates", "",
                   "Seed 000's statistics: ours `RowKeyTable.aggregate` (folded inside the regions; the table with our "

@@ -83,9 +83,9 @@ public final class LoadBench {
             System.out.println("HBase's own ImportTsv + BulkLoadHFiles of one-cell rows, no index: the data table alone,"
                     + " then as many rows as the data table and its 3 indexes get (what any MapReduce bulk load costs at least):");
             TableName standard = TableName.valueOf("load_importtsv");
-            double standardSeconds = importTsv(standard, data, 1, dir);
+            double standardSeconds = importTsv(connection, standard, data, 1, dir);
             TableName standard4 = TableName.valueOf("load_importtsv_4x");
-            double standard4Seconds = importTsv(standard4, data, 4, dir);
+            double standard4Seconds = importTsv(connection, standard4, data, 4, dir);
 
             boolean same = count(standard) == data.size() && count(standard4) == 4L * data.size();
             for (DemoQuery q : DemoQuery.all(data)) {
@@ -317,7 +317,7 @@ public final class LoadBench {
      * escapes) and in a random order, as ours are. Returns the seconds of the job and the load (the
      * TSV written before).
      */
-    private double importTsv(TableName table, DataSet data, int copies, Path dir) throws Exception {
+    static double importTsv(Connection connection, TableName table, DataSet data, int copies, Path dir) throws Exception {
         Path input = Files.createDirectories(dir.resolve("tsv-" + copies));
         try (BufferedWriter w = Files.newBufferedWriter(input.resolve("rows.tsv"), StandardCharsets.UTF_8)) {
             for (long i = 0; i < (long) copies * data.size(); i++) {
@@ -377,6 +377,42 @@ public final class LoadBench {
         return files;
     }
 
+    /**
+     * The rows as CSV under a header line (the key fields' input values, then the URL), in
+     * {@link #INPUT_FILES} files: the input {@code --format csv} reads, as Phoenix's CSV loader reads its own.
+     */
+    static List<String> writeCsv(DataSet data, Path dir) throws IOException {
+        List<String> files = new ArrayList<>();
+        List<BufferedWriter> writers = new ArrayList<>();
+        String header = String.join(",", data.row(0).keySet()) + ",url\n";
+        for (int f = 0; f < INPUT_FILES; f++) {
+            Path file = dir.resolve("rows-" + f + ".csv");
+            files.add(file.toUri().toString());
+            BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+            writers.add(w);
+            w.write(header);
+        }
+        try {
+            for (int i = 0; i < data.size(); i++) {
+                StringBuilder line = new StringBuilder(160);
+                for (Object v : data.row(i).values()) {
+                    line.append(csvField(String.valueOf(v))).append(',');
+                }
+                writers.get(i % INPUT_FILES).write(line.append(csvField(data.url(i))).append('\n').toString());
+            }
+        } finally {
+            for (BufferedWriter w : writers) {
+                w.close();
+            }
+        }
+        return files;
+    }
+
+    /** A CSV field: quoted, its quotes doubled, when it holds a comma or a quote. */
+    static String csvField(String text) {
+        return text.indexOf(',') < 0 && text.indexOf('"') < 0 ? text : '"' + text.replace("\"", "\"\"") + '"';
+    }
+
     /** Row {@code i} as a line of seed 000's MongoDB export ($oid, $date, 0/1 flags), with {@code url}, ending in a newline. */
     static String exportLine(int i, Map<String, Object> row, String url) {
         StringBuilder line = new StringBuilder(256).append(String.format(Locale.ROOT,
@@ -410,7 +446,7 @@ public final class LoadBench {
         return n;
     }
 
-    private static void deleteAll(Path dir) throws IOException {
+    static void deleteAll(Path dir) throws IOException {
         try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -47,11 +47,16 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
  *       an (sdate, code) index serves, Phoenix forced onto its covered and its uncovered index,
  *       and ours through our index ({@link org.rowkey.hbase.RowKeyTable#scan}; plain table only);
  *       for the queries on the leading key field, the floor of returning their rows by scans
- *       ({@link ResultRowsFloor}). Every run of every way must return the seed way's rows (else
- *       it stops, exit code 1).
+ *       ({@link ResultRowsFloor}). Reversed, every query: ours {@code reversed()} through the
+ *       indexed table (the order checked) beside Phoenix's {@code ORDER BY} every key column
+ *       {@code DESC}, its default plan and NO_INDEX. Every run of every way must return the seed
+ *       way's rows (else it stops, exit code 1).
  *   <li>Seed 000's statistics, ours inside the regions beside Phoenix's SQL aggregates
  *       ({@link PeerAggregates}).
  * </ol>
+ *
+ * <p>{@code --bulk-only} ({@code cargo make bench-peer-bulk}, on Hadoop 3) runs the MapReduce bulk
+ * loads side by side instead ({@link #bulkLoads}).
  *
  * <p>Wall time: from building the scan or preparing the statement to the last row; median of
  * the measured runs. Rows read: the regions' read counters ({@link RegionReads}) over the tables
@@ -70,6 +75,9 @@ public final class Peer {
     }
 
     public static void main(String[] args) {
+        List<String> rest = new ArrayList<>(Arrays.asList(args));
+        boolean bulkOnly = rest.remove("--bulk-only");
+        args = rest.toArray(new String[0]);
         Demo.Options options = Demo.Options.parse(args, true);
         if (!Arrays.asList(args).contains("--json")) {
             options.json = "target/bench/peer.json";
@@ -78,7 +86,8 @@ public final class Peer {
         PHOENIX_SERVER_SETTINGS.forEach(base::set);
         int exit;
         try {
-            exit = Demo.withCluster(options, base, connection -> new Peer(connection, options).run());
+            exit = Demo.withCluster(options, base, connection -> bulkOnly ? new Peer(connection, options).runBulkLoads()
+                    : new Peer(connection, options).run());
         } catch (Exception e) {
             System.err.println();
             System.err.println("PEER BENCHMARK FAILED: " + e.getMessage());
@@ -114,6 +123,21 @@ public final class Peer {
         Configuration conf = connection.getConfiguration();
         return "jdbc:phoenix:" + conf.get(HConstants.ZOOKEEPER_QUORUM) + ":" + conf.get(HConstants.ZOOKEEPER_CLIENT_PORT)
                 + ":" + conf.get(HConstants.ZOOKEEPER_ZNODE_PARENT, HConstants.DEFAULT_ZOOKEEPER_ZNODE_PARENT);
+    }
+
+    /**
+     * {@code --bulk-only} ({@code cargo make bench-peer-bulk}): the bulk loads side by side alone
+     * ({@link #bulkLoads}), on the cluster this JVM runs (Hadoop 3: Phoenix's loader needs it).
+     */
+    private int runBulkLoads() throws Exception {
+        DataSet data = new DataSet(options.rows, options.seed);
+        try (java.sql.Connection jdbc = DriverManager.getConnection(jdbcUrl(), new Properties())) {
+            bulkLoads(new PhoenixTables(jdbc, connection, demo, data), data);
+        }
+        System.out.println();
+        System.out.println("Bulk loads (rows/s; the MapReduce job and the load of its HFiles):");
+        loadLines.forEach(System.out::println);
+        return 0;
     }
 
     private int run() throws Exception {
@@ -203,6 +227,64 @@ public final class Peer {
         for (PhoenixTables.Table t : List.of(plain, salted)) {
             buildIndex(phoenix, t, true, data.size());
             buildIndex(phoenix, t, false, data.size());
+        }
+    }
+
+    /**
+     * The MapReduce bulk loads of both, side by side, with the same LocalJobRunner settings (a map
+     * and a reduce slot per core): ours ({@link org.rowkey.hbase.BulkLoad}) and Phoenix's
+     * {@code CsvBulkLoadTool}, each from CSV (written first, not timed) and into a new table (8 regions)
+     * with one covered index on (sdate, code), HFiles of both tables written by the one job and
+     * loaded. Each table then holds every row, and its index one row per row.
+     */
+    private void bulkLoads(PhoenixTables phoenix, DataSet data) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bench-peer-bulk");
+        Configuration localJobs = new Configuration(connection.getConfiguration());
+        int cores = Runtime.getRuntime().availableProcessors();
+        localJobs.setInt("mapreduce.local.map.tasks.maximum", cores);
+        localJobs.setInt("mapreduce.local.reduce.tasks.maximum", cores);
+        localJobs.setBoolean(org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2.LOCALITY_SENSITIVE_CONF_KEY, false);
+        try {
+            OurIndexedTable ours = new OurIndexedTable(connection, demo, false, TableName.valueOf("urlscan_bulk_indexed"));
+            double oursSeconds = ours.bulkLoad(LoadBench.writeCsv(data, dir), localJobs);
+            check("ours", ours.rowCounts(), data.size());
+            recordLoad("ours", ours.name + " (8 regions, bulk load: MapReduce, LocalJobRunner)", "one covered index on (sdate, code)",
+                    data.size(), oursSeconds, null);
+            PhoenixTables.Table bulk = new PhoenixTables.Table("URLSCAN_PHOENIX_BULK", false);
+            phoenix.create(bulk);
+            phoenix.createCoveredIndex(bulk);
+            double phoenixSeconds = phoenix.csvBulkLoad(bulk, data, dir, localJobs);
+            check("Phoenix", phoenix.counts(bulk), data.size());
+            recordLoad("phoenix", PhoenixTables.describe(bulk) + ", CsvBulkLoadTool (MapReduce, LocalJobRunner)",
+                    "one covered index on (sdate, code)", data.size(), phoenixSeconds, null);
+            // The floor of any MapReduce bulk load writing these cells: HBase's ImportTsv writing as many one-cell rows.
+            long cells = ours.cellCount();
+            int copies = (int) Math.round((double) cells / data.size());
+            TableName importTsv = TableName.valueOf("urlscan_bulk_importtsv");
+            double floorSeconds = LoadBench.importTsv(connection, importTsv, data, copies, dir);
+            recordLoad("floor", "ImportTsv + BulkLoadHFiles, " + copies + " one-cell rows a record (" + String.format(Locale.ROOT,
+                    "%,d", cells) + " cells: ours' data and index cells)", "none", data.size(), floorSeconds, null);
+            System.out.printf(Locale.ROOT, "  bulk loads with a covered index: ours %.1f s, CsvBulkLoadTool %.1f s (%.2fx ours),"
+                    + " ImportTsv of as many cells %.1f s (ours %.2fx it)%n", oursSeconds, phoenixSeconds, phoenixSeconds / oursSeconds,
+                    floorSeconds, oursSeconds / floorSeconds);
+            phoenix.drop(bulk);
+            ours.drop();
+            try (org.apache.hadoop.hbase.client.Admin admin = connection.getAdmin()) {
+                admin.disableTable(importTsv);
+                admin.deleteTable(importTsv);
+            }
+        } finally {
+            LoadBench.deleteAll(dir);
+        }
+    }
+
+    /** A bulk-loaded table and its index each hold every row: else the benchmark ends. */
+    private static void check(String way, List<Long> counts, int rows) {
+        for (long n : counts) {
+            if (n != rows) {
+                throw new IllegalStateException("MISMATCH, " + way + "'s bulk load: " + counts + " rows in the table and its index, not "
+                        + rows + " in each");
+            }
         }
     }
 
@@ -333,6 +415,8 @@ public final class Peer {
             OurIndexedTable indexed = q.salted ? ourSaltedIndexed : ourIndexed;
             list.add(new Way("ours (RowKeyTable.scan)" + (pass == Pass.DEFAULT ? "" : ", pass 2"), "ours-index", pass,
                     indexed.physical(), indexed.explain(q, false), () -> indexed.run(q, false)));
+            list.add(new Way("ours reversed (RowKeyTable.scan, descending key order)" + (pass == Pass.DEFAULT ? "" : ", pass 2"),
+                    "ours-reversed", pass, indexed.physical(), indexed.explain(q, false, true), () -> indexed.run(q, false, true)));
             if (indexServes()) {
                 // Phoenix's covered index answers SELECT * alone (it knows every column); ours when
                 // the query asks only for covered columns.
@@ -357,6 +441,8 @@ public final class Peer {
                         () -> indexRowsFloor(indexTable, indexRanges)));
             }
             list.add(phoenixWay("Phoenix", null, pass));
+            list.add(phoenixWay("Phoenix ORDER BY key DESC", null, pass, true));
+            list.add(phoenixWay("Phoenix NO_INDEX ORDER BY key DESC", "NO_INDEX", pass, true));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
             list.add(phoenixWay("Phoenix SKIP_SCAN", "SKIP_SCAN", pass));
             if (indexServes()) {
@@ -377,9 +463,14 @@ public final class Peer {
         }
 
         private Way phoenixWay(String name, String hint, Pass pass) throws SQLException {
-            PhoenixTables.Sql sql = phoenix.new Sql(table, q, hint);
+            return phoenixWay(name, hint, pass, false);
+        }
+
+        /** {@code descending}: the rows in descending primary-key order, Phoenix's reversed read. */
+        private Way phoenixWay(String name, String hint, Pass pass, boolean descending) throws SQLException {
+            PhoenixTables.Sql sql = phoenix.new Sql(table, q, hint, descending);
             String label = name + (pass == Pass.CACHED ? ", UPDATE_CACHE_FREQUENCY=" + pass.updateCacheFrequency : "");
-            return new Way(label, "phoenix", pass, table.physical(), sql.shown() + "\n" + sql.explain(),
+            return new Way(label, descending ? "phoenix-reversed" : "phoenix", pass, table.physical(), sql.shown() + "\n" + sql.explain(),
                     () -> sql.run(demo.schema(q.salted)));
         }
 

@@ -177,6 +177,48 @@ final class PhoenixTables {
         execute("ALTER TABLE " + table.name + " SET UPDATE_CACHE_FREQUENCY=" + frequency);
     }
 
+    /**
+     * Loads the data set with Phoenix's own bulk loader, {@code CsvBulkLoadTool}: one MapReduce job
+     * (here on the LocalJobRunner, with {@code localJobs}' settings) writing HFiles of the table and
+     * every index it has, then loading them, from a CSV file of the rows written first (not timed;
+     * binary key fields in Base64, the tool's default). Returns the seconds of the tool's run.
+     */
+    double csvBulkLoad(Table table, DataSet data, java.nio.file.Path dir, org.apache.hadoop.conf.Configuration localJobs)
+            throws Exception {
+        java.nio.file.Path csv = dir.resolve(table.name + ".csv");
+        try (java.io.BufferedWriter w = java.nio.file.Files.newBufferedWriter(csv, java.nio.charset.StandardCharsets.UTF_8)) {
+            for (int i = 0; i < data.size(); i++) {
+                Map<String, Object> key = keyFields(data.row(i));
+                for (String field : DataSet.FIELDS) {
+                    Object v = key.get(field);
+                    w.write(v instanceof byte[] ? java.util.Base64.getEncoder().encodeToString((byte[]) v) : String.valueOf(v));
+                    w.write(',');
+                }
+                w.write(LoadBench.csvField(data.url(i)) + "\n");
+            }
+        }
+        long start = System.nanoTime();
+        int exit = org.apache.hadoop.util.ToolRunner.run(new org.apache.hadoop.conf.Configuration(localJobs),
+                new org.apache.phoenix.mapreduce.CsvBulkLoadTool(), new String[] {"--table", table.name, "--input", csv.toUri().toString()});
+        double seconds = Demo.seconds(start);
+        if (exit != 0) {
+            throw new IllegalStateException("CsvBulkLoadTool exited with " + exit);
+        }
+        return seconds;
+    }
+
+    /** The rows of the table and of each of its indexes (a count of each through Phoenix). */
+    List<Long> counts(Table table) throws SQLException {
+        List<Long> counts = new ArrayList<>();
+        for (String name : table.physical().stream().map(TableName::getNameAsString).toArray(String[]::new)) {
+            try (Statement st = jdbc.createStatement(); ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + name)) {
+                rs.next();
+                counts.add(rs.getLong(1));
+            }
+        }
+        return counts;
+    }
+
     void drop(Table table) throws SQLException {
         execute("DROP TABLE IF EXISTS " + table.name + " CASCADE");
     }
@@ -236,6 +278,11 @@ final class PhoenixTables {
         final List<Object> values = new ArrayList<>();
 
         Sql(Table table, DemoQuery q, String hint) {
+            this(table, q, hint, false);
+        }
+
+        /** {@code descending}: {@code ORDER BY} every primary-key column {@code DESC}, Phoenix's reversed read. */
+        Sql(Table table, DemoQuery q, String hint, boolean descending) {
             StringBuilder where = new StringBuilder();
             for (DemoQuery.Condition c : q.conditions) {
                 where.append(where.length() == 0 ? " WHERE " : " AND ").append(quoted(c.field));
@@ -249,7 +296,7 @@ final class PhoenixTables {
                 }
             }
             text = "SELECT " + (hint == null ? "" : "/*+ " + hint + " */ ") + keyColumns() + ", " + URL_COLUMN
-                    + " FROM " + table.name + where;
+                    + " FROM " + table.name + where + (descending ? " ORDER BY " + keyColumns().replace(",", " DESC,") + " DESC" : "");
         }
 
         /** {@code text} with the values written in, for the report. */
