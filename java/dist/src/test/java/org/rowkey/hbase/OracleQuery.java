@@ -348,6 +348,13 @@ final class OracleQuery {
                 q.leapfrog = random.nextInt(3) == 0;
             } else {
                 q.reversed = random.nextInt(5) == 0; // one AND-branch read backwards, its streams' windows from the top down
+                if (q.reversed && !indexes.isEmpty() && random.nextBoolean()) {
+                    // Read backwards through an index, aimed at: in its key order where each of its
+                    // fields has one value (unsalted), else by the joins, which merge its runs of data keys.
+                    OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
+                    q.hint = index.name;
+                    aimAt(index, q.shared, schema, random);
+                }
             }
             q.serial = random.nextInt(5) == 0;
             q.unordered = !q.serial && random.nextInt(6) == 0;
@@ -371,18 +378,23 @@ final class OracleQuery {
             Random random, int count) {
         if (!indexes.isEmpty() && random.nextInt(10) < 3) {
             OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
-            for (String name : index.fields) {
-                Field f = schema.field(name);
-                Condition c;
-                do {
-                    c = OracleModel.randomCondition(f, random);
-                } while (c.op != OracleModel.Op.EQ && c.op != OracleModel.Op.IN);
-                into.add(c);
-            }
+            aimAt(index, into, schema, random);
             count = Math.max(0, count - index.fields.size());
         }
         for (int i = 0; i < count; i++) {
             into.add(OracleModel.randomCondition(schema.fields.get(random.nextInt(schema.fields.size())), random));
+        }
+    }
+
+    /** An = or IN condition on each field of {@code index}. */
+    private static void aimAt(OracleModel.Index index, List<Condition> into, OracleModel.Schema schema, Random random) {
+        for (String name : index.fields) {
+            Field f = schema.field(name);
+            Condition c;
+            do {
+                c = OracleModel.randomCondition(f, random);
+            } while (c.op != OracleModel.Op.EQ && c.op != OracleModel.Op.IN);
+            into.add(c);
         }
     }
 
