@@ -85,55 +85,31 @@ final class BackwardWindows {
             boolean sample = windowStart == null;
             byte[] bottom = sample ? start : windows.bottom(windowStart, top);
             byte[] sampleTop = sample ? sampleTop(table, start, top) : null;
-            Scan scan = scanOf.apply(cut(ranges, bottom, sampleTop != null ? sampleTop : top)).setScanMetricsEnabled(true);
+            Scan scan = scanOf.apply(cut(ranges, bottom, sampleTop != null ? sampleTop : top));
             if (sample) {
                 scan.setLimit(keep).setFilter(new RowBudgetFilter(
                         scan.getFilter() == null ? new FilterList() : scan.getFilter(), SAMPLE_LOOKED));
             }
-            ArrayDeque<Result> last = new ArrayDeque<>();
-            long held = 0;
-            long looked;
-            byte[] sampleEnd = null;
-            try (ResultScanner scanner = table.getScanner(scan)) {
-                ScanMetrics scanMetrics = scanner.getScanMetrics();
-                if (scanMetrics != null) {
-                    metrics.accept(scanMetrics);
-                }
-                for (Result r; !released.getAsBoolean() && (r = scanner.next()) != null;) {
-                    if (sample && RowBudgetFilter.isEnd(r)) {
-                        sampleEnd = r.getRow(); // the rows looked at end here
-                        break;
-                    }
-                    held++;
-                    last.addLast(r);
-                    if (last.size() > keep) {
-                        last.removeFirst();
-                    }
-                }
-                looked = scanMetrics == null ? held : Math.max(held, scanMetrics.countOfRowsScanned.get());
-            }
+            Window window = Window.read(table, scan, sample, keep, released, metrics);
             if (released.getAsBoolean()) {
                 return true;
             }
             int wanted = keep / 4; // a window aims at twice that: half of what it keeps
-            if (sample && (sampleEnd != null || held == keep || sampleTop != null)) {
+            byte[] sampled = sample ? window.sampledBelow(keep, sampleTop) : null;
+            if (sampled != null) {
                 // More rows than a window looks at or keeps, or a region of several: the rows below
                 // where it ended are known (kept for last), and the density up to there sizes the windows.
-                windowStart = sampleEnd != null ? sampleEnd : held == keep ? Bytes.add(last.peekLast().getRow(), new byte[1]) : sampleTop;
-                windows.sampled(start, windowStart, held, looked, wanted, 0);
-                sampleRows = new ArrayList<>(last);
+                windowStart = sampled;
+                windows.sampled(start, windowStart, window.held, window.looked, wanted, 0);
+                sampleRows = new ArrayList<>(window.last);
                 continue;
             }
             if (!sample) {
-                windows.held(held, looked, wanted, 0);
+                windows.held(window.held, window.looked, wanted, 0);
             }
-            // Every row of the window at or above the lowest kept is known: the next window goes on below it.
-            boolean dropped = held > last.size();
-            for (Iterator<Result> down = last.descendingIterator(); down.hasNext();) {
-                rows.add(down.next());
-            }
-            top = dropped ? last.peekFirst().getRow() : bottom;
-            if (!dropped && Bytes.equals(bottom, sample ? start : windowStart)) {
+            window.handOutDescending(rows::add);
+            top = window.nextTop(bottom);
+            if (!window.dropped() && Bytes.equals(bottom, sample ? start : windowStart)) {
                 handOutSample(rows);
             }
         }
@@ -147,6 +123,77 @@ final class BackwardWindows {
         }
         sampleRows = Collections.emptyList();
         ended = true;
+    }
+
+    /**
+     * One forward read of a window: its last {@code keep} rows in key order, the rows it held and
+     * looked at, and, of a sample, the row where its look ended. Both descending reads (the
+     * chunks' and the joins' leaves', {@link TableKeyRangeReader}) read their windows with it.
+     */
+    static final class Window {
+        /** The window's top rows, in key order: at most {@code keep}. */
+        final ArrayDeque<Result> last = new ArrayDeque<>();
+        long held;
+        long looked;
+        /** A sample's end marker: no row at or above it was looked at; null when its look did not end. */
+        byte[] sampleEnd;
+
+        /**
+         * Reads {@code scan} whole (a {@code sample} up to its {@link RowBudgetFilter}'s end marker),
+         * its metrics given to {@code metrics}, until {@code released}.
+         */
+        static Window read(Table table, Scan scan, boolean sample, int keep, BooleanSupplier released,
+                Consumer<ScanMetrics> metrics) throws IOException {
+            Window w = new Window();
+            try (ResultScanner scanner = table.getScanner(scan.setScanMetricsEnabled(true))) {
+                ScanMetrics scanMetrics = scanner.getScanMetrics();
+                if (scanMetrics != null) {
+                    metrics.accept(scanMetrics);
+                }
+                for (Result r; !released.getAsBoolean() && (r = scanner.next()) != null;) {
+                    if (sample && RowBudgetFilter.isEnd(r)) {
+                        w.sampleEnd = r.getRow();
+                        break;
+                    }
+                    w.held++;
+                    w.last.addLast(r);
+                    if (w.last.size() > keep) {
+                        w.last.removeFirst();
+                    }
+                }
+                w.looked = scanMetrics == null ? w.held : Math.max(w.held, scanMetrics.countOfRowsScanned.get());
+            }
+            return w;
+        }
+
+        /**
+         * Of a sample limited to {@code keep} rows and stopped at {@code sampleTop} (null: not
+         * stopped), the key below which it holds every row, when it did not read all it was given
+         * (its look ended, it held {@code keep}, or it stopped at a region's end); else null.
+         */
+        byte[] sampledBelow(int keep, byte[] sampleTop) {
+            return sampleEnd != null ? sampleEnd : held == keep ? Bytes.add(last.peekLast().getRow(), new byte[1]) : sampleTop;
+        }
+
+        /** Rows held below those kept: read again by the next window. */
+        boolean dropped() {
+            return held > last.size();
+        }
+
+        /** The rows kept, from the highest down. */
+        void handOutDescending(Consumer<Result> to) {
+            for (Iterator<Result> down = last.descendingIterator(); down.hasNext();) {
+                to.accept(down.next());
+            }
+        }
+
+        /**
+         * Every row of the window at or above the lowest kept is known: the next window's top is
+         * that row, or the window's {@code bottom} when every row was kept.
+         */
+        byte[] nextTop(byte[] bottom) {
+            return dropped() ? last.peekFirst().getRow() : bottom;
+        }
     }
 
     /**

@@ -370,6 +370,7 @@ final class ParallelScanner<T> implements Closeable {
         final TableName name;
         final List<RowRange> ranges;
         final Function<List<RowRange>, Scan> scanOf;
+        /** The forward read's scan; null in a {@link Order#DESCENDING} read, whose windows make their own. */
         final Scan scan;
         /** Rows of one turn: what one round trip of its scan returns, at most {@value #BATCH}. */
         final int turnRows;
@@ -390,8 +391,9 @@ final class ParallelScanner<T> implements Closeable {
             this.name = name;
             this.ranges = ranges;
             this.scanOf = scanOf;
-            this.scan = scanOf.apply(ranges).setScanMetricsEnabled(true);
-            this.turnRows = turnRows(scan.getCaching(), connectionCaching);
+            Scan whole = scanOf.apply(ranges);
+            this.turnRows = turnRows(whole.getCaching(), connectionCaching);
+            this.scan = order == Order.DESCENDING ? null : whole.setScanMetricsEnabled(true);
         }
 
         /** Starts reading the next batch (under {@link #lock}). */

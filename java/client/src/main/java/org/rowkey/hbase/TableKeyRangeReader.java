@@ -3,7 +3,6 @@ package org.rowkey.hbase;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 import org.apache.hadoop.hbase.Cell;
@@ -202,9 +201,14 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private long countRead(ResultScanner scanner, long returned) {
         ScanMetrics metrics = scanner.getScanMetrics();
         long looked = metrics == null ? returned : Math.max(returned, metrics.countOfRowsScanned.get());
+        counted(looked);
+        return looked;
+    }
+
+    /** Counts a read that looked at {@code looked} rows. */
+    private void counted(long looked) {
         rowsRead += looked;
         reads++;
-        return looked;
     }
 
     /**
@@ -232,6 +236,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
         List<byte[]> rows = new ArrayList<>();
         List<Result> handed = new ArrayList<>();
         long looked = 0;
+        boolean cut = false;
         while (rows.size() < limit && (!spare.isEmpty() || !reachedStart)) {
             if (!spare.isEmpty()) {
                 Result r = spare.pollFirst();
@@ -241,21 +246,19 @@ final class TableKeyRangeReader implements KeyRangeReader {
             }
             if (budget > 0 && looked >= budget) {
                 byte[] next = rowBelow(frontier, frontierInclusive);
-                handed.forEach(this::handOver);
-                resumeBelow = next;
-                if (next == null) {
-                    return new Read(rows, false);
+                cut = next != null;
+                if (cut) {
+                    frontier = next;
+                    frontierInclusive = false;
+                    rows.add(next);
                 }
-                frontier = next;
-                frontierInclusive = false;
-                rows.add(next);
-                return new Read(rows, true);
+                break;
             }
             int need = limit - rows.size();
             boolean sample = !windows.sized();
             byte[] bottom = sample ? start : windows.bottom(start, frontier);
             byte[] sampleTop = sample ? BackwardWindows.sampleTop(table, start, frontier) : null;
-            Scan scan = new Scan().setCaching(WINDOW_CACHING).setScanMetricsEnabled(true).withStartRow(bottom, true);
+            Scan scan = new Scan().setCaching(WINDOW_CACHING).withStartRow(bottom, true);
             if (sampleTop != null) {
                 scan.withStopRow(sampleTop, false);
             } else if (frontier.length > 0) {
@@ -270,48 +273,28 @@ final class TableKeyRangeReader implements KeyRangeReader {
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, BackwardWindows.SAMPLE_LOOKED)
                     : BackwardWindows.SAMPLE_LOOKED) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
-            ArrayDeque<Result> last = new ArrayDeque<>();
-            long held = 0;
-            long windowLooked;
-            byte[] sampleEnd = null;
-            try (ResultScanner scanner = table.getScanner(scan)) {
-                for (Result r; (r = scanner.next()) != null;) {
-                    if (sample && RowBudgetFilter.isEnd(r)) {
-                        sampleEnd = r.getRow(); // the rows looked at end here
-                        break;
-                    }
-                    held++;
-                    last.addLast(r);
-                    if (last.size() > need + SPARE) {
-                        last.removeFirst();
-                    }
-                }
-                windowLooked = countRead(scanner, held);
-            }
-            looked += windowLooked;
-            if (sample && (sampleEnd != null || held == need + SPARE || sampleTop != null)) {
+            BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, () -> false, m -> { });
+            counted(window.looked);
+            looked += window.looked;
+            byte[] sampled = sample ? window.sampledBelow(need + SPARE, sampleTop) : null;
+            if (sampled != null) {
                 // More rows than one read looks at or keeps, or a region of several: from the bottom up to here, the density.
-                byte[] through = sampleEnd != null ? sampleEnd : held == need + SPARE ? last.peekLast().getRow() : sampleTop;
-                windows.sampled(start, through, held, windowLooked, need, budget);
+                windows.sampled(start, sampled, window.held, window.looked, need, budget);
                 continue;
             }
             if (sample) {
-                windows.sampled(start, frontier, Math.max(held, 1), windowLooked, need, budget);
+                windows.sampled(start, frontier, window.held, window.looked, need, budget);
             } else {
-                windows.held(held, windowLooked, need, budget);
+                windows.held(window.held, window.looked, need, budget);
             }
-            // Every row of the window at or above the lowest kept is known: the next window goes on below it.
-            boolean dropped = held > last.size();
-            for (Iterator<Result> down = last.descendingIterator(); down.hasNext();) {
-                spare.addLast(down.next());
-            }
-            frontier = dropped ? last.peekFirst().getRow() : bottom;
+            window.handOutDescending(spare::addLast);
+            frontier = window.nextTop(bottom);
             frontierInclusive = false;
-            reachedStart = !dropped && Bytes.equals(bottom, start);
+            reachedStart = !window.dropped() && Bytes.equals(bottom, start);
         }
         handed.forEach(this::handOver);
-        resumeBelow = rows.size() == limit ? rows.get(rows.size() - 1) : null;
-        return new Read(rows, false);
+        resumeBelow = cut || rows.size() == limit ? rows.get(rows.size() - 1) : null;
+        return new Read(rows, cut);
     }
 
     /** The first row of the range below {@code top} ({@code inclusive}: at or below), whatever it holds (one row of a reversed scan), or null. */
