@@ -905,8 +905,9 @@ fn an_index_seek_key_splits_the_index_keys_where_its_position_splits_the_data_ke
 }
 
 /// One planning call decides how a query is read: joins for an anyOf (even of one branch), a
-/// limit, reversed through an index or the leapfrog hint (reversed over the data table is the
-/// forward single read, in descending order); the relay of the streams in place of an uncovered index
+/// limit, reversed through an index not in data-key order or the leapfrog hint (reversed over the
+/// data table, or an unsalted index with one value of each field, is the forward single read, in
+/// descending order); the relay of the streams in place of an uncovered index
 /// that is one of several; else the single read, its source's place in the catalog named for the
 /// readers. A plan the regions fold is refused for a query only joins answer, never relays, and
 /// says what the regions read: every index row checked when the index lacks the cells folded, one
@@ -915,7 +916,7 @@ fn an_index_seek_key_splits_the_index_keys_where_its_position_splits_the_data_ke
 fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     use hbase_rowkey::plan_wire::{plan_query, plan_query_request_on};
     use hbase_rowkey::proto::rowkey::{
-        planned_query::Read, Condition, Op, PlannedQuery, PredicateSpec, QueryPlanRequest,
+        planned_query::Read, Condition, IndexHint, Op, PlannedQuery, PredicateSpec, QueryPlanRequest,
     };
     use protobuf::Message;
     let mut spec = seed_catalog();
@@ -958,8 +959,12 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     assert_eq!(route(&request(vec![code(), both()])), "joins of 2");
     for ask in [
         |r: &mut QueryPlanRequest| r.limit = 10,
-        |r: &mut QueryPlanRequest| r.reversed = true,
         |r: &mut QueryPlanRequest| r.leapfrog = true,
+        |r: &mut QueryPlanRequest| {
+            r.reversed = true;
+            // Two values: the index's keys are not in data order.
+            r.branches[0].conditions = vec![int_condition("code", Op::IN, &[404, 500])];
+        },
     ] {
         let mut r = request(vec![code()]);
         ask(&mut r);
@@ -983,6 +988,49 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     reversed.aggregate = true;
     let refused = plan_query(&catalog, &reversed).unwrap_err().to_string();
     assert!(refused.contains("answered by joins of key streams"), "{refused}");
+    // Reversed through an unsalted index each of whose fields has one value: its keys sort as the
+    // data keys do, so its single read, descending. Several values of a field, or a salted index,
+    // order its keys otherwise: the joins, which merge its runs of data keys.
+    let mut by_code_spec = spec.clone();
+    by_code_spec.indexes.push(index_spec("by_code_salted", &["code"], 4));
+    let by_code_catalog = Catalog::from_spec(&by_code_spec).unwrap();
+    let hinted_route = |index: &str, conditions: Vec<Condition>| {
+        let mut r = request(vec![conditions]);
+        r.reversed = true;
+        r.hint = IndexHint::USE_INDEX.into();
+        r.hint_index = index.into();
+        match plan_query(&by_code_catalog, &r).unwrap().read {
+            Some(Read::Single(single)) => format!("single {}", single.index),
+            Some(Read::Joins(joins)) => format!("joins of {}", joins.branches.len()),
+            other => format!("{other:?}"),
+        }
+    };
+    assert_eq!(hinted_route("by_code", code()), "single by_code");
+    assert_eq!(
+        hinted_route("by_code", vec![int_condition("code", Op::IN, &[404])]),
+        "single by_code"
+    );
+    assert_eq!(
+        hinted_route("by_code", vec![int_condition("code", Op::IN, &[404, 500])]),
+        "joins of 1"
+    );
+    assert_eq!(
+        hinted_route("by_code", vec![int_condition("code", Op::GE, &[404])]),
+        "joins of 1"
+    );
+    assert_eq!(hinted_route("by_code_salted", code()), "joins of 1");
+    let mut shown = request(vec![code()]);
+    (shown.reversed, shown.no_explain) = (true, false);
+    (shown.hint, shown.hint_index) = (IndexHint::USE_INDEX.into(), "by_code".into());
+    let Some(Read::Single(shown)) = plan_query(&by_code_catalog, &shown).unwrap().read else {
+        panic!("a single read")
+    };
+    assert!(
+        shown.explain.contains("index by_code in data-key order")
+            && shown.explain.contains("descending data-key order"),
+        "{}",
+        shown.explain
+    );
     let relayed = plan_query(&catalog, &request(vec![both()])).unwrap();
     let Some(Read::Joins(relay)) = relayed.read else {
         panic!("two index streams of an uncovered index: their relay, {relayed:?}")

@@ -88,7 +88,13 @@ pub(super) fn describe_union(
     explain
 }
 
-/// The line a reversed single read of the data table adds to its plan's explain.
+/// The line a reversed single read of an index adds to its plan's explain, before
+/// [`DESCENDING_WINDOWS`].
+pub(super) fn index_in_data_order(index: &str) -> String {
+    format!("  index {index} in data-key order: unsalted, each of its fields has one value\n")
+}
+
+/// The line a reversed single read adds to its plan's explain.
 pub(super) const DESCENDING_WINDOWS: &str =
     "  rows in descending data-key order: each region's ranges read in forward windows from the top down\n";
 

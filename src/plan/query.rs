@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::key::Catalog;
-use crate::proto::rowkey::{PlannedQuery, PredicateSpec, TablePlan};
+use crate::proto::rowkey::{Condition, Op, PlannedQuery, PredicateSpec, TablePlan};
 
 use super::explain;
 use super::join::{plan_join, JoinQuery};
@@ -35,7 +35,7 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
     let mut out = PlannedQuery::new();
     let joins = query.any_of || query.branches.len() != 1 || query.limit > 0 || query.leapfrog;
     if !joins && query.reversed && !query.aggregate {
-        if let Some(single) = reversed_data_table_read(catalog, query)? {
+        if let Some(single) = reversed_single_read(catalog, query)? {
             out.set_single(single);
             return Ok(out);
         }
@@ -84,14 +84,17 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
     Ok(out)
 }
 
-/// The single read of a reversed query that reads the data table: its regions' ranges read as
-/// the forward plan reads them, each region in forward windows from the top down, so the rows come
-/// in descending data-key order (the reader's business: `ParallelScanner`). None when the query
-/// reads an index (whose order is not the data table's) or a relay: the joins answer it then.
-fn reversed_data_table_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
+/// The single read of a reversed query that reads the data table, or an unsalted index in which
+/// each of its fields has one value (there its keys sort as the data keys do: docs/indexes.md):
+/// its regions' ranges read as the forward plan reads them, each region in forward windows from
+/// the top down, so the rows come in descending data-key order (the reader's business:
+/// `ParallelScanner`). None when the query reads another index (whose order is not the data
+/// table's) or a relay: the joins answer it then.
+fn reversed_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
+    let conditions = &query.branches[0].conditions;
     let table = TableQuery {
         query: SourceQuery {
-            conditions: &query.branches[0].conditions,
+            conditions,
             ..query.source
         },
         explain: query.explain,
@@ -99,13 +102,31 @@ fn reversed_data_table_read(catalog: &Catalog, query: &Query<'_>) -> Result<Opti
         fold: false,
     };
     let mut single = plan_table(catalog, &table)?;
-    if single.relay.is_some() || single.index_number != -1 {
+    if single.relay.is_some() || single.index_number != -1 && !in_data_order(catalog, &single.index, conditions) {
         return Ok(None);
     }
     if query.explain {
+        if single.index_number != -1 {
+            single.explain.push_str(&explain::index_in_data_order(&single.index));
+        }
         single.explain.push_str(explain::DESCENDING_WINDOWS);
     }
     Ok(Some(single))
+}
+
+/// Whether `index`'s rows that meet `conditions` sort as their data rows do: it is unsalted and
+/// each of its fields has one value (an `=`, or an `IN` of one value, among the AND-ed conditions),
+/// so its keys differ only in the data salt byte and the other fields, in data order.
+fn in_data_order(catalog: &Catalog, index: &str, conditions: &[Condition]) -> bool {
+    let Some(index) = catalog.index(index) else {
+        return false;
+    };
+    index.schema().salt().is_none()
+        && index.key_fields().all(|field| {
+            conditions.iter().any(|c| {
+                c.field == field && c.values.len() == 1 && matches!(c.op.enum_value(), Ok(Op::EQ) | Ok(Op::IN))
+            })
+        })
 }
 
 /// What the regions read of a plan they fold, decided here for the client and its explain alike:

@@ -102,8 +102,9 @@ abstract class QueryPlan {
             super(connection, table, catalog, query);
             this.plan = plan;
             this.ranges = ScanPlanner.ranges(plan.getPlan());
-            // Reversed single reads are the data table's (the planner's choice): its key order,
-            // descending, kept even when unordered, as the joins keep it.
+            // Reversed single reads are in data-key order (the planner's choice: the data table, or
+            // an index whose keys sort as its data keys do), descending, kept even when unordered,
+            // as the joins keep it.
             this.order = query.isReversed() ? ParallelScanner.Order.DESCENDING
                     : query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         }

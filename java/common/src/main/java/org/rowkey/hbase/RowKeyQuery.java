@@ -188,9 +188,10 @@ public final class RowKeyQuery {
 
     /**
      * {@link RowKeyTable#scan} returns the rows in descending data-key order (with {@link #limit},
-     * the last {@code n} by key): a query that reads the data table as its forward twin does, with
-     * no limit, reads its regions at once as that twin does, each in forward windows from its top
-     * down; the others are read backwards by the key streams (docs/joins.md).
+     * the last {@code n} by key): a query with no limit that reads the data table as its forward
+     * twin does, or an unsalted index with one value of each of its fields, reads its regions at
+     * once as that twin does, each in forward windows from its top down; the others are read
+     * backwards by the key streams (docs/joins.md).
      */
     public RowKeyQuery reversed() {
         this.reversed = true;

@@ -725,7 +725,8 @@ class OracleIT extends HBaseMiniClusterBase {
                 return; // a refused query has no plan
             }
             String[][] marks = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
-                {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"}};
+                {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"},
+                {"in data-key order: unsalted", "plan:reversed-index"}};
             for (String[] m : marks) {
                 if (plan.contains(m[0])) {
                     coverage.merge(m[1], 1, Integer::sum);

@@ -347,13 +347,31 @@ final class OracleQuery {
                 q.reversed = random.nextBoolean();
                 q.leapfrog = random.nextInt(3) == 0;
             } else {
-                q.reversed = random.nextInt(5) == 0; // one AND-branch read backwards, its streams' windows from the top down
-                if (q.reversed && !indexes.isEmpty() && random.nextBoolean()) {
-                    // Read backwards through an index, aimed at: in its key order where each of its
-                    // fields has one value (unsalted), else by the joins, which merge its runs of data keys.
+                q.reversed = random.nextInt(4) == 0; // one AND-branch read backwards, its streams' windows from the top down
+                if (q.reversed && !indexes.isEmpty() && random.nextInt(3) > 0) {
+                    // Read backwards through an index it hints, = or IN on each of its fields: where each
+                    // has one value (unsalted), the index's single read in its key order, which is then
+                    // the data's; where one field has several, the joins, which merge the index's runs
+                    // of data keys. Read in the index's order, those rows would come grouped by that
+                    // field's value: pool values, which rows hold, make such groups interleave.
                     OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
                     q.hint = index.name;
-                    aimAt(index, q.shared, schema, random);
+                    if (random.nextBoolean()) {
+                        q.shared.clear();
+                    }
+                    int several = random.nextBoolean() ? random.nextInt(index.fields.size()) : -1;
+                    for (int i = 0; i < index.fields.size(); i++) {
+                        Field f = schema.field(index.fields.get(i));
+                        if (i == several) {
+                            List<Object> values = new ArrayList<>(f.pool);
+                            Collections.shuffle(values, random);
+                            q.shared.add(new Condition(f, OracleModel.Op.IN, values.subList(0, Math.min(values.size(), 2 + random.nextInt(2)))));
+                        } else {
+                            Object v = f.conditionValue(random);
+                            q.shared.add(new Condition(f, random.nextBoolean() ? OracleModel.Op.EQ : OracleModel.Op.IN,
+                                    Collections.singletonList(v)));
+                        }
+                    }
                 }
             }
             q.serial = random.nextInt(5) == 0;
