@@ -20,8 +20,9 @@ import org.rowkey.hbase.RowKeyTable;
 
 /**
  * {@code cargo make bench-reversed}: each of the demo's queries read forward and reversed through
- * {@link RowKeyTable#scan} (whole, and its first 10 rows: "the last 10" reversed), beside HBase's
- * own floor in both directions, a plain scan of the whole table with no filter. Medians of
+ * {@link RowKeyTable#scan} (whole, and its first 10 rows: "the last 10" reversed), and those an
+ * index on (sdate, code) serves again through it ({@link OurIndexedTable}: covered, salted like
+ * the table), beside HBase's own floor in both directions, a plain scan of the whole table with no filter. Medians of
  * {@code --runs} runs after a warm-up, the ways taking turns. Every reversed read must return the
  * forward read's rows in the opposite order (else it stops, exit code 1).
  */
@@ -64,12 +65,32 @@ public final class ReversedBench {
             measure(options.runs, q.name + ", first " + LAST + " / reversed: the last " + LAST,
                     () -> rows(table.scan(demo.planned(q).limit(LAST))), () -> rows(table.scan(demo.planned(q).reversed().limit(LAST))), all);
         }
+        OurIndexedTable[] indexed = {new OurIndexedTable(connection, demo, false), new OurIndexedTable(connection, demo, true)};
+        for (OurIndexedTable t : indexed) {
+            t.createAndLoad(data);
+        }
+        for (DemoQuery q : DemoQuery.all(data)) {
+            if (!q.indexServes()) {
+                continue;
+            }
+            OurIndexedTable t = indexed[q.salted ? 1 : 0];
+            String name = q.name + ", through the index" + (q.salted ? " (salted)" : "");
+            List<String> all = measure(options.runs, name, () -> rows(t.table().scan(t.query(q, false))),
+                    () -> rows(t.table().scan(t.query(q, false).reversed())), null);
+            measure(options.runs, name + ", first " + LAST + " / reversed: the last " + LAST,
+                    () -> rows(t.table().scan(t.query(q, false).limit(LAST))),
+                    () -> rows(t.table().scan(t.query(q, false).reversed().limit(LAST))), all);
+        }
+        for (OurIndexedTable t : indexed) {
+            t.drop();
+        }
         return 0;
     }
 
     /**
-     * Times both reads, checks them and returns the forward read's rows. {@code whole}: null when both
-     * read every row of the query (the reversed read must be the forward one backwards), else every
+     * Times both reads, checks them and returns the forward read's rows in key order. {@code whole}:
+     * null when both read every row of the query (the reversed read must be the forward one's rows,
+     * in descending key order), else every
      * row of the query, of which the forward read must be the first and the reversed the last, backwards.
      */
     private static List<String> measure(int runs, String name, Read forward, Read reversed, List<String> whole) throws IOException {
@@ -88,6 +109,11 @@ public final class ReversedBench {
             cost = String.format(Locale.ROOT, "%,d / %,d | %,d / %,d", aheadRead.looked, backRead.looked, aheadRead.trips,
                     backRead.trips);
             Collections.reverse(back);
+            if (whole == null) {
+                // A forward read of a salted index is in its key order: the rows checked in the data's.
+                ahead = new ArrayList<>(ahead);
+                Collections.sort(ahead); // hex sorts as the bytes do
+            }
             int n = whole == null ? 0 : Math.min(LAST, whole.size());
             List<String> wantAhead = whole == null ? back : whole.subList(0, n);
             List<String> wantBack = whole == null ? ahead : whole.subList(whole.size() - n, whole.size());

@@ -398,7 +398,7 @@ public final class Peer {
 
         /** Whether an index on (sdate, code) serves it: no leading key field, a condition on sdate. */
         boolean indexServes() {
-            return !q.onLeadingField() && q.conditions.stream().anyMatch(c -> c.field.equals("sdate"));
+            return q.indexServes();
         }
 
         List<Way> ways(Pass pass) throws SQLException {

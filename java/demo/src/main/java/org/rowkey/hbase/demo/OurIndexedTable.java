@@ -154,9 +154,14 @@ final class OurIndexedTable {
     }
 
     /** The query, with every cell or ({@code urlOnly}) the URL alone, which the index covers. */
-    private RowKeyQuery query(DemoQuery q, boolean urlOnly) {
+    RowKeyQuery query(DemoQuery q, boolean urlOnly) {
         RowKeyQuery query = demo.planned(q);
         return urlOnly ? query.select(Demo.FAMILY, Demo.URL) : query;
+    }
+
+    /** The table, opened once it is loaded. */
+    RowKeyTable table() {
+        return table;
     }
 
     /** The query through {@link RowKeyTable#scan}, timed from building the query to the last row. */
