@@ -17,8 +17,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Bounds the rows a region scan looks at: the wrapped filter decides the first {@code budget} rows,
- * and the row after them is returned whatever that filter would say, as one marker cell
- * ({@link #isEnd}), and ends the scan of the region. A client that reads a range through a
+ * and the row after them is returned whatever that filter would say, as a marker cell in each
+ * family read ({@link #isEnd}), and ends the scan of the region. A client that reads a range through a
  * selective filter thus learns how far the server got: every row before the marker row was looked
  * at and, when it is not returned, failed the filter. The relay of docs/joins.md reads its streams
  * this way, so that a stream turning out large costs a bounded read before another takes its turn.
@@ -56,10 +56,22 @@ public final class RowBudgetFilter extends FilterBase {
         this.budget = budget;
     }
 
-    /** Whether {@code row} is the marker row of a read that ran out of budget (its row was not decided). */
+    /**
+     * Whether {@code row} is the marker row of a read that ran out of budget (its row was not
+     * decided): every cell a marker, one per family the scan reads (each family's first cell of
+     * the row is turned into one).
+     */
     public static boolean isEnd(Result row) {
         Cell[] cells = row.rawCells();
-        return cells != null && cells.length == 1 && CellUtil.matchingQualifier(cells[0], END_QUALIFIER);
+        if (cells == null || cells.length == 0) {
+            return false;
+        }
+        for (Cell c : cells) {
+            if (!CellUtil.matchingQualifier(c, END_QUALIFIER)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
