@@ -28,14 +28,24 @@ import org.apache.hadoop.hbase.util.Bytes;
  * forward scan the read makes of those ranges, its rows handed out backwards. Windows partition the
  * keys, so the rows are those of one reversed scan whatever the windows' sizes, which only decide
  * the cost ({@link KeyWindows}). The first read is a sample from the bottom, at most
- * {@value #SAMPLE_LOOKED} rows looked at and one region: it answers a small chunk whole in one round
+ * {@value #SAMPLE_LOOKED} rows looked at ({@link #SAMPLE_ROWS_KEY}) and one region: it answers a small chunk whole in one round
  * trip, and of a large one it tells the density and keeps the rows, handed out last. A window keeps at most {@code keep} rows (the top ones; the rest are read
  * again by the next window), so memory is bounded by rows, as a scanner's caching is.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class BackwardWindows {
-    /** Rows the sample looks at, at most. */
+    /** Rows the sample looks at, at most, by default. */
     static final int SAMPLE_LOOKED = 1024;
+    /**
+     * The connection's setting of the rows a descending read's first read looks at (default
+     * {@value #SAMPLE_LOOKED}): smaller, the reads after it run on small tables too (the oracle harness).
+     */
+    static final String SAMPLE_ROWS_KEY = "rowkey.descending.sample.rows";
+
+    /** The rows a descending read's first read over {@code table} looks at, at most: {@link #SAMPLE_ROWS_KEY}. */
+    static int sampleLooked(Table table) {
+        return Math.max(1, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, SAMPLE_LOOKED));
+    }
 
     private final Table table;
     private final List<RowRange> ranges;
@@ -43,6 +53,7 @@ final class BackwardWindows {
     private final Consumer<ScanMetrics> metrics;
     /** Rows a window keeps, at most; what a window aims at is half of it. */
     private final int keep;
+    private final int sampleLooked;
     private final KeyWindows windows = new KeyWindows();
     /** Every row of the ranges at or above it was handed out; empty: none was (the end of the table). */
     private byte[] top;
@@ -66,6 +77,7 @@ final class BackwardWindows {
         this.scanOf = scanOf;
         this.metrics = metrics;
         this.keep = Math.max(2, keep);
+        this.sampleLooked = sampleLooked(table);
         this.top = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1).getStopRow();
         this.ended = ranges.isEmpty();
     }
@@ -88,7 +100,7 @@ final class BackwardWindows {
             Scan scan = scanOf.apply(cut(ranges, bottom, sampleTop != null ? sampleTop : top));
             if (sample) {
                 scan.setLimit(keep).setFilter(new RowBudgetFilter(
-                        scan.getFilter() == null ? new FilterList() : scan.getFilter(), SAMPLE_LOOKED));
+                        scan.getFilter() == null ? new FilterList() : scan.getFilter(), sampleLooked));
             }
             Window window = Window.read(table, scan, sample, keep, released, metrics);
             if (released.getAsBoolean()) {
@@ -202,7 +214,7 @@ final class BackwardWindows {
      * looks at a fresh budget, so a sample of several regions would look at a budget in each. The
      * region is the connection's cached one: a stale end only moves where the sample stops.
      */
-    static byte[] sampleTop(Table table, byte[] start, byte[] top) throws IOException {
+    private static byte[] sampleTop(Table table, byte[] start, byte[] top) throws IOException {
         byte[] end;
         try (RegionLocator locator = table.getRegionLocator()) {
             end = locator.getRegionLocation(start).getRegion().getEndKey();

@@ -258,13 +258,14 @@ class OracleIT extends HBaseMiniClusterBase {
                 writes = new OracleWrites(schema, data, random, events);
                 writes.initialRows(60 + random.nextInt(240));
                 primary = new Client("primary", RowKeyTable.open(connection, name), 0);
-                // Its streams' first reads are a few rows (each next one doubles), and its scans' round
-                // trips a few rows (a descending read's windows keep 4 round trips' rows), so that on
-                // these small tables the later reads of a stream and the later windows run too, as on a
-                // large table.
+                // Its streams' first reads are a few rows (each next one doubles), its scans' round
+                // trips a few rows (a descending read's windows keep 4 round trips' rows), and a
+                // descending read's first read looks at a few rows, so that on these small tables the
+                // later reads of a stream and the later windows run too, as on a large table.
                 org.apache.hadoop.conf.Configuration small = patientConf();
                 small.setInt(JoinScanner.FIRST_BATCH_KEY, 1 + random.nextInt(8));
                 small.setInt(org.apache.hadoop.hbase.HConstants.HBASE_CLIENT_SCANNER_CACHING, 1 + random.nextInt(8));
+                small.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 1 + random.nextInt(32));
                 staleConnection = ConnectionFactory.createConnection(small);
                 stale = new Client("stale-cache", RowKeyTable.open(staleConnection, name), 0);
                 warmUp(stale);
