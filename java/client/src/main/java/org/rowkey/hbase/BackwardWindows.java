@@ -214,7 +214,7 @@ final class BackwardWindows {
      * looks at a fresh budget, so a sample of several regions would look at a budget in each. The
      * region is the connection's cached one: a stale end only moves where the sample stops.
      */
-    private static byte[] sampleTop(Table table, byte[] start, byte[] top) throws IOException {
+    static byte[] sampleTop(Table table, byte[] start, byte[] top) throws IOException {
         byte[] end;
         try (RegionLocator locator = table.getRegionLocator()) {
             end = locator.getRegionLocation(start).getRegion().getEndKey();

@@ -8,7 +8,6 @@ import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -221,8 +220,11 @@ final class TableKeyRangeReader implements KeyRangeReader {
      * reversed scan returns whatever the windows' sizes; sizes only decide the cost ({@link KeyWindows}).
      * The rows of a window beyond the read's limit are kept, up to {@value #SPARE} of them, for the
      * next read if it goes on where this one stopped (as a scanner's caching does); the first read
-     * of the reader is a reversed scan from the top ({@link #readTop}), which answers a limit's
-     * last rows and a small range in one round trip and tells a large one's density.
+     * of the reader reads the range forward up to that many rows, looking at no more than
+     * {@value BackwardWindows#SAMPLE_LOOKED} ({@link BackwardWindows#SAMPLE_ROWS_KEY}), which answers a
+     * small range whole and tells a large one's density. (A reversed scan from the top as the first
+     * read was measured: one round trip for the last 10, but it looks at every row it passes, without
+     * the skip scan's seeks, 10 times the rows and about as slow: bench-reversed, docs/performance.md.)
      * A budget is kept as a reversed scan keeps it: once the windows read have looked at
      * {@code budget} rows, the read ends with the next row below them, undecided ({@link Read#cut}).
      */
@@ -256,23 +258,38 @@ final class TableKeyRangeReader implements KeyRangeReader {
                 break;
             }
             int need = limit - rows.size();
-            if (!windows.sized()) {
-                looked += readTop(need, budget);
-                continue;
-            }
-            byte[] bottom = windows.bottom(start, frontier);
+            boolean sample = !windows.sized();
+            byte[] bottom = sample ? start : windows.bottom(start, frontier);
+            byte[] sampleTop = sample ? BackwardWindows.sampleTop(table, start, frontier) : null;
             Scan scan = new Scan().setCaching(WINDOW_CACHING).withStartRow(bottom, true);
-            if (frontier.length > 0) {
+            if (sampleTop != null) {
+                scan.withStopRow(sampleTop, false);
+            } else if (frontier.length > 0) {
                 scan.withStopRow(frontier, frontierInclusive);
+            }
+            if (sample) {
+                scan.setLimit(need + SPARE);
             }
             List<Filter> filters = new ArrayList<>();
             shape(scan, filters);
-            scan.setFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters));
+            Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
+            int look = BackwardWindows.sampleLooked(table);
+            scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
-            BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, false, need + SPARE, () -> false, m -> { });
+            BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, () -> false, m -> { });
             counted(window.looked);
             looked += window.looked;
-            windows.held(window.held, window.looked, need, budget);
+            byte[] sampled = sample ? window.sampledBelow(need + SPARE, sampleTop) : null;
+            if (sampled != null) {
+                // More rows than one read looks at or keeps, or a region of several: from the bottom up to here, the density.
+                windows.sampled(start, sampled, window.held, window.looked, need, budget);
+                continue;
+            }
+            if (sample) {
+                windows.sampled(start, frontier, window.held, window.looked, need, budget);
+            } else {
+                windows.held(window.held, window.looked, need, budget);
+            }
             window.handOutDescending(spare::addLast);
             frontier = window.nextTop(bottom);
             frontierInclusive = false;
@@ -282,81 +299,6 @@ final class TableKeyRangeReader implements KeyRangeReader {
         resumeBelow = cut || rows.size() == limit ? rows.get(rows.size() - 1) : null;
         return new Read(rows, cut);
     }
-
-    /**
-     * The first read of the reader: a reversed scan from the frontier down, of at most {@code need}
-     * rows, that looks at no more than {@value BackwardWindows#SAMPLE_LOOKED} rows
-     * ({@link BackwardWindows#SAMPLE_ROWS_KEY}) or the budget, and one region. A limit's rows at the top of a range ("the last 10") come in this one round
-     * trip, which costs little more than its forward twin for so few rows, and a small range is read
-     * whole; otherwise what it looked at sizes the windows that go on below it. Its rows go to the
-     * spare, the frontier below what it looked at. Returns the rows looked at.
-     */
-    private long readTop(int need, int budget) throws IOException {
-        byte[] region = regionStartBelow(frontier, frontierInclusive);
-        byte[] bottom = region != null && Bytes.compareTo(region, start) > 0 ? region : start;
-        Scan scan = new Scan().setReversed(true).setLimit(need).setCaching(need).setScanMetricsEnabled(true);
-        if (frontier.length > 0) {
-            scan.withStartRow(frontier, frontierInclusive);
-        }
-        if (bottom.length > 0) {
-            scan.withStopRow(bottom, true);
-        }
-        List<Filter> filters = new ArrayList<>();
-        shape(scan, filters);
-        int look = BackwardWindows.sampleLooked(table);
-        scan.setFilter(new RowBudgetFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters),
-                budget > 0 ? Math.min(budget, look) : look));
-        long held = 0;
-        byte[] end = null;
-        byte[] lowest = null;
-        long looked;
-        try (ResultScanner scanner = table.getScanner(scan)) {
-            for (Result r; held < need && (r = scanner.next()) != null;) {
-                if (RowBudgetFilter.isEnd(r)) {
-                    end = r.getRow(); // not looked at, nor any row below it
-                    break;
-                }
-                held++;
-                spare.addLast(r);
-                lowest = r.getRow();
-            }
-            looked = countRead(scanner, held);
-        }
-        byte[] top = frontier;
-        if (end != null) {
-            frontier = end;
-            frontierInclusive = true;
-        } else if (held == need) {
-            frontier = lowest;
-            frontierInclusive = false;
-        } else {
-            frontier = bottom;
-            frontierInclusive = false;
-            reachedStart = Bytes.equals(bottom, start);
-        }
-        windows.sampled(frontier, top, held, looked, need, budget);
-        return looked;
-    }
-
-    /**
-     * The start of the region that holds the rows just below {@code top} ({@code inclusive}: at or
-     * below; empty: the end of the table), from the connection's cached locations, or null when that
-     * region is not the one holding {@code top} itself (it starts there, exclusive). A reversed
-     * scanner fills its caching from the regions below, each looking at a fresh budget, so
-     * {@link #readTop} stops at this start. The last region is found with a key above any of a
-     * schema's ({@link #ABOVE_EVERY_KEY}): were one longer, the read would only cross more regions.
-     */
-    private byte[] regionStartBelow(byte[] top, boolean inclusive) throws IOException {
-        byte[] probe = top.length == 0 ? ABOVE_EVERY_KEY : top;
-        byte[] regionStart;
-        try (RegionLocator locator = table.getRegionLocator()) {
-            regionStart = locator.getRegionLocation(probe).getRegion().getStartKey();
-        }
-        return top.length > 0 && !inclusive && Bytes.equals(regionStart, top) ? null : regionStart;
-    }
-
-    /** A row key above every key of a fixed-width schema (keys are at most a few hundred bytes). */
-    private static final byte[] ABOVE_EVERY_KEY = Bytes.createMaxByteArray(1024);
 
     /** The first row of the range below {@code top} ({@code inclusive}: at or below), whatever it holds (one row of a reversed scan), or null. */
     private byte[] rowBelow(byte[] top, boolean inclusive) throws IOException {
