@@ -51,6 +51,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final KeyWindows windows = new KeyWindows();
     /** Rows a window's scan returns a round trip. */
     private static final int WINDOW_CACHING = 1000;
+    /** Rows a descending read's sample looks at per row the read needs (at most its budget). */
+    private static final int SAMPLE_PER_ROW_NEEDED = 16;
     /** Rows of a window kept beyond a descending read's limit, for the next read. */
     static final int SPARE = 2048;
     /**
@@ -273,7 +275,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
             List<Filter> filters = new ArrayList<>();
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
-            int look = BackwardWindows.sampleLooked(table);
+            // A sample only sizes the windows of a large range: in proportion to the rows needed.
+            int look = Math.min(BackwardWindows.sampleLooked(table), Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
             BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, () -> false, m -> { });
