@@ -28,9 +28,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * forward scan the read makes of those ranges, its rows handed out backwards. Windows partition the
  * keys, so the rows are those of one reversed scan whatever the windows' sizes, which only decide
  * the cost ({@link KeyWindows}). The first read is a sample from the bottom, at most
- * {@value #SAMPLE_LOOKED} rows looked at ({@link #SAMPLE_ROWS_KEY}) and one region: it answers a small chunk whole in one round
- * trip, and of a large one it tells the density and keeps the rows, handed out last. A window keeps at most {@code keep} rows (the top ones; the rest are read
- * again by the next window), so memory is bounded by rows, as a scanner's caching is.
+ * {@value #SAMPLE_LOOKED} rows looked at ({@link #SAMPLE_ROWS_KEY}) and one region: it answers a
+ * small chunk whole in one round trip, and of a large one it tells the density and keeps the rows,
+ * handed out last. A window keeps at most {@code keep} rows (the top ones; the rest are read again
+ * by the next window), so memory is bounded by rows, as a scanner's caching is.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class BackwardWindows {

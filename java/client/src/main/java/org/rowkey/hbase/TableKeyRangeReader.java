@@ -222,11 +222,12 @@ final class TableKeyRangeReader implements KeyRangeReader {
      * reversed scan returns whatever the windows' sizes; sizes only decide the cost ({@link KeyWindows}).
      * The rows of a window beyond the read's limit are kept, up to {@value #SPARE} of them, for the
      * next read if it goes on where this one stopped (as a scanner's caching does); the first read
-     * of the reader reads the range forward up to that many rows, looking at no more than
-     * {@value BackwardWindows#SAMPLE_LOOKED} ({@link BackwardWindows#SAMPLE_ROWS_KEY}), which answers a
+     * of the reader reads the range forward up to that many rows, looking at {@value #SAMPLE_PER_ROW_NEEDED}
+     * rows per row it needs (at least {@value KeyWindows#LEAST_AIM}, at most
+     * {@value BackwardWindows#SAMPLE_LOOKED}: {@link BackwardWindows#SAMPLE_ROWS_KEY}), which answers a
      * small range whole and tells a large one's density. (A reversed scan from the top as the first
      * read was measured: one round trip for the last 10, but it looks at every row it passes, without
-     * the skip scan's seeks, 10 times the rows and about as slow: bench-reversed, docs/performance.md.)
+     * the skip scan's seeks, 10 times the rows, and was no faster: docs/performance.md.)
      * A budget is kept as a reversed scan keeps it: once the windows read have looked at
      * {@code budget} rows, the read ends with the next row below them, undecided ({@link Read#cut}).
      */
@@ -276,7 +277,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
             // A sample only sizes the windows of a large range: in proportion to the rows needed.
-            int look = Math.min(BackwardWindows.sampleLooked(table), Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
+            int look = Math.min(BackwardWindows.sampleLooked(table),
+                    Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
             BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, () -> false, m -> { });

@@ -365,7 +365,8 @@ final class OracleQuery {
                         if (i == several) {
                             List<Object> values = new ArrayList<>(f.pool);
                             Collections.shuffle(values, random);
-                            q.shared.add(new Condition(f, OracleModel.Op.IN, values.subList(0, Math.min(values.size(), 2 + random.nextInt(2)))));
+                            int count = Math.min(values.size(), 2 + random.nextInt(2));
+                            q.shared.add(new Condition(f, OracleModel.Op.IN, values.subList(0, count)));
                         } else {
                             Object v = f.conditionValue(random);
                             q.shared.add(new Condition(f, random.nextBoolean() ? OracleModel.Op.EQ : OracleModel.Op.IN,

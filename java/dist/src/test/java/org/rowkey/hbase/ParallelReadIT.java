@@ -321,8 +321,8 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         List<String> descending = new ArrayList<>(keys.descendingSet());
         RowKeyTable table = RowKeyTable.open(connection(), name);
         int limit = descending.size() - 1;
-        Object[][] queries = {{RowKeyQuery.on(plain).reversed(), descending}, {RowKeyQuery.on(plain).reversed().serial(), descending},
-            {RowKeyQuery.on(plain).ne("code", -7).reversed(), descending},
+        Object[][] queries = {{RowKeyQuery.on(plain).reversed(), descending},
+            {RowKeyQuery.on(plain).reversed().serial(), descending}, {RowKeyQuery.on(plain).ne("code", -7).reversed(), descending},
             {RowKeyQuery.on(plain).reversed().limit(limit), descending.subList(0, limit)}};
         for (Object[] q : queries) {
             List<String> got = new ArrayList<>();

@@ -49,7 +49,10 @@ final class DemoQuery {
         return false;
     }
 
-    /** Whether the index on (sdate, code) of {@link OurIndexedTable} serves the query: a condition on sdate and none on the leading field. */
+    /**
+     * Whether the index on (sdate, code) of {@link OurIndexedTable} serves the query: a condition on
+     * sdate and none on the leading field.
+     */
     boolean indexServes() {
         return !onLeadingField() && conditions.stream().anyMatch(c -> c.field.equals("sdate"));
     }
