@@ -183,7 +183,7 @@ final class JoinScanner implements ResultScanner {
                     read.addColumn(c.family, c.qualifier);
                 }
                 if (shape.keysOnly) {
-                    filters.add(ReadShape.keyOnly());
+                    filters.add(ScanPlanner.keyOnly());
                 }
             }
 

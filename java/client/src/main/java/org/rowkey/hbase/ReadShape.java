@@ -9,10 +9,7 @@ import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
@@ -47,19 +44,14 @@ final class ReadShape {
         return of(query.columns(), query.isKeysOnly());
     }
 
-    /** The filters that leave a row's first cell without its value: enough to tell the row exists. */
-    static Filter keyOnly() {
-        return new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter());
-    }
-
     /** {@code scan} reading this shape: its columns, or the key only after the scan's own filter. */
     Scan shape(Scan scan) {
         for (CoveredColumn c : columns) {
             scan.addColumn(c.family, c.qualifier);
         }
         if (keysOnly) {
-            scan.setFilter(scan.getFilter() == null ? keyOnly()
-                    : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), keyOnly()));
+            scan.setFilter(scan.getFilter() == null ? ScanPlanner.keyOnly()
+                    : new FilterList(FilterList.Operator.MUST_PASS_ALL, scan.getFilter(), ScanPlanner.keyOnly()));
         }
         return scan;
     }
@@ -71,7 +63,7 @@ final class ReadShape {
             get.addColumn(c.family, c.qualifier);
         }
         if (keysOnly) {
-            get.setFilter(keyOnly());
+            get.setFilter(ScanPlanner.keyOnly());
         }
         return get;
     }

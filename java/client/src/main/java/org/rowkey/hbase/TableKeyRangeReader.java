@@ -173,7 +173,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
         if (dataRows != null) {
             dataRows.shape(scan, filters);
         } else if (unverified == null) {
-            filters.add(ReadShape.keyOnly());
+            filters.add(ScanPlanner.keyOnly());
         } else {
             // A STALE row (its data row was found missing) is dropped on the server, first so that it
             // sees the status cell: no key, so no Get for it.
@@ -308,7 +308,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
     /** The first row of the range below {@code top} ({@code inclusive}: at or below), whatever it holds (one row of a reversed scan), or null. */
     private byte[] rowBelow(byte[] top, boolean inclusive) throws IOException {
         Scan scan = new Scan().setReversed(true).setLimit(1).setCaching(1).setScanMetricsEnabled(true)
-                .withStopRow(start, true).setFilter(ReadShape.keyOnly());
+                .withStopRow(start, true).setFilter(ScanPlanner.keyOnly());
         if (top.length > 0) {
             scan.withStartRow(top, inclusive);
         }

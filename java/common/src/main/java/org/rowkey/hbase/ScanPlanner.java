@@ -9,6 +9,8 @@ import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.exceptions.DeserializationException;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.filter.RowFilter;
@@ -33,6 +35,11 @@ final class ScanPlanner {
     /** A row key no schema's rows can equal: a scan of [{0}, {0, 0}) reads at most that one row. */
     private static final byte[] NOTHING_START = {0};
     private static final byte[] NOTHING_STOP = {0, 0};
+
+    /** The filters that leave a row's first cell without its value: enough to tell the row exists. */
+    static Filter keyOnly() {
+        return new FilterList(FilterList.Operator.MUST_PASS_ALL, new FirstKeyOnlyFilter(), new KeyOnlyFilter());
+    }
 
     /** The plan of {@code query}: of an {@code anyOf} query, the union of its branches' plans. */
     static ScanPlan plan(RowKeyQuery query, int maxRanges) {

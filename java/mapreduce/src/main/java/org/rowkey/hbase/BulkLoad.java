@@ -41,9 +41,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
-import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.HFileOutputFormat2;
 import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
@@ -964,7 +961,7 @@ public final class BulkLoad extends Configured implements Tool {
          */
         private static boolean noRowBetween(Table table, byte[] first, byte[] last) throws IOException {
             Scan scan = new Scan().withStartRow(first, true).withStopRow(last, true).setLimit(1).setCaching(1)
-                    .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
+                    .setFilter(ScanPlanner.keyOnly());
             try (ResultScanner scanner = table.getScanner(scan)) {
                 return scanner.next() == null;
             }
