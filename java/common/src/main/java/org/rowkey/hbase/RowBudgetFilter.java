@@ -18,8 +18,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Bounds the rows a region scan looks at: the wrapped filter decides the first {@code budget} rows,
  * and the row after them is returned whatever that filter would say, as a marker cell in each
- * family read ({@link #isEnd}), and ends the scan of the region. A client that reads a range through a
- * selective filter thus learns how far the server got: every row before the marker row was looked
+ * family read ({@link #isEnd}), and ends the scan of the region. A client that reads a range
+ * through a selective filter thus learns how far the server got: every row before the marker row was looked
  * at and, when it is not returned, failed the filter. The relay of docs/joins.md reads its streams
  * this way, so that a stream turning out large costs a bounded read before another takes its turn.
  *

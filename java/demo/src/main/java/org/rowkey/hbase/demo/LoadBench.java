@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.IntFunction;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
@@ -356,22 +357,7 @@ public final class LoadBench {
     /** The rows as seed 000's MongoDB export lines ($oid, $date, 0/1 flags), in {@link #INPUT_FILES} files. */
     static List<String> writeExport(DataSet data, Path dir) throws IOException {
         long start = System.nanoTime();
-        List<String> files = new ArrayList<>();
-        List<BufferedWriter> writers = new ArrayList<>();
-        for (int f = 0; f < INPUT_FILES; f++) {
-            Path file = dir.resolve("export-" + f + ".json");
-            files.add(file.toUri().toString());
-            writers.add(Files.newBufferedWriter(file, StandardCharsets.UTF_8));
-        }
-        try {
-            for (int i = 0; i < data.size(); i++) {
-                writers.get(i % INPUT_FILES).write(exportLine(i, data.row(i), data.url(i)));
-            }
-        } finally {
-            for (BufferedWriter w : writers) {
-                w.close();
-            }
-        }
+        List<String> files = writeFiles(data, dir, "export-%d.json", "", i -> exportLine(i, data.row(i), data.url(i)));
         System.out.printf(Locale.ROOT, "Input: %,d JSON lines in the shape of seed 000's export, %d files, written in %.1f s%n",
                 data.size(), INPUT_FILES, Demo.seconds(start));
         return files;
@@ -382,23 +368,33 @@ public final class LoadBench {
      * {@link #INPUT_FILES} files: the input {@code --format csv} reads, as Phoenix's CSV loader reads its own.
      */
     static List<String> writeCsv(DataSet data, Path dir) throws IOException {
+        return writeFiles(data, dir, "rows-%d.csv", String.join(",", data.row(0).keySet()) + ",url\n", i -> {
+            StringBuilder line = new StringBuilder(160);
+            for (Object v : data.row(i).values()) {
+                line.append(csvField(String.valueOf(v))).append(',');
+            }
+            return line.append(csvField(data.url(i))).append('\n').toString();
+        });
+    }
+
+    /**
+     * Row {@code i}'s {@code line} (ending in a newline) for each row, the rows dealt in turn to
+     * {@link #INPUT_FILES} files named by {@code pattern} (the file's number), each starting with
+     * {@code header}; returns the files' URIs.
+     */
+    private static List<String> writeFiles(DataSet data, Path dir, String pattern, String header, IntFunction<String> line)
+            throws IOException {
         List<String> files = new ArrayList<>();
         List<BufferedWriter> writers = new ArrayList<>();
-        String header = String.join(",", data.row(0).keySet()) + ",url\n";
-        for (int f = 0; f < INPUT_FILES; f++) {
-            Path file = dir.resolve("rows-" + f + ".csv");
-            files.add(file.toUri().toString());
-            BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
-            writers.add(w);
-            w.write(header);
-        }
         try {
+            for (int f = 0; f < INPUT_FILES; f++) {
+                Path file = dir.resolve(String.format(Locale.ROOT, pattern, f));
+                files.add(file.toUri().toString());
+                writers.add(Files.newBufferedWriter(file, StandardCharsets.UTF_8));
+                writers.get(f).write(header);
+            }
             for (int i = 0; i < data.size(); i++) {
-                StringBuilder line = new StringBuilder(160);
-                for (Object v : data.row(i).values()) {
-                    line.append(csvField(String.valueOf(v))).append(',');
-                }
-                writers.get(i % INPUT_FILES).write(line.append(csvField(data.url(i))).append('\n').toString());
+                writers.get(i % INPUT_FILES).write(line.apply(i));
             }
         } finally {
             for (BufferedWriter w : writers) {

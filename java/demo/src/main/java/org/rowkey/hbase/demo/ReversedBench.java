@@ -22,8 +22,8 @@ import org.rowkey.hbase.RowKeyTable;
  * {@code cargo make bench-reversed}: each of the demo's queries read forward and reversed through
  * {@link RowKeyTable#scan} (whole, and its first 10 rows: "the last 10" reversed), and those an
  * index on (sdate, code) serves again through it ({@link OurIndexedTable}: covered, salted like
- * the table), beside HBase's own floor in both directions, a plain scan of the whole table with no filter. Medians of
- * {@code --runs} runs after a warm-up, the ways taking turns. Every reversed read must return the
+ * the table), beside HBase's own floor in both directions, a plain scan of the whole table with no
+ * filter. Medians of {@code --runs} runs after a warm-up, the ways taking turns. Every reversed read must return the
  * forward read's rows in the opposite order (else it stops, exit code 1).
  */
 public final class ReversedBench {

@@ -396,11 +396,6 @@ public final class Peer {
             this.phoenix = phoenix;
         }
 
-        /** Whether an index on (sdate, code) serves it: no leading key field, a condition on sdate. */
-        boolean indexServes() {
-            return q.indexServes();
-        }
-
         List<Way> ways(Pass pass) throws SQLException {
             List<TableName> ours = List.of(q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE);
             List<Way> list = new ArrayList<>();
@@ -417,7 +412,7 @@ public final class Peer {
                     indexed.physical(), indexed.explain(q, false), () -> indexed.run(q, false)));
             list.add(new Way("ours reversed (RowKeyTable.scan, descending key order)" + (pass == Pass.DEFAULT ? "" : ", pass 2"),
                     "ours-reversed", pass, indexed.physical(), indexed.explain(q, false, true), () -> indexed.run(q, false, true)));
-            if (indexServes()) {
+            if (q.indexServes()) {
                 // Phoenix's covered index answers SELECT * alone (it knows every column); ours when
                 // the query asks only for covered columns.
                 list.add(new Way("ours via index, URL only (covered)" + (pass == Pass.DEFAULT ? "" : ", pass 2"),
@@ -430,7 +425,7 @@ public final class Peer {
                         "point ranges of the result rows, keys known in advance, grouped by region; no other filter",
                         () -> floor.read(ours.get(0), expected)));
             }
-            if (indexServes()) {
+            if (q.indexServes()) {
                 // Every index row in the plan's ranges is a result row: reading them plainly, the
                 // regions at once, is the floor of any way through this index.
                 TableName indexTable = indexed.physical().get(1);
@@ -445,7 +440,7 @@ public final class Peer {
             list.add(phoenixWay("Phoenix NO_INDEX ORDER BY key DESC", "NO_INDEX", pass, true));
             list.add(phoenixWay("Phoenix NO_INDEX", "NO_INDEX", pass));
             list.add(phoenixWay("Phoenix SKIP_SCAN", "SKIP_SCAN", pass));
-            if (indexServes()) {
+            if (q.indexServes()) {
                 list.add(phoenixWay("Phoenix INDEX covered", "INDEX(" + table.name + " " + table.coveredIndex() + ")", pass));
                 list.add(phoenixWay("Phoenix INDEX uncovered", "INDEX(" + table.name + " " + table.uncoveredIndex() + ")", pass));
             }
