@@ -6,6 +6,7 @@ import java.io.InterruptedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -34,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * (docs/indexes.md, "Catalog changes"). HBase has no compare-and-set on a table descriptor, so the
  * clients that change a catalog agree through a row of a small table instead, {@value #TABLE_NAME}
  * (created on demand): its row is the data table's name, its one cell the holder's <em>lease</em>,
- * {@code <expiry ms> <holder>: <what it does>}, taken with a check-and-put where there is none,
- * renewed by the holder (a check-and-put of its own value) every third of the lease while it works,
+ * {@code <expiry ms> <holder>: <what it does>}, taken with a check-and-put where there is none
+ * (then read back: a release's delete marker from the same millisecond hides a put, so a put that
+ * cannot be read is no lease), renewed by the holder (a check-and-put of its own value) every third of the lease while it works,
  * and released by a check-and-delete of its own value. A lease whose expiry has passed (its holder
  * died or hangs) is taken over with a check-and-put of the value seen, so exactly one client takes
  * it. Data reads and writes never look at it.
@@ -112,9 +114,21 @@ final class CatalogLock implements Closeable {
                 byte[] mine = leaseValue(now + leaseMs, holder);
                 if (locks.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, LEASE)
                         .build(new Put(row).addColumn(FAMILY, LEASE, mine))).isSuccess()) {
-                    return new CatalogLock(table, locks, holder, leaseMs, mine);
+                    if (Arrays.equals(mine, lease(locks, row))) {
+                        return new CatalogLock(table, locks, holder, leaseMs, mine);
+                    }
+                    // A release's delete marker as new as the put hides it (the same millisecond of
+                    // the server's clock): no lease is held. Put again once the clock has moved on.
+                    if (now - start >= waitMs) {
+                        throw new IOException("table " + table + "'s catalog lease cannot be taken: a delete of the row '"
+                                + table.getNameAsString() + "' of table " + TABLE_NAME + " newer than the RegionServer's"
+                                + " clock hides every lease written there; waited " + (now - start) + " ms (" + WAIT_MS_KEY
+                                + ")");
+                    }
+                    Thread.sleep(1);
+                    continue;
                 }
-                byte[] seen = locks.get(new Get(row).addColumn(FAMILY, LEASE)).getValue(FAMILY, LEASE);
+                byte[] seen = lease(locks, row);
                 if (seen == null) {
                     continue; // released in between
                 }
@@ -188,7 +202,7 @@ final class CatalogLock implements Closeable {
             value = next;
             return true;
         }
-        byte[] now = locks.get(new Get(row).addColumn(FAMILY, LEASE)).getValue(FAMILY, LEASE);
+        byte[] now = lease(locks, row);
         lost = now == null ? "its row was deleted" : "it was taken over by " + describe(now);
         return false;
     }
@@ -220,6 +234,11 @@ final class CatalogLock implements Closeable {
         } finally {
             closeQuietly(locks);
         }
+    }
+
+    /** The lease cell as a read sees it, null when there is none. */
+    private static byte[] lease(Table locks, byte[] row) throws IOException {
+        return locks.get(new Get(row).addColumn(FAMILY, LEASE)).getValue(FAMILY, LEASE);
     }
 
     /** {@code <expiry ms> <holder>}: the expiry first, so that the one thing compared is read without a parser. */

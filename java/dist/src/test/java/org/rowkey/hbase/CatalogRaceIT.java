@@ -23,6 +23,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -200,6 +201,29 @@ class CatalogRaceIT extends HBaseMiniClusterBase {
                 lost.getMessage());
         mine.close();
         assertArrayEquals(other, lease(name), "releasing a lost lease leaves the new holder's");
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aLeaseTakenWhereAReleaseLeftADeleteMarkerAsNewAsItIsHeld() throws Exception {
+        // Regression: a release deletes the lease cell, and a put no newer than that delete marker
+        // is hidden by it. A check-and-put in the same millisecond of the server's clock as the last
+        // release "succeeded" without a lease being there, and the holder's next step failed with
+        // "its row was deleted" (CatalogChangesIT, dropIndex followed at once by addIndex). A marker
+        // 300 ms ahead of the clock makes that millisecond last 300 ms.
+        TableName name = TableName.valueOf("masked_lease");
+        long ahead;
+        try (Table locks = CatalogLock.lockTable(connection())) {
+            ahead = System.currentTimeMillis() + 300;
+            locks.delete(new Delete(Bytes.toBytes(name.getNameAsString())).addColumns(CatalogLock.FAMILY, CatalogLock.LEASE,
+                    ahead));
+        }
+        try (CatalogLock lease = CatalogLock.acquire(connection(), name, "a test")) {
+            assertTrue(System.currentTimeMillis() > ahead, "taken only once its cell can be seen");
+            lease.check();
+            assertTrue(CatalogLock.describe(lease(name)).startsWith("client "), CatalogLock.describe(lease(name)));
+        }
+        assertEquals(null, lease(name), "released");
     }
 
     /** Writes a lease on {@code name}'s catalog by hand, as a client that then died would have left it. */
