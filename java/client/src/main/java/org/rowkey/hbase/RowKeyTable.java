@@ -665,6 +665,16 @@ public final class RowKeyTable {
         return QueryPlan.of(connection, name, known.catalog, query, planned);
     }
 
+    /**
+     * Whether {@link #scan} reads {@code query}'s rows through an index (or joins of several reads).
+     * When it does not, it reads the data table's key ranges with the filter {@link RowKeyQuery#toScan()}
+     * builds, so that scan cut at region boundaries gives the same rows, each piece readable anywhere
+     * (the Spark source reads them as one task per region).
+     */
+    public boolean readsIndex(RowKeyQuery query) throws IOException {
+        return planned(described, d -> plan(query, d, false), QueryPlan::readsIndex).plan.readsIndex();
+    }
+
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) throws IOException {
         return planned(described, d -> plan(query, d, true), QueryPlan::readsIndex).plan.explain();

@@ -124,6 +124,35 @@ public final class RowKeySchema {
     }
 
     /**
+     * The class {@link #decode} gives field {@code name}'s values as: Integer, Long, Boolean, String
+     * or byte[] (a hashed field's digest: {@link #isHashed}).
+     *
+     * @throws IllegalArgumentException for an unknown field, naming the fields there are
+     */
+    public Class<?> fieldClass(String name) {
+        switch (field(name).getType()) {
+            case INT32:
+                return Integer.class;
+            case INT64:
+            case TIMESTAMP:
+            case REVERSED_TIMESTAMP:
+                return Long.class;
+            case BOOL:
+                return Boolean.class;
+            case FIXED_STRING:
+                return String.class;
+            default:
+                return byte[].class;
+        }
+    }
+
+    /** Whether field {@code name} holds a digest of its value (md5, javaHash), which cannot be turned back. */
+    public boolean isHashed(String name) {
+        FieldType type = field(name).getType();
+        return type == FieldType.MD5 || type == FieldType.JAVA_HASH;
+    }
+
+    /**
      * The row key of {@code values}, which must give every field (and nothing else). Numbers may
      * be any integral {@link Number} in range; strings {@link String}; bools {@link Boolean};
      * fixed bytes {@code byte[]}; timestamps also {@link java.util.Date} or {@link java.time.Instant};

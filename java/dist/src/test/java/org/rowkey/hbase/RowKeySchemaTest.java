@@ -58,6 +58,20 @@ class RowKeySchemaTest {
     }
 
     @Test
+    void eachFieldsClassIsTheClassDecodeGivesIt() {
+        RowKeySchema schema = RowKeySchema.builder().int32("a").descending().int64("b").timestamp("t")
+                .reversedTimestamp("rt").bool("f").fixedString("s", 6).fixedBytes("raw", 2).md5("m", 4)
+                .javaHash("h").build();
+        Map<String, Object> back = schema.decode(schema.encode(TestData.map("a", -5, "b", 7L, "t", 1000L, "rt", 5L,
+                "f", true, "s", "x", "raw", new byte[] {1, 2}, "m", "x", "h", "ab")));
+        for (String field : schema.fieldNames()) {
+            assertEquals(back.get(field).getClass(), schema.fieldClass(field), field);
+            assertEquals(field.equals("m") || field.equals("h"), schema.isHashed(field), field);
+        }
+        assertTrue(iae(() -> schema.fieldClass("nope")).startsWith("unknown field 'nope' (fields: a, b, t"));
+    }
+
+    @Test
     void encodingIsDeterministicAndKeysDiffer() {
         RowKeySchema schema = TestData.seedSchema();
         byte[] a = schema.encode(TestData.seedRow("http://a", 404, 20161209, 1, false));
