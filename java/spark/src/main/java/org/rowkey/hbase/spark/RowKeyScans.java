@@ -1,0 +1,338 @@
+package org.rowkey.hbase.spark;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.rowkey.hbase.AggregationResult;
+import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeyTable;
+
+/**
+ * Spark's reads of a table: the rows of a query ({@link RowScan}), or its aggregates
+ * ({@link AggregateScan}). The query is planned on the driver to cut the read into tasks, and again
+ * in each task from the same conditions, as our client plans it.
+ */
+final class RowKeyScans {
+    private RowKeyScans() {}
+
+    /**
+     * A query's rows. When our plan reads the data table's key ranges, one task per region, each
+     * reading the ranges and filter of {@link RowKeyQuery#toScan()} inside its region, where the
+     * region's server is (Spark's locality hint); when it reads an index (or joins), one task that
+     * reads it through {@link RowKeyTable#scan}, which reads the regions at once itself.
+     */
+    static final class RowScan implements Scan, Batch {
+        private final SourceOptions source;
+        private final Where where;
+        private final StructType wanted;
+        private final int limit;
+
+        RowScan(SourceOptions source, Where where, StructType wanted, int limit) {
+            this.source = source;
+            this.where = where;
+            this.wanted = wanted;
+            this.limit = limit;
+        }
+
+        @Override
+        public StructType readSchema() {
+            return wanted;
+        }
+
+        @Override
+        public String description() {
+            return "rowkey " + source.table + " WHERE " + where + (limit >= 0 ? " LIMIT " + limit : "") + " columns "
+                    + java.util.Arrays.toString(wanted.fieldNames()) + ", read " + how();
+        }
+
+        /** How the rows are read, as {@link #planInputPartitions} decides it. */
+        private String how() {
+            try {
+                RowKeyTable table = RowKeySource.open(source);
+                RowKeyQuery query = where.toQuery(table.schema());
+                return query == null ? "not at all (no row can match)"
+                        : table.readsIndex(query) ? "through our client (an index, or joins)" : "one task per region";
+            } catch (IOException | RuntimeException e) {
+                return "(plan unknown: " + e + ")";
+            }
+        }
+
+        @Override
+        public Batch toBatch() {
+            return this;
+        }
+
+        @Override
+        public InputPartition[] planInputPartitions() {
+            RowKeyTable table = RowKeySource.open(source);
+            RowKeyQuery query = where.toQuery(table.schema());
+            if (query == null || limit == 0) {
+                return new InputPartition[0];
+            }
+            try {
+                if (table.readsIndex(query)) {
+                    return new InputPartition[] {new Part(null, null, new String[0])};
+                }
+                org.apache.hadoop.hbase.client.Scan scan = query.toScan();
+                List<InputPartition> parts = new ArrayList<>();
+                try (RegionLocator regions = source.connection().getRegionLocator(source.tableName())) {
+                    for (HRegionLocation region : regions.getAllRegionLocations()) {
+                        byte[] start = later(scan.getStartRow(), region.getRegion().getStartKey());
+                        byte[] stop = earlier(scan.getStopRow(), region.getRegion().getEndKey());
+                        if (stop.length == 0 || Bytes.compareTo(start, stop) < 0) {
+                            parts.add(new Part(start, stop, new String[] {region.getHostname()}));
+                        }
+                    }
+                }
+                return parts.toArray(new InputPartition[0]);
+            } catch (IOException e) {
+                throw new UncheckedIOException("rowkey source: planning the read of " + source.table + ": " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public PartitionReaderFactory createReaderFactory() {
+            return new RowReaders(source, where, wanted, limit);
+        }
+    }
+
+    /** The later of two start rows (empty: the table's start). */
+    static byte[] later(byte[] a, byte[] b) {
+        return Bytes.compareTo(a, b) >= 0 ? a : b;
+    }
+
+    /** The earlier of two stop rows (empty: the table's end). */
+    static byte[] earlier(byte[] a, byte[] b) {
+        if (a.length == 0) {
+            return b;
+        }
+        if (b.length == 0) {
+            return a;
+        }
+        return Bytes.compareTo(a, b) <= 0 ? a : b;
+    }
+
+    /** A task's piece: a region's part of the key ranges, or (start null) the whole read through our client. */
+    static final class Part implements InputPartition {
+        private static final long serialVersionUID = 1L;
+        final byte[] start;
+        final byte[] stop;
+        private final String[] hosts;
+
+        Part(byte[] start, byte[] stop, String[] hosts) {
+            this.start = start;
+            this.stop = stop;
+            this.hosts = hosts;
+        }
+
+        @Override
+        public String[] preferredLocations() {
+            return hosts;
+        }
+    }
+
+    static final class RowReaders implements PartitionReaderFactory {
+        private static final long serialVersionUID = 1L;
+        private final SourceOptions source;
+        private final Where where;
+        private final StructType wanted;
+        private final int limit;
+
+        RowReaders(SourceOptions source, Where where, StructType wanted, int limit) {
+            this.source = source;
+            this.where = where;
+            this.wanted = wanted;
+            this.limit = limit;
+        }
+
+        @Override
+        public PartitionReader<InternalRow> createReader(InputPartition partition) {
+            Part part = (Part) partition;
+            RowKeyTable table = RowKeySource.open(source);
+            RowKeyQuery query = where.toQuery(table.schema());
+            KeyColumns.Converter converter = new KeyColumns.Converter(table.schema(), source, wanted);
+            try {
+                if (part.start == null) {
+                    RowKeyQuery read = converter.readsCells() ? query.unordered() : query.unordered().keysOnly();
+                    return new RowReader(null, table.scan(read), converter, limit);
+                }
+                org.apache.hadoop.hbase.client.Scan scan = query.toScan().withStartRow(part.start, true)
+                        .withStopRow(part.stop, false);
+                if (!converter.readsCells()) {
+                    Filter rows = scan.getFilter();
+                    scan.setFilter(rows == null ? new KeyOnlyFilter() : new FilterList(rows, new KeyOnlyFilter()));
+                }
+                if (limit > 0) {
+                    scan.setLimit(limit);
+                }
+                Table hbase = source.connection().getTable(source.tableName());
+                return new RowReader(hbase, hbase.getScanner(scan), converter, limit);
+            } catch (IOException e) {
+                throw new UncheckedIOException("rowkey source: reading " + source.table + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Rows of one scanner, converted, up to the limit. */
+    static final class RowReader implements PartitionReader<InternalRow> {
+        private final Table table;
+        private final ResultScanner scanner;
+        private final KeyColumns.Converter converter;
+        private final int limit;
+        private int read;
+        private InternalRow current;
+
+        RowReader(Table table, ResultScanner scanner, KeyColumns.Converter converter, int limit) {
+            this.table = table;
+            this.scanner = scanner;
+            this.converter = converter;
+            this.limit = limit;
+        }
+
+        @Override
+        public boolean next() throws IOException {
+            if (limit >= 0 && read >= limit) {
+                return false;
+            }
+            Result r = scanner.next();
+            if (r == null) {
+                return false;
+            }
+            read++;
+            current = converter.convert(r);
+            return true;
+        }
+
+        @Override
+        public InternalRow get() {
+            return current;
+        }
+
+        @Override
+        public void close() throws IOException {
+            scanner.close();
+            if (table != null) {
+                table.close();
+            }
+        }
+    }
+
+    /** A query's aggregates, one task: {@link RowKeyTable#aggregate} folds them in the regions. */
+    static final class AggregateScan implements Scan, Batch, PartitionReaderFactory {
+        private static final long serialVersionUID = 1L;
+        private final SourceOptions source;
+        private final Where where;
+        private final AggregateSpec spec;
+
+        AggregateScan(SourceOptions source, Where where, AggregateSpec spec) {
+            this.source = source;
+            this.where = where;
+            this.spec = spec;
+        }
+
+        @Override
+        public StructType readSchema() {
+            return spec.schema();
+        }
+
+        @Override
+        public String description() {
+            return "rowkey " + source.table + " WHERE " + where + " " + spec + " (in the regions)";
+        }
+
+        @Override
+        public Batch toBatch() {
+            return this;
+        }
+
+        @Override
+        public InputPartition[] planInputPartitions() {
+            return new InputPartition[] {new Part(null, null, new String[0])};
+        }
+
+        @Override
+        public PartitionReaderFactory createReaderFactory() {
+            return this;
+        }
+
+        @Override
+        public PartitionReader<InternalRow> createReader(InputPartition partition) {
+            RowKeyTable table = RowKeySource.open(source);
+            RowKeyQuery query = where.toQuery(table.schema());
+            List<InternalRow> rows = new ArrayList<>();
+            if (query != null) {
+                try {
+                    for (AggregationResult.Row r : table.aggregate(query, spec.toAggregation(table.schema(), source)).rows()) {
+                        rows.add(row(r.groups(), r.values()));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("rowkey source: aggregating " + source.table + ": " + e.getMessage(), e);
+                }
+            }
+            if (rows.isEmpty() && spec.groups.isEmpty()) {
+                rows.add(row(java.util.Collections.emptyMap(), java.util.Collections.nCopies(spec.items.size(), null)));
+            }
+            Iterator<InternalRow> it = rows.iterator();
+            return new PartitionReader<InternalRow>() {
+                private InternalRow current;
+
+                @Override
+                public boolean next() {
+                    current = it.hasNext() ? it.next() : null;
+                    return current != null;
+                }
+
+                @Override
+                public InternalRow get() {
+                    return current;
+                }
+
+                @Override
+                public void close() {}
+            };
+        }
+
+        /** One group's row: its key fields, then its aggregates in Spark's types (a count of no row is 0, the others null). */
+        private InternalRow row(java.util.Map<String, Object> groups, List<Object> values) {
+            Object[] out = new Object[spec.groups.size() + spec.items.size()];
+            for (int i = 0; i < spec.groups.size(); i++) {
+                out[i] = KeyColumns.toSpark(groups.get(spec.groups.get(i)));
+            }
+            for (int i = 0; i < spec.items.size(); i++) {
+                AggregateSpec.Item item = spec.items.get(i);
+                Object v = values.get(i);
+                boolean counts = item.kind == AggregateSpec.Kind.COUNT || item.kind == AggregateSpec.Kind.COUNT_ROWS;
+                out[spec.groups.size() + i] = v == null ? (counts ? 0L : null) : as(item.type, (Number) v);
+            }
+            return new GenericInternalRow(out);
+        }
+
+        private static Object as(DataType type, Number v) {
+            return type.equals(DataTypes.IntegerType) ? (Object) v.intValue() : type.equals(DataTypes.LongType)
+                    ? (Object) v.longValue() : (Object) v.doubleValue();
+        }
+    }
+
+}
