@@ -18,7 +18,7 @@
 # The hbase-rowkey jar (java/dist/target, `cargo make jar`; or $ROWKEY_JAR) goes on the server's class path as if
 # dropped into HBase's lib/, or with --dynamic only into hbase.dynamic.jars.dir, from where the
 # RegionServer loads our comparators with its DynamicClassLoader. --port: ZooKeeper's client port
-# (default 2181). --heap: each RegionServer's -Xmx in pseudo-distributed mode (default 1g; the master
+# (default 2181). --heap: the standalone JVM's -Xmx, or each RegionServer's in pseudo-distributed mode (default 1g; the master
 # gets 768m, ZooKeeper 256m). Each start begins with empty data.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -192,7 +192,7 @@ start_standalone() {
   local port="$1" version="$2" dynamic="$3" java feature
   java="$(cat "$state/java.txt")"
   feature="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
-  server_jvm 1g hbase
+  server_jvm "$heap" hbase
   nohup "${jvm[@]}" org.apache.hadoop.hbase.master.HMaster start > "$state/logs/hbase.out" 2>&1 &
   echo $! > "$pidfile"
 

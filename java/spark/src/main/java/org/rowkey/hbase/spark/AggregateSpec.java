@@ -61,8 +61,10 @@ final class AggregateSpec implements Serializable {
     /** The aggregation as ours, or null when any part of it is not ours to compute (Spark then aggregates the rows). */
     static AggregateSpec of(org.apache.spark.sql.connector.expressions.aggregate.Aggregation aggregation, RowKeySchema schema,
             SourceOptions source, Where where) {
-        if (where.branches.size() > 1) {
-            return null; // an OR of branches is read as joins, which RowKeyTable.aggregate does not fold
+        if (!source.pushAggregates || where.branches.size() > 1 || aggregation.aggregateExpressions().length == 0) {
+            // an OR of branches is read as joins, which RowKeyTable.aggregate does not fold; a
+            // GROUP BY without an aggregate (a DISTINCT) is Spark's
+            return null;
         }
         List<String> groups = new ArrayList<>();
         List<DataType> groupTypes = new ArrayList<>();
@@ -151,6 +153,9 @@ final class AggregateSpec implements Serializable {
     /** Ours, on the executor. */
     Aggregation toAggregation(RowKeySchema schema, SourceOptions source) {
         Aggregation a = Aggregation.on(schema);
+        if (source.maxGroups > 0) {
+            a.maxGroups(source.maxGroups);
+        }
         if (!groups.isEmpty()) {
             a.groupBy(groups.toArray(new String[0]));
         }

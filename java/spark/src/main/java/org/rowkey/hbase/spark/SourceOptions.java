@@ -29,11 +29,18 @@ final class SourceOptions implements Serializable {
     /** The HBase settings, sorted (the key of the shared connection). */
     final TreeMap<String, String> hbase;
     final List<CellColumn> cells;
+    /** Whether a GROUP BY may be folded in the regions (option {@code pushAggregates}, default true). */
+    final boolean pushAggregates;
+    /** The most groups a folded GROUP BY may have (option {@code maxGroups}: {@code Aggregation.maxGroups}), 0 for its default. */
+    final int maxGroups;
 
-    private SourceOptions(String table, TreeMap<String, String> hbase, List<CellColumn> cells) {
+    private SourceOptions(String table, TreeMap<String, String> hbase, List<CellColumn> cells, boolean pushAggregates,
+            int maxGroups) {
         this.table = table;
         this.hbase = hbase;
         this.cells = cells;
+        this.pushAggregates = pushAggregates;
+        this.maxGroups = maxGroups;
     }
 
     /**
@@ -44,6 +51,8 @@ final class SourceOptions implements Serializable {
     static SourceOptions of(Map<String, String> options) {
         String table = null;
         String columns = null;
+        boolean pushAggregates = true;
+        int maxGroups = 0;
         TreeMap<String, String> hbase = new TreeMap<>();
         for (Map.Entry<String, String> e : options.entrySet()) {
             String key = e.getKey().toLowerCase(java.util.Locale.ROOT);
@@ -53,6 +62,21 @@ final class SourceOptions implements Serializable {
                 hbase.put("hbase.zookeeper.quorum", e.getValue());
             } else if (key.equals("columns")) {
                 columns = e.getValue();
+            } else if (key.equals("pushaggregates")) {
+                if (!e.getValue().equalsIgnoreCase("true") && !e.getValue().equalsIgnoreCase("false")) {
+                    throw new IllegalArgumentException("option pushAggregates is true or false, not '" + e.getValue() + "'");
+                }
+                pushAggregates = Boolean.parseBoolean(e.getValue());
+            } else if (key.equals("maxgroups")) {
+                try {
+                    maxGroups = Integer.parseInt(e.getValue().trim());
+                } catch (NumberFormatException notANumber) {
+                    maxGroups = -1;
+                }
+                if (maxGroups < 1 || maxGroups > 1_000_000) {
+                    throw new IllegalArgumentException("option maxGroups is a number of groups from 1 to 1,000,000, not '"
+                            + e.getValue() + "'");
+                }
             } else if (key.startsWith("hbase.") || key.startsWith("zookeeper.") || key.startsWith("rowkey.")) {
                 hbase.put(e.getKey(), e.getValue());
             }
@@ -60,7 +84,7 @@ final class SourceOptions implements Serializable {
         if (table == null || table.trim().isEmpty()) {
             throw new IllegalArgumentException("the rowkey source needs option(\"table\", <HBase table>)");
         }
-        return new SourceOptions(table.trim(), hbase, CellColumn.parseAll(columns));
+        return new SourceOptions(table.trim(), hbase, CellColumn.parseAll(columns), pushAggregates, maxGroups);
     }
 
     TableName tableName() {

@@ -175,7 +175,10 @@ class SparkSourceIT {
                 String where = predicate(random, 2);
                 String sql;
                 int kind = random.nextInt(4);
-                if (kind == 0) {
+                if (kind == 0 && random.nextInt(4) == 0) {
+                    sql = random.nextBoolean() ? "SELECT DISTINCT day, code FROM %s WHERE " + where // Spark's to group
+                            : "SELECT code, count(DISTINCT day), max(v) FROM %s WHERE " + where + " GROUP BY code";
+                } else if (kind == 0) {
                     String groups = Arrays.asList("", "day", "code", "day, code", "tag").get(random.nextInt(5));
                     sql = "SELECT " + (groups.isEmpty() ? "" : groups + ", ") + "count(*), sum(v), min(user), max(v), avg(v),"
                             + " count(v), sum(code), avg(day) FROM %s WHERE " + where + (groups.isEmpty() ? "" : " GROUP BY " + groups);
@@ -303,6 +306,23 @@ class SparkSourceIT {
         for (String line : block.group(1).split("\n")) {
             assertTrue(demo.contains(line.trim()), "docs/spark.md shows a line SparkDemo does not run: " + line.trim());
         }
+    }
+
+    @Test
+    void aGroupByOfMoreGroupsThanMaxGroupsFailsNamingItAndPushAggregatesFalseLeavesItToSpark() throws Exception {
+        write(new Random(SEED + 1), 200); // every code, whichever test runs first
+        Map<String, String> capped = new TreeMap<>(options);
+        capped.put("maxGroups", "3");
+        String sql = "SELECT code, count(*) FROM capped GROUP BY code";
+        spark.read().format("rowkey").options(capped).load().createOrReplaceTempView("capped");
+        Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> spark.sql(sql).collectAsList());
+        assertTrue(String.valueOf(rootCause(refused).getMessage()).contains("group"), rootCause(refused).toString());
+        capped.put("pushAggregates", "false");
+        Dataset<Row> bySpark = spark.read().format("rowkey").options(capped).load();
+        bySpark.createOrReplaceTempView("capped");
+        String plan = spark.sql(sql).queryExecution().executedPlan().toString();
+        assertTrue(!plan.contains("(in the regions)") && plan.contains("HashAggregate"), plan);
+        assertEquals(10, spark.sql(sql).collectAsList().size());
     }
 
     @Test

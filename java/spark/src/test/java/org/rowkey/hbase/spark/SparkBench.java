@@ -1,0 +1,136 @@
+package org.rowkey.hbase.spark;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.mapreduce.TableInputFormat;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.rowkey.hbase.RowKeySchema;
+import org.rowkey.hbase.RowKeyTable;
+
+import scala.Tuple2;
+
+/**
+ * {@code cargo make bench-spark}: the same Spark SQL on the demo's table {@code urlscan} read two
+ * ways in Spark's local mode: through the source {@code rowkey} (filters and aggregates pushed), and
+ * as a Spark job reads an HBase table without it, {@code TableInputFormat} (one task per region, a
+ * plain scan of every row, its key decoded, the filter and aggregate in Spark). Same answers
+ * (checked), median of {@code --runs} after one warm-up each, and their ratio.
+ */
+public final class SparkBench {
+    private static final String[][] QUERIES = {
+        {"seed 2: sdate = 20161209 AND code = 404", "SELECT md5url, url FROM %s WHERE sdate = 20161209 AND code = 404"},
+        {"whole table: groupBy(sdate, code).count()", "SELECT sdate, code, count(*) FROM %s GROUP BY sdate, code"},
+        {"no leading field: type IN (1,2) AND queue = 0 AND free", "SELECT md5url, url FROM %s WHERE type IN (1, 2) AND queue = 0 AND free"},
+        {"grouped, one month: code, count(*) WHERE sdate BETWEEN", "SELECT code, count(*) FROM %s WHERE sdate BETWEEN 20161201 AND 20161215 GROUP BY code"},
+    };
+
+    public static void main(String[] args) throws Exception {
+        String zookeeper = "127.0.0.1:2181";
+        int runs = 3;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (args[i].equals("--zookeeper")) {
+                zookeeper = args[i + 1];
+            } else if (args[i].equals("--runs")) {
+                runs = Integer.parseInt(args[i + 1]);
+            }
+        }
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("rowkey bench-spark")
+                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate();
+        Configuration conf = HBaseConfiguration.create();
+        conf.set("hbase.zookeeper.quorum", zookeeper);
+        try (Connection connection = ConnectionFactory.createConnection(conf)) {
+            RowKeyTable table = RowKeyTable.open(connection, TableName.valueOf("urlscan"));
+            Dataset<Row> ours = spark.read().format("rowkey").option("table", "urlscan").option("zookeeper", zookeeper)
+                    .option("columns", "url f:url string").load();
+            ours.createOrReplaceTempView("ours");
+            plain(spark, conf, table.schema(), ours.schema()).createOrReplaceTempView("plain");
+            System.out.printf("%-58s %12s %12s %8s %10s%n", "query (" + runs + " runs, median ms)", "rowkey", "plain scan",
+                    "ratio", "rows");
+            for (String[] q : QUERIES) {
+                List<String> a = rows(spark.sql(String.format(q[1], "ours")));
+                List<String> b = rows(spark.sql(String.format(q[1], "plain")));
+                if (!a.equals(b)) {
+                    throw new IllegalStateException(q[0] + ": the answers differ: " + a.size() + " rows against " + b.size());
+                }
+                double oursMs = median(spark, String.format(q[1], "ours"), runs);
+                double plainMs = median(spark, String.format(q[1], "plain"), runs);
+                System.out.printf("%-58s %12.1f %12.1f %7.1fx %10d%n", q[0], oursMs, plainMs, plainMs / oursMs, a.size());
+            }
+        } finally {
+            spark.stop();
+        }
+    }
+
+    /** The table as a Spark job reads it without the source: TableInputFormat, every row's key decoded in the tasks. */
+    private static Dataset<Row> plain(SparkSession spark, Configuration conf, RowKeySchema schema, StructType columns) {
+        Configuration job = new Configuration(conf);
+        job.set(TableInputFormat.INPUT_TABLE, "urlscan");
+        JavaRDD<Tuple2<ImmutableBytesWritable, Result>> regions = JavaSparkContext.fromSparkContext(spark.sparkContext())
+                .newAPIHadoopRDD(job, TableInputFormat.class, ImmutableBytesWritable.class, Result.class).rdd().toJavaRDD();
+        byte[] schemaBytes = schema.toByteArray();
+        String[] names = columns.fieldNames();
+        JavaRDD<Row> rows = regions.mapPartitions((Iterator<Tuple2<ImmutableBytesWritable, Result>> it) -> {
+            RowKeySchema s = RowKeySchema.parseFrom(schemaBytes);
+            List<Row> out = new ArrayList<>();
+            while (it.hasNext()) {
+                Result r = it.next()._2();
+                Map<String, Object> key = s.decode(r.getRow());
+                Object[] values = new Object[names.length];
+                for (int i = 0; i < names.length; i++) {
+                    values[i] = names[i].equals("url") ? Bytes.toString(r.getValue(Bytes.toBytes("f"), Bytes.toBytes("url")))
+                            : key.get(names[i]);
+                }
+                out.add(RowFactory.create(values));
+            }
+            return out.iterator();
+        });
+        return spark.createDataFrame(rows, columns);
+    }
+
+    private static double median(SparkSession spark, String sql, int runs) {
+        rows(spark.sql(sql)); // warm-up
+        double[] ms = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            long t0 = System.nanoTime();
+            spark.sql(sql).collectAsList();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        return ms[runs / 2];
+    }
+
+    private static List<String> rows(Dataset<Row> df) {
+        List<String> out = new ArrayList<>();
+        for (Row r : df.collectAsList()) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < r.size(); i++) {
+                Object v = r.get(i);
+                line.append(v instanceof byte[] ? Bytes.toHex((byte[]) v) : String.valueOf(v)).append('|');
+            }
+            out.add(line.toString());
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    private SparkBench() {}
+}
