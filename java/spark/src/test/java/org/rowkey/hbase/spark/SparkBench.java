@@ -23,6 +23,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
+import org.rowkey.hbase.Aggregation;
+import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeySchema;
 import org.rowkey.hbase.RowKeyTable;
 
@@ -33,15 +35,51 @@ import scala.Tuple2;
  * ways in Spark's local mode: through the source {@code rowkey} (filters and aggregates pushed), and
  * as a Spark job reads an HBase table without it, {@code TableInputFormat} (one task per region, a
  * plain scan of every row, its key decoded, the filter and aggregate in Spark). Same answers
- * (checked), median of {@code --runs} after one warm-up each, and their ratio.
+ * (checked), median of {@code --runs} after one warm-up each, and their ratio; beside them the
+ * floor under the source: the same question asked of {@link RowKeyTable} in this JVM, without Spark.
  */
 public final class SparkBench {
-    private static final String[][] QUERIES = {
-        {"seed 2: sdate = 20161209 AND code = 404", "SELECT md5url, url FROM %s WHERE sdate = 20161209 AND code = 404"},
-        {"whole table: groupBy(sdate, code).count()", "SELECT sdate, code, count(*) FROM %s GROUP BY sdate, code"},
-        {"no leading field: type IN (1,2) AND queue = 0 AND free", "SELECT md5url, url FROM %s WHERE type IN (1, 2) AND queue = 0 AND free"},
-        {"grouped, one month: code, count(*) WHERE sdate BETWEEN", "SELECT code, count(*) FROM %s WHERE sdate BETWEEN 20161201 AND 20161215 GROUP BY code"},
-    };
+    /** A query's SQL, and the same question asked of RowKeyTable without Spark (the floor under the source). */
+    private static final class Query {
+        final String name;
+        final String sql;
+        final Direct direct;
+
+        Query(String name, String sql, Direct direct) {
+            this.name = name;
+            this.sql = sql;
+            this.direct = direct;
+        }
+    }
+
+    @FunctionalInterface
+    private interface Direct {
+        long run(RowKeyTable table) throws java.io.IOException;
+    }
+
+    private static final List<Query> QUERIES = Arrays.asList(
+            new Query("seed 2: sdate = 20161209 AND code = 404", "SELECT md5url, url FROM %s WHERE sdate = 20161209 AND code = 404",
+                    t -> rows(t, RowKeyQuery.on(t.schema()).eq("sdate", 20161209).eq("code", 404))),
+            new Query("whole table: groupBy(sdate, code).count()", "SELECT sdate, code, count(*) FROM %s GROUP BY sdate, code",
+                    t -> t.aggregate(RowKeyQuery.on(t.schema()), Aggregation.on(t.schema()).groupBy("sdate", "code").count())
+                            .rows().size()),
+            new Query("no leading field: type IN (1,2) AND queue = 0 AND free",
+                    "SELECT md5url, url FROM %s WHERE type IN (1, 2) AND queue = 0 AND free",
+                    t -> rows(t, RowKeyQuery.on(t.schema()).in("type", 1, 2).eq("queue", 0).eq("free", true))),
+            new Query("grouped, half a month: code, count(*) WHERE sdate BETWEEN",
+                    "SELECT code, count(*) FROM %s WHERE sdate BETWEEN 20161201 AND 20161215 GROUP BY code",
+                    t -> t.aggregate(RowKeyQuery.on(t.schema()).between("sdate", 20161201, 20161215),
+                            Aggregation.on(t.schema()).groupBy("code").count()).rows().size()));
+
+    private static long rows(RowKeyTable table, RowKeyQuery query) throws java.io.IOException {
+        long n = 0;
+        try (org.apache.hadoop.hbase.client.ResultScanner s = table.scan(query)) {
+            for (Result r = s.next(); r != null; r = s.next()) {
+                n++;
+            }
+        }
+        return n;
+    }
 
     public static void main(String[] args) throws Exception {
         String zookeeper = "127.0.0.1:2181";
@@ -63,17 +101,20 @@ public final class SparkBench {
                     .option("columns", "url f:url string").load();
             ours.createOrReplaceTempView("ours");
             plain(spark, conf, table.schema(), ours.schema()).createOrReplaceTempView("plain");
-            System.out.printf("%-58s %12s %12s %8s %10s%n", "query (" + runs + " runs, median ms)", "rowkey", "plain scan",
-                    "ratio", "rows");
-            for (String[] q : QUERIES) {
-                List<String> a = rows(spark.sql(String.format(q[1], "ours")));
-                List<String> b = rows(spark.sql(String.format(q[1], "plain")));
-                if (!a.equals(b)) {
-                    throw new IllegalStateException(q[0] + ": the answers differ: " + a.size() + " rows against " + b.size());
+            System.out.printf("%-58s %12s %12s %8s %14s %8s %8s%n", "query (" + runs + " runs, median ms)", "rowkey", "plain scan",
+                    "ratio", "RowKeyTable", "at most", "rows");
+            for (Query q : QUERIES) {
+                List<String> a = rows(spark.sql(String.format(q.sql, "ours")));
+                List<String> b = rows(spark.sql(String.format(q.sql, "plain")));
+                if (!a.equals(b) || q.direct.run(table) != a.size()) {
+                    throw new IllegalStateException(q.name + ": the answers differ: " + a.size() + " rows against " + b.size()
+                            + " (plain), " + q.direct.run(table) + " (RowKeyTable)");
                 }
-                double oursMs = median(spark, String.format(q[1], "ours"), runs);
-                double plainMs = median(spark, String.format(q[1], "plain"), runs);
-                System.out.printf("%-58s %12.1f %12.1f %7.1fx %10d%n", q[0], oursMs, plainMs, plainMs / oursMs, a.size());
+                double oursMs = median(() -> spark.sql(String.format(q.sql, "ours")).collectAsList(), runs);
+                double plainMs = median(() -> spark.sql(String.format(q.sql, "plain")).collectAsList(), runs);
+                double directMs = median(() -> q.direct.run(table), runs);
+                System.out.printf("%-58s %12.1f %12.1f %7.1fx %14.1f %7.1fx %8d%n", q.name, oursMs, plainMs, plainMs / oursMs,
+                        directMs, plainMs / directMs, a.size());
             }
         } finally {
             spark.stop();
@@ -106,12 +147,18 @@ public final class SparkBench {
         return spark.createDataFrame(rows, columns);
     }
 
-    private static double median(SparkSession spark, String sql, int runs) {
-        rows(spark.sql(sql)); // warm-up
+    @FunctionalInterface
+    private interface Run {
+        Object run() throws Exception;
+    }
+
+    /** The median ms of {@code runs} runs after one warm-up. */
+    private static double median(Run run, int runs) throws Exception {
+        run.run();
         double[] ms = new double[runs];
         for (int i = 0; i < runs; i++) {
             long t0 = System.nanoTime();
-            spark.sql(sql).collectAsList();
+            run.run();
             ms[i] = (System.nanoTime() - t0) / 1e6;
         }
         Arrays.sort(ms);
