@@ -43,7 +43,8 @@ final class RowKeyScans {
      * region's server is (Spark's locality hint); when it reads an index (or joins), one task that
      * reads it through {@link RowKeyTable#scan}, which reads the regions at once itself.
      */
-    static final class RowScan implements Scan, Batch {
+    static final class RowScan implements Scan, Batch, PartitionReaderFactory {
+        private static final long serialVersionUID = 1L;
         private final SourceOptions source;
         private final Where where;
         private final StructType wanted;
@@ -114,7 +115,34 @@ final class RowKeyScans {
 
         @Override
         public PartitionReaderFactory createReaderFactory() {
-            return new RowReaders(source, where, wanted, limit);
+            return this;
+        }
+
+        @Override
+        public PartitionReader<InternalRow> createReader(InputPartition partition) {
+            Part part = (Part) partition;
+            RowKeyTable table = RowKeySource.open(source);
+            RowKeyQuery query = where.toQuery(table.schema());
+            KeyColumns.Converter converter = new KeyColumns.Converter(table.schema(), source, wanted);
+            try {
+                if (part.start == null) {
+                    RowKeyQuery read = converter.readsCells() ? query.unordered() : query.unordered().keysOnly();
+                    return new RowReader(null, table.scan(read), converter, limit);
+                }
+                org.apache.hadoop.hbase.client.Scan scan = query.toScan().withStartRow(part.start, true)
+                        .withStopRow(part.stop, false);
+                if (!converter.readsCells()) {
+                    Filter rows = scan.getFilter();
+                    scan.setFilter(rows == null ? new KeyOnlyFilter() : new FilterList(rows, new KeyOnlyFilter()));
+                }
+                if (limit > 0) {
+                    scan.setLimit(limit);
+                }
+                Table hbase = source.connection().getTable(source.tableName());
+                return new RowReader(hbase, hbase.getScanner(scan), converter, limit);
+            } catch (IOException e) {
+                throw new UncheckedIOException("rowkey source: reading " + source.table + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -150,48 +178,6 @@ final class RowKeyScans {
         @Override
         public String[] preferredLocations() {
             return hosts;
-        }
-    }
-
-    static final class RowReaders implements PartitionReaderFactory {
-        private static final long serialVersionUID = 1L;
-        private final SourceOptions source;
-        private final Where where;
-        private final StructType wanted;
-        private final int limit;
-
-        RowReaders(SourceOptions source, Where where, StructType wanted, int limit) {
-            this.source = source;
-            this.where = where;
-            this.wanted = wanted;
-            this.limit = limit;
-        }
-
-        @Override
-        public PartitionReader<InternalRow> createReader(InputPartition partition) {
-            Part part = (Part) partition;
-            RowKeyTable table = RowKeySource.open(source);
-            RowKeyQuery query = where.toQuery(table.schema());
-            KeyColumns.Converter converter = new KeyColumns.Converter(table.schema(), source, wanted);
-            try {
-                if (part.start == null) {
-                    RowKeyQuery read = converter.readsCells() ? query.unordered() : query.unordered().keysOnly();
-                    return new RowReader(null, table.scan(read), converter, limit);
-                }
-                org.apache.hadoop.hbase.client.Scan scan = query.toScan().withStartRow(part.start, true)
-                        .withStopRow(part.stop, false);
-                if (!converter.readsCells()) {
-                    Filter rows = scan.getFilter();
-                    scan.setFilter(rows == null ? new KeyOnlyFilter() : new FilterList(rows, new KeyOnlyFilter()));
-                }
-                if (limit > 0) {
-                    scan.setLimit(limit);
-                }
-                Table hbase = source.connection().getTable(source.tableName());
-                return new RowReader(hbase, hbase.getScanner(scan), converter, limit);
-            } catch (IOException e) {
-                throw new UncheckedIOException("rowkey source: reading " + source.table + ": " + e.getMessage(), e);
-            }
         }
     }
 
