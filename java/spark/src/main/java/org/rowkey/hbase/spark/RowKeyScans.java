@@ -49,6 +49,8 @@ final class RowKeyScans {
         private final Where where;
         private final StructType wanted;
         private final int limit;
+        /** How the rows are read, decided once on the driver (either way is exact: see {@link #route()}). */
+        private transient volatile Route route;
 
         RowScan(SourceOptions source, Where where, StructType wanted, int limit) {
             this.source = source;
@@ -68,16 +70,32 @@ final class RowKeyScans {
                     + java.util.Arrays.toString(wanted.fieldNames()) + ", read " + how();
         }
 
-        /** How the rows are read, as {@link #planInputPartitions} decides it. */
         private String how() {
             try {
-                RowKeyTable table = RowKeySource.open(source);
-                RowKeyQuery query = where.toQuery(table.schema());
-                return query == null ? "not at all (no row can match)"
-                        : table.readsIndex(query) ? "through our client (an index, or joins)" : "one task per region";
-            } catch (IOException | RuntimeException e) {
+                return route().words;
+            } catch (RuntimeException e) {
                 return "(plan unknown: " + e + ")";
             }
+        }
+
+        /**
+         * Whether our plan reads an index, asked once for explain and the tasks. A plan made later
+         * may differ (an index added or dropped since); both ways stay exact: the data table's ranges
+         * always hold the rows, and {@link RowKeyTable#scan} plans again when an index is gone.
+         */
+        private Route route() {
+            Route known = route;
+            if (known == null) {
+                RowKeyTable table = RowKeySource.open(source);
+                RowKeyQuery query = where.toQuery(table.schema());
+                try {
+                    known = query == null || limit == 0 ? Route.NONE : table.readsIndex(query) ? Route.CLIENT : Route.REGIONS;
+                } catch (IOException e) {
+                    throw new UncheckedIOException("rowkey source: planning the read of " + source.table + ": " + e.getMessage(), e);
+                }
+                route = known;
+            }
+            return known;
         }
 
         @Override
@@ -87,16 +105,15 @@ final class RowKeyScans {
 
         @Override
         public InputPartition[] planInputPartitions() {
-            RowKeyTable table = RowKeySource.open(source);
-            RowKeyQuery query = where.toQuery(table.schema());
-            if (query == null || limit == 0) {
+            Route how = route();
+            if (how == Route.NONE) {
                 return new InputPartition[0];
             }
+            if (how == Route.CLIENT) {
+                return new InputPartition[] {new Part(null, null, new String[0])};
+            }
             try {
-                if (table.readsIndex(query)) {
-                    return new InputPartition[] {new Part(null, null, new String[0])};
-                }
-                org.apache.hadoop.hbase.client.Scan scan = query.toScan();
+                org.apache.hadoop.hbase.client.Scan scan = where.toQuery(RowKeySource.open(source).schema()).toScan();
                 List<InputPartition> parts = new ArrayList<>();
                 try (RegionLocator regions = source.connection().getRegionLocator(source.tableName())) {
                     for (HRegionLocation region : regions.getAllRegionLocations()) {
@@ -143,6 +160,17 @@ final class RowKeyScans {
             } catch (IOException e) {
                 throw new UncheckedIOException("rowkey source: reading " + source.table + ": " + e.getMessage(), e);
             }
+        }
+    }
+
+    /** How a query's rows are read. */
+    enum Route {
+        NONE("not at all (no row can match)"), CLIENT("through our client (an index, or joins)"), REGIONS("one task per region");
+
+        final String words;
+
+        Route(String words) {
+            this.words = words;
         }
     }
 

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rowkey.hbase.RowKeyIndex;
 import org.rowkey.hbase.RowKeyQuery;
 import org.rowkey.hbase.RowKeySchema;
@@ -54,6 +56,10 @@ class SparkSourceIT {
             .int64("user").build();
     private static final String[] TAGS = {"a", "ab", "abc", "b", "zz"};
     private static final TableName NAME = TableName.valueOf("spark_urls");
+    /** The same fields salted in four buckets by user: the planner fans every range out to the buckets. */
+    private static final RowKeySchema SALTED_SCHEMA = RowKeySchema.builder().int32("day").int32("code").fixedString("tag", 3)
+            .int64("user").salt(4, "user").build();
+    private static final TableName SALTED = TableName.valueOf("spark_salted");
     private static final long SEED = Long.getLong("rowkey.spark.seed", System.nanoTime());
 
     private TestingHBaseCluster cluster;
@@ -89,6 +95,8 @@ class SparkSourceIT {
             }
             RowKeyTable.create(admin, NAME, SCHEMA, Arrays.asList(RowKeyIndex.of("by_code", "code"),
                     RowKeyIndex.of("by_tag", "tag", "code").include("f", "v")), splits, F);
+            RowKeyTable.create(admin, SALTED, SALTED_SCHEMA, Arrays.asList(RowKeyIndex.of("by_code", "code"),
+                    RowKeyIndex.of("by_tag", "tag").salt(2).include("f", "v")), new byte[][] {{1}, {2}, {3}}, F);
         }
         System.out.println("SparkSourceIT: seed " + SEED + " (-Drowkey.spark.seed=" + SEED + " replays it)");
     }
@@ -106,8 +114,22 @@ class SparkSourceIT {
         }
     }
 
-    /** Writes {@code n} random rows: a fifth without cell v, a third without s. */
+    private static RowKeySchema schemaOf(TableName table) {
+        return table.equals(SALTED) ? SALTED_SCHEMA : SCHEMA;
+    }
+
+    private Map<String, String> optionsOf(TableName table) {
+        Map<String, String> o = new TreeMap<>(options);
+        o.put("table", table.getNameAsString());
+        return o;
+    }
+
     private void write(Random random, int n) throws Exception {
+        write(NAME, random, n);
+    }
+
+    /** Writes {@code n} random rows: a fifth without cell v, a third without s. */
+    private void write(TableName table, Random random, int n) throws Exception {
         List<Put> puts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Map<String, Object> key = new TreeMap<>();
@@ -115,7 +137,7 @@ class SparkSourceIT {
             key.put("code", random.nextInt(10));
             key.put("tag", TAGS[random.nextInt(TAGS.length)]);
             key.put("user", nextUser++);
-            Put put = new Put(SCHEMA.encode(key));
+            Put put = new Put(schemaOf(table).encode(key));
             if (random.nextInt(5) > 0) {
                 put.addColumn(F, Bytes.toBytes("v"), Bytes.toBytes((long) random.nextInt(1000) - 200));
             }
@@ -127,28 +149,29 @@ class SparkSourceIT {
             }
             puts.add(put);
         }
-        try (Table t = connection.getTable(NAME)) {
+        try (Table t = connection.getTable(table)) {
             t.put(puts);
         }
     }
 
     /** Writes {@code n} random rows through the source ({@code mode("append")}): the indexes must follow them. */
-    private void writeThroughSpark(Random random, int n) {
+    private void writeThroughSpark(TableName table, Random random, int n) {
         List<Row> rows = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             rows.add(RowFactory.create(random.nextInt(20), random.nextInt(10), TAGS[random.nextInt(TAGS.length)], nextUser++,
                     (long) random.nextInt(1000) - 200, random.nextBoolean() ? null : "s" + random.nextInt(7)));
         }
-        StructType schema = spark.read().format("rowkey").options(options).load().schema();
-        spark.createDataFrame(rows, schema).repartition(3).write().format("rowkey").options(options).mode("append").save();
+        StructType schema = spark.read().format("rowkey").options(optionsOf(table)).load().schema();
+        spark.createDataFrame(rows, schema).repartition(3).write().format("rowkey").options(optionsOf(table)).mode("append")
+                .save();
     }
 
     /** The oracle: the table read by a plain full scan, as a DataFrame of the same columns. */
-    private Dataset<Row> plain(StructType schema) throws Exception {
+    private Dataset<Row> plain(TableName table, StructType schema) throws Exception {
         List<Row> rows = new ArrayList<>();
-        try (Table t = connection.getTable(NAME); ResultScanner s = t.getScanner(new Scan())) {
+        try (Table t = connection.getTable(table); ResultScanner s = t.getScanner(new Scan())) {
             for (Result r : s) {
-                Map<String, Object> key = SCHEMA.decode(r.getRow());
+                Map<String, Object> key = schemaOf(table).decode(r.getRow());
                 byte[] v = r.getValue(F, Bytes.toBytes("v"));
                 byte[] str = r.getValue(F, Bytes.toBytes("s"));
                 rows.add(RowFactory.create(key.get("day"), key.get("code"), key.get("tag"), key.get("user"),
@@ -158,20 +181,22 @@ class SparkSourceIT {
         return spark.createDataFrame(rows, schema);
     }
 
-    @Test
-    void randomQueriesAnswerAsSparkDoesOnAPlainScan() throws Exception {
-        Random random = new Random(SEED);
-        write(random, 1500);
+    @ParameterizedTest
+    @ValueSource(strings = {"spark_urls", "spark_salted"})
+    void randomQueriesAnswerAsSparkDoesOnAPlainScan(String tableName) throws Exception {
+        TableName table = TableName.valueOf(tableName);
+        Random random = new Random(SEED + tableName.hashCode());
+        write(table, random, 1500);
         int queries = 0;
         int pushedAggregates = 0;
         int regionReads = 0;
         int clientReads = 0;
         for (int round = 0; round < 4; round++) {
-            Dataset<Row> ours = spark.read().format("rowkey").options(options).load();
+            Dataset<Row> ours = spark.read().format("rowkey").options(optionsOf(table)).load();
             assertEquals(Arrays.asList("day", "code", "tag", "user", "v", "s"), Arrays.asList(ours.schema().fieldNames()));
             ours.createOrReplaceTempView("rk");
-            plain(ours.schema()).createOrReplaceTempView("plain");
-            for (int i = 0; i < 40; i++) {
+            plain(table, ours.schema()).createOrReplaceTempView("plain");
+            for (int i = 0; i < 30; i++) {
                 String where = predicate(random, 2);
                 String sql;
                 int kind = random.nextInt(4);
@@ -202,17 +227,17 @@ class SparkSourceIT {
                 }
                 queries++;
             }
-            write(random, 150);
-            writeThroughSpark(random, 150);
+            write(table, random, 150);
+            writeThroughSpark(table, random, 150);
             try (Admin admin = connection.getAdmin()) {
-                List<RegionInfo> regions = new ArrayList<>(admin.getRegions(NAME));
+                List<RegionInfo> regions = new ArrayList<>(admin.getRegions(table));
                 regions.sort(RegionInfo.COMPARATOR);
                 Map<String, Object> at = new TreeMap<>();
                 at.put("day", random.nextInt(20));
                 at.put("code", random.nextInt(10));
                 at.put("tag", "");
                 at.put("user", 0L);
-                byte[] splitAt = SCHEMA.encode(at);
+                byte[] splitAt = schemaOf(table).encode(at);
                 if (round % 2 == 1 && regions.size() > 2) {
                     // two neighbours merged, not waited for either
                     RegionInfo a = regions.get(random.nextInt(regions.size() - 1));
@@ -223,18 +248,18 @@ class SparkSourceIT {
                         System.out.println("SparkSourceIT: no merge this round: " + notNow.getMessage().split("\n")[0]);
                     }
                 } else if (regions.stream().noneMatch(r -> Bytes.equals(r.getStartKey(), splitAt))) {
-                    admin.flush(NAME);
+                    admin.flush(table);
                     try {
-                        admin.split(NAME, splitAt); // not waited for: the next round may plan while it happens
+                        admin.split(table, splitAt); // not waited for: the next round may plan while it happens
                     } catch (org.apache.hadoop.hbase.DoNotRetryIOException notYet) {
                         // a daughter of the last split keeps references to its parent's files until compacted
                         System.out.println("SparkSourceIT: no split this round: " + notYet.getMessage().split("\n")[0]);
                     }
                 }
-                System.out.println("SparkSourceIT: round " + round + ", " + regions.size() + " regions before a " + (round % 2 == 1 ? "merge" : "split"));
+                System.out.println("SparkSourceIT: " + tableName + " round " + round + ", " + regions.size() + " regions before a " + (round % 2 == 1 ? "merge" : "split"));
             }
         }
-        System.out.println("SparkSourceIT: " + queries + " queries, " + pushedAggregates + " aggregates folded in the regions, "
+        System.out.println("SparkSourceIT: " + tableName + ": " + queries + " queries, " + pushedAggregates + " aggregates folded in the regions, "
                 + regionReads + " read one task per region, " + clientReads + " through our client");
         assertTrue(pushedAggregates > 0 && regionReads > 0 && clientReads > 0, "every way of reading was checked");
     }
