@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.rowkey.hbase.RowKeySchema;
@@ -30,7 +29,7 @@ final class KeyColumns {
     static StructType schema(RowKeySchema schema, List<CellColumn> cells) {
         StructType s = new StructType();
         for (String f : schema.fieldNames()) {
-            s = s.add(new StructField(f, sparkType(schema, f), false, org.apache.spark.sql.types.Metadata.empty()));
+            s = s.add(f, sparkType(schema, f), false);
         }
         for (CellColumn c : cells) {
             if (schema.fieldNames().contains(c.name)) {

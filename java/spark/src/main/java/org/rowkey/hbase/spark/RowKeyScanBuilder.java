@@ -98,6 +98,6 @@ final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters,
     @Override
     public Scan build() {
         return aggregate != null ? new RowKeyScans.AggregateScan(source, where, aggregate)
-                : new RowKeyScans.RowScan(source, where, required, limit);
+                : new RowKeyScans.RowScan(source, schema, where, required, limit);
     }
 }

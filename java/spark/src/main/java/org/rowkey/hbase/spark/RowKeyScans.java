@@ -27,6 +27,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.rowkey.hbase.AggregationResult;
 import org.rowkey.hbase.RowKeyQuery;
+import org.rowkey.hbase.RowKeySchema;
 import org.rowkey.hbase.RowKeyTable;
 
 /**
@@ -49,11 +50,14 @@ final class RowKeyScans {
         private final Where where;
         private final StructType wanted;
         private final int limit;
+        /** The table's schema (it never changes), so that a region's task need not read the table's descriptor. */
+        private final byte[] schema;
         /** How the rows are read, decided once on the driver (either way is exact: see {@link #route()}). */
         private transient volatile Route route;
 
-        RowScan(SourceOptions source, Where where, StructType wanted, int limit) {
+        RowScan(SourceOptions source, RowKeySchema schema, Where where, StructType wanted, int limit) {
             this.source = source;
+            this.schema = schema.toByteArray();
             this.where = where;
             this.wanted = wanted;
             this.limit = limit;
@@ -113,7 +117,7 @@ final class RowKeyScans {
                 return new InputPartition[] {new Part(null, null, new String[0])};
             }
             try {
-                org.apache.hadoop.hbase.client.Scan scan = where.toQuery(RowKeySource.open(source).schema()).toScan();
+                org.apache.hadoop.hbase.client.Scan scan = where.toQuery(RowKeySchema.parseFrom(schema)).toScan();
                 List<InputPartition> parts = new ArrayList<>();
                 try (RegionLocator regions = source.connection().getRegionLocator(source.tableName())) {
                     for (HRegionLocation region : regions.getAllRegionLocations()) {
@@ -138,13 +142,13 @@ final class RowKeyScans {
         @Override
         public PartitionReader<InternalRow> createReader(InputPartition partition) {
             Part part = (Part) partition;
-            RowKeyTable table = RowKeySource.open(source);
-            RowKeyQuery query = where.toQuery(table.schema());
-            KeyColumns.Converter converter = new KeyColumns.Converter(table.schema(), source, wanted);
+            RowKeySchema keys = RowKeySchema.parseFrom(schema);
+            RowKeyQuery query = where.toQuery(keys);
+            KeyColumns.Converter converter = new KeyColumns.Converter(keys, source, wanted);
             try {
                 if (part.start == null) {
                     RowKeyQuery read = converter.readsCells() ? query.unordered() : query.unordered().keysOnly();
-                    return new RowReader(null, table.scan(read), converter, limit);
+                    return new RowReader(null, RowKeySource.open(source).scan(read), converter, limit);
                 }
                 org.apache.hadoop.hbase.client.Scan scan = query.toScan().withStartRow(part.start, true)
                         .withStopRow(part.stop, false);

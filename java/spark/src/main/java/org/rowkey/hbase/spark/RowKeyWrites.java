@@ -133,7 +133,7 @@ final class RowKeyWrites {
     static final class RowWriter implements DataWriter<InternalRow> {
         private final Layout layout;
         private final RowKeySchema schema;
-        private final StructType types;
+        private final DataType[] keyTypes;
         private final BufferedMutator mutator;
         private final String table;
         private long rows;
@@ -142,11 +142,10 @@ final class RowKeyWrites {
             this.layout = layout;
             this.schema = RowKeySchema.parseFrom(layout.schema);
             this.table = source.table;
-            StructType t = new StructType();
-            for (int k = 0; k < layout.keyFields.length; k++) {
-                t = t.add(layout.keyFields[k], KeyColumns.sparkType(schema, layout.keyFields[k]));
+            this.keyTypes = new DataType[layout.keyFields.length];
+            for (int k = 0; k < keyTypes.length; k++) {
+                keyTypes[k] = KeyColumns.sparkType(schema, layout.keyFields[k]);
             }
-            this.types = t;
             try {
                 this.mutator = source.connection().getBufferedMutator(source.tableName());
             } catch (IOException e) {
@@ -163,7 +162,7 @@ final class RowKeyWrites {
                     throw new IllegalArgumentException("rowkey write to " + table + ": key field '" + layout.keyFields[k]
                             + "' is null in a row (" + rows + " rows of this task written before it)");
                 }
-                Object v = row.get(at, types.fields()[k].dataType());
+                Object v = row.get(at, keyTypes[k]);
                 key.put(layout.keyFields[k], v instanceof org.apache.spark.unsafe.types.UTF8String ? v.toString() : v);
             }
             Put put = new Put(schema.encode(key));

@@ -59,27 +59,17 @@ public final class SparkBench {
 
     private static final List<Query> QUERIES = Arrays.asList(
             new Query("seed 2: sdate = 20161209 AND code = 404", "SELECT md5url, url FROM %s WHERE sdate = 20161209 AND code = 404",
-                    t -> rows(t, RowKeyQuery.on(t.schema()).eq("sdate", 20161209).eq("code", 404))),
+                    t -> SparkDemo.count(t.scan(RowKeyQuery.on(t.schema()).eq("sdate", 20161209).eq("code", 404)))),
             new Query("whole table: groupBy(sdate, code).count()", "SELECT sdate, code, count(*) FROM %s GROUP BY sdate, code",
                     t -> t.aggregate(RowKeyQuery.on(t.schema()), Aggregation.on(t.schema()).groupBy("sdate", "code").count())
                             .rows().size()),
             new Query("no leading field: type IN (1,2) AND queue = 0 AND free",
                     "SELECT md5url, url FROM %s WHERE type IN (1, 2) AND queue = 0 AND free",
-                    t -> rows(t, RowKeyQuery.on(t.schema()).in("type", 1, 2).eq("queue", 0).eq("free", true))),
+                    t -> SparkDemo.count(t.scan(RowKeyQuery.on(t.schema()).in("type", 1, 2).eq("queue", 0).eq("free", true)))),
             new Query("grouped, half a month: code, count(*) WHERE sdate BETWEEN",
                     "SELECT code, count(*) FROM %s WHERE sdate BETWEEN 20161201 AND 20161215 GROUP BY code",
                     t -> t.aggregate(RowKeyQuery.on(t.schema()).between("sdate", 20161201, 20161215),
                             Aggregation.on(t.schema()).groupBy("code").count()).rows().size()));
-
-    private static long rows(RowKeyTable table, RowKeyQuery query) throws java.io.IOException {
-        long n = 0;
-        try (org.apache.hadoop.hbase.client.ResultScanner s = table.scan(query)) {
-            for (Result r = s.next(); r != null; r = s.next()) {
-                n++;
-            }
-        }
-        return n;
-    }
 
     public static void main(String[] args) throws Exception {
         String zookeeper = "127.0.0.1:2181";

@@ -86,7 +86,8 @@ public final class SparkDemo {
         System.exit(failures == 0 ? 0 : 1);
     }
 
-    private static long count(ResultScanner scanner) throws java.io.IOException {
+    /** The rows a scanner gives (closing it); SparkBench counts with it too. */
+    static long count(ResultScanner scanner) throws java.io.IOException {
         long n = 0;
         try (ResultScanner s = scanner) {
             for (Result r = s.next(); r != null; r = s.next()) {
