@@ -144,6 +144,7 @@ pub fn plan_join(catalog: &Catalog, request: &JoinPlanRequest) -> Result<JoinPla
         limit: request.limit,
         reversed: request.reversed,
         explain: !request.no_explain,
+        reads: None,
     };
     plan::plan_join(catalog, &join)
 }

@@ -1097,3 +1097,127 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     assert!(plan_query_request_on(&catalog, &QueryPlanRequest::new().write_to_bytes().unwrap()).is_err());
     assert!(plan_query_request_on(&catalog, b"\xff\xff").is_err());
 }
+
+/// A join of one branch read by one index stream marks that stream covered when the index's rows
+/// answer what the query reads (its columns, every family, or keys only): the reader then answers
+/// from the VERIFIED index rows, with no data-row Get. Not when a column is not covered, a data
+/// family has a TTL (`data_cells_expire`), the stream is the data table's, or the branch relays two.
+#[test]
+fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
+    use hbase_rowkey::plan_wire::plan_query;
+    use hbase_rowkey::proto::rowkey::{planned_query::Read, Column, IndexHint, Op, PredicateSpec, QueryPlanRequest};
+    let mut spec = seed_catalog();
+    let mut covering = index_spec("by_code_salted", &["code"], 4);
+    covering.include_families = vec![b"f".to_vec()];
+    let mut one_column = index_spec("by_date", &["sdate"], 0);
+    let mut q = Column::new();
+    (q.family, q.qualifier) = (b"f".to_vec(), b"q".to_vec());
+    one_column.include = vec![q.clone()];
+    spec.indexes.extend([covering, one_column]);
+    let catalog = Catalog::from_spec(&spec).unwrap();
+    // What each plan's streams say: (index, covered) of the one branch's streams.
+    let streams = |edit: &dyn Fn(&mut QueryPlanRequest)| {
+        let mut r = QueryPlanRequest::new();
+        let mut branch = PredicateSpec::new();
+        branch.conditions = vec![int_condition("code", Op::EQ, &[404])];
+        r.branches = vec![branch];
+        r.reversed = true;
+        r.families = vec![b"f".to_vec()];
+        (r.hint, r.hint_index) = (IndexHint::USE_INDEX.into(), "by_code_salted".into());
+        edit(&mut r);
+        match plan_query(&catalog, &r).unwrap().read {
+            Some(Read::Joins(joins)) => joins.branches[0]
+                .streams
+                .iter()
+                .map(|s| format!("{} {}", s.index, s.covered))
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => format!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        streams(&|_| {}),
+        "by_code_salted true",
+        "every column: the index holds family f whole"
+    );
+    assert_eq!(streams(&|r| r.columns = vec![q.clone()]), "by_code_salted true");
+    assert_eq!(
+        streams(&|r| (r.reversed, r.limit) = (false, 10)),
+        "by_code_salted true",
+        "a limit"
+    );
+    assert_eq!(
+        streams(&|r| (r.families, r.key_only) = (vec![], true)),
+        "by_code_salted true",
+        "keys only"
+    );
+    assert_eq!(
+        streams(&|r| r.data_cells_expire = true),
+        "by_code_salted false",
+        "a TTL: an index row never answers alone"
+    );
+    assert_eq!(
+        streams(&|r| (r.data_cells_expire, r.key_only) = (true, true)),
+        "by_code_salted false"
+    );
+    assert_eq!(
+        streams(&|r| r.families = vec![b"f".to_vec(), b"g".to_vec()]),
+        "by_code_salted false"
+    );
+    let by_date = |r: &mut QueryPlanRequest| {
+        r.branches[0].conditions = vec![int_condition("sdate", Op::IN, &[1, 2])];
+        r.hint_index = "by_date".into();
+    };
+    assert_eq!(
+        streams(&|r| {
+            by_date(r);
+            r.columns = vec![q.clone()];
+        }),
+        "by_date true"
+    );
+    assert_eq!(
+        streams(&by_date),
+        "by_date false",
+        "every column, one of family f's held"
+    );
+    assert_eq!(
+        streams(&|r| {
+            (r.hint, r.reversed, r.limit) = (IndexHint::NO_INDEX.into(), false, 10);
+            r.branches[0].conditions = vec![messages::condition(
+                "md5url",
+                Op::IN,
+                vec![messages::string("u1"), messages::string("u2")],
+            )];
+        }),
+        " false",
+        "the data table's stream"
+    );
+    // Two branches: each key of the union reads its data row.
+    let mut two = QueryPlanRequest::new();
+    for code in [404, 503] {
+        let mut branch = PredicateSpec::new();
+        branch.conditions = vec![int_condition("code", Op::EQ, &[code])];
+        two.branches.push(branch);
+    }
+    (two.any_of, two.families, two.no_explain) = (true, vec![b"f".to_vec()], false);
+    let Some(Read::Joins(joins)) = plan_query(&catalog, &two).unwrap().read else {
+        panic!("joins")
+    };
+    assert!(
+        joins.branches.iter().flat_map(|b| &b.streams).all(|s| !s.covered),
+        "{joins:?}"
+    );
+    assert!(joins.explain.contains("then its data row read"), "{}", joins.explain);
+    let mut shown = QueryPlanRequest::new();
+    shown.branches = vec![two.branches[0].clone()];
+    (shown.reversed, shown.families, shown.no_explain) = (true, vec![b"f".to_vec()], false);
+    (shown.hint, shown.hint_index) = (IndexHint::USE_INDEX.into(), "by_code_salted".into());
+    let Some(Read::Joins(joins)) = plan_query(&catalog, &shown).unwrap().read else {
+        panic!("joins")
+    };
+    assert!(
+        joins.explain.contains("covered stream: a VERIFIED index row answers"),
+        "{}",
+        joins.explain
+    );
+}

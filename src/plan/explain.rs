@@ -172,7 +172,12 @@ pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit:
         for stream in &branch.left_out {
             describe_stream(&mut s, "not used (checked on the other streams' rows):", stream);
         }
-        s.push_str("    each key is checked against the whole branch, then its data row read\n");
+        s.push_str(if streams.iter().any(|stream| stream.covered) {
+            "    each key is checked against the whole branch; covered stream: a VERIFIED index row answers for its data\n    \
+             row (no Get), another's data row is read\n"
+        } else {
+            "    each key is checked against the whole branch, then its data row read\n"
+        });
     }
     if plan.data_scan_branches.len() > 1 {
         let numbers: Vec<String> = plan.data_scan_branches.iter().map(|i| (i + 1).to_string()).collect();

@@ -12,7 +12,7 @@ use crate::proto::rowkey::{
 
 use super::explain;
 use super::scan::{residual_spec, union_plan};
-use super::source_choice::{SourceQuery, DEFAULT_TABLE_ROWS};
+use super::source_choice::{answers_alone, SourceQuery, DEFAULT_TABLE_ROWS};
 use super::stream_choice::{self, branch_cost, is_prefix_range, kept_streams, stream_sources, StreamSource};
 use super::table::{plan_table, TableQuery};
 
@@ -30,6 +30,9 @@ pub(crate) struct JoinQuery<'a> {
     pub(crate) reversed: bool,
     /// Write the plan's explain text.
     pub(crate) explain: bool,
+    /// What the query's rows are read as (columns, keys only), when they are read; none: keys
+    /// planned alone (no stream is marked covered).
+    pub(crate) reads: Option<&'a SourceQuery<'a>>,
 }
 
 /// The joins of a query (docs/joins.md): each AND-branch's key streams ([`plan_join_branch`]), and
@@ -47,6 +50,7 @@ pub(crate) fn plan_join(catalog: &Catalog, join: &JoinQuery<'_>) -> Result<JoinP
             join.leapfrog,
         )?);
     }
+    mark_covered(catalog, &mut out, join.reads);
     out.data_scan_branches = (0..out.branches.len() as u32)
         .filter(|&i| out.branches[i as usize].streams.is_empty())
         .collect();
@@ -65,6 +69,22 @@ pub(crate) fn plan_join(catalog: &Catalog, join: &JoinQuery<'_>) -> Result<JoinP
         out.explain = explain::describe_join(&out, &conditions, join.limit, join.reversed);
     }
     Ok(out)
+}
+
+/// Marks the stream of a plan of one branch read by one stream `covered` when that stream is an
+/// index whose rows answer what the query reads: its VERIFIED rows are the answer, no data row is
+/// read (a reversed read through a salted index, a limit through any index).
+fn mark_covered(catalog: &Catalog, plan: &mut JoinPlan, reads: Option<&SourceQuery<'_>>) {
+    let Some(reads) = reads else {
+        return;
+    };
+    if let [branch] = plan.branches.as_mut_slice() {
+        if let [stream] = branch.streams.as_mut_slice() {
+            stream.covered = catalog
+                .index(&stream.index)
+                .is_some_and(|index| answers_alone(index, reads));
+        }
+    }
 }
 
 /// The key streams of one AND-branch ([`stream_choice`]) from the sources the hint allows: each

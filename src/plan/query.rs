@@ -59,6 +59,7 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
                 limit: query.limit,
                 reversed: query.reversed,
                 explain: query.explain,
+                reads: Some(&query.source),
             },
         )?);
         return Ok(out);

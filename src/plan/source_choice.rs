@@ -14,7 +14,7 @@
 use std::ops::Bound;
 
 use crate::error::{Error, Result};
-use crate::key::{Catalog, Constraint, Kind, Predicate, Schema};
+use crate::key::{Catalog, Constraint, Index, Kind, Predicate, Schema};
 use crate::proto::rowkey::{Column, Condition, IndexHint, IndexState};
 use crate::ranges::{plan, Plan};
 
@@ -79,12 +79,7 @@ pub(super) fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -
     // Candidates: (index name, schema, covered, not active); the data table first.
     let mut candidates: Vec<(&str, &Schema, bool, Option<Exclusion>)> = vec![("", catalog.schema(), true, None)];
     for index in catalog.indexes() {
-        let covered = query.key_only
-            || if query.columns.is_empty() {
-                index.covers_families(query.families)
-            } else {
-                query.columns.iter().all(|c| index.covers(&c.family, &c.qualifier))
-            };
+        let covered = answers_alone(index, query);
         let not_active = (index.state() != IndexState::ACTIVE).then(|| Exclusion::NotActive(index.state()));
         candidates.push((index.name(), index.schema(), covered, not_active));
     }
@@ -123,6 +118,17 @@ pub(super) fn choose_source<'a>(catalog: &'a Catalog, query: &SourceQuery<'_>) -
         predicate,
         plan,
     })
+}
+
+/// Whether `index`'s rows answer `query` alone: it reads keys only, or every column it reads is
+/// covered (every family of the table, when it names none).
+pub(super) fn answers_alone(index: &Index, query: &SourceQuery<'_>) -> bool {
+    query.key_only
+        || if query.columns.is_empty() {
+            index.covers_families(query.families)
+        } else {
+            query.columns.iter().all(|c| index.covers(&c.family, &c.qualifier))
+        }
 }
 
 /// Rows a plan reads: the table's rows times the selectivity of what its ranges enforce, one per

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -17,7 +15,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 
-import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
 
 /**
@@ -110,13 +107,14 @@ final class IndexResultScanner implements ResultScanner {
     static final class Entries implements ParallelScanner.Prepare<Entry> {
         private final Catalog catalog;
         private final int index;
-        private final boolean covered;
+        /** A covered plan's answers from the index rows; null: every data row is read. */
+        private final CoveredAnswer covered;
         private final ReadShape shape;
 
         Entries(Catalog catalog, int index, TablePlan plan, ReadShape shape) {
             this.catalog = catalog;
             this.index = index;
-            this.covered = plan.getCovered();
+            this.covered = plan.getCovered() ? new CoveredAnswer(catalog, index, shape) : null;
             this.shape = shape;
         }
 
@@ -139,50 +137,12 @@ final class IndexResultScanner implements ResultScanner {
             for (int i = 0; i < dataKeys.length; i++) {
                 if (dataKeys[i] != null) { // null: not a row the index wrote (Catalog.dataKeyOrNull)
                     made.add(new Entry(rows.get(i), dataKeys[i], statuses.get(i),
-                            covered ? answerAlone(rows.get(i), statuses.get(i), dataKeys[i]) : null));
+                            covered != null ? covered.of(rows.get(i), statuses.get(i), dataKeys[i]) : null));
                 }
             }
             return made;
         }
-
-        /**
-         * The answer of a VERIFIED index row of a covered plan, from it alone: its key, or the covered
-         * cells the query selects (every one it holds when the query selects every column); null when it
-         * does not answer alone: not VERIFIED, or not telling whether the data row has a selected column
-         * (a named column's cell missing: the row was not written whole), and answered from its data row.
-         * A row none of whose selected columns exist is no answer ({@link #NO_ROW}).
-         */
-        private Result answerAlone(Result indexRow, Cell status, byte[] dataKey) {
-            if (!IndexRowFormat.isStatus(status, IndexRowFormat.VERIFIED)) {
-                return null;
-            }
-            if (shape.keysOnly) {
-                return Result.create(new Cell[] {CellUtil.createCell(dataKey, IndexRowFormat.FAMILY,
-                        IndexRowFormat.STATUS, status.getTimestamp() / 1_000, KeyValue.Type.Put.getCode(), new byte[0])});
-            }
-            IndexCoverage coverage = catalog.coverage(index);
-            if (shape.columns.isEmpty()) {
-                // Every column, the table's families all covered: a row has a cell, so its copy must.
-                List<Cell> all = coverage.dataCells(indexRow, status, dataKey);
-                return all.isEmpty() ? null : Result.create(all);
-            }
-            List<Cell> cells = new ArrayList<>(shape.columns.size());
-            for (CoveredColumn c : shape.columns) {
-                if (!coverage.tells(indexRow, c)) {
-                    return null;
-                }
-                Cell cell = coverage.dataCell(indexRow, status, dataKey, c);
-                if (cell != null) {
-                    cells.add(cell);
-                }
-            }
-            return cells.isEmpty() ? NO_ROW : Result.create(cells);
-        }
-
     }
-
-    /** The answer of an index row whose data row has none of the selected columns: no row. */
-    private static final Result NO_ROW = Result.create(new Cell[0]);
 
     /** The answers of a batch: from the index alone, or from the data rows, settling the index rows that need it. */
     private void answer(Batch batch) throws IOException {
@@ -191,7 +151,7 @@ final class IndexResultScanner implements ResultScanner {
         for (Entry entry : batch.entries) {
             Result answer;
             if (entry.fromIndex != null) {
-                answer = entry.fromIndex == NO_ROW ? null : entry.fromIndex;
+                answer = entry.fromIndex == CoveredAnswer.NO_ROW ? null : entry.fromIndex;
             } else {
                 Result probed = rows[next++];
                 resolver.settle(entries.index, entry.row.getRow(), entry.status, probed);
@@ -213,7 +173,7 @@ final class IndexResultScanner implements ResultScanner {
         final byte[] dataKey;
         final Cell status;
         final boolean verified;
-        /** The answer from the index row alone ({@link #answerAlone}), or null: its data row is read. */
+        /** The answer from the index row alone ({@link CoveredAnswer#of}), or null: its data row is read. */
         final Result fromIndex;
 
         Entry(Result row, byte[] dataKey, Cell status, Result fromIndex) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
 
 import org.apache.hadoop.hbase.CompareOperator;
@@ -45,8 +46,9 @@ import org.rowkey.hbase.join.RangeKeyStream;
  * {@code JoinPlan} says, with no copy of it made: the union of the branches' streams (relayed or
  * intersected) and of the data-table scan of the branches with no stream, each key checked against
  * its branch's whole predicate, then its data row read with a batched {@code Get} (a key whose data
- * row does not exist is dropped: an index row never answers alone; the data-table scan's rows are
- * returned as it read them), in data-key order, stopping at the query's limit. An UNVERIFIED index
+ * row does not exist is dropped; the data-table scan's rows are returned as it read them, and the
+ * VERIFIED rows of a stream the planner marks covered answer for their data rows, as an index's
+ * single read answers), in data-key order, stopping at the query's limit. An UNVERIFIED index
  * row the streams read for a key whose data row is then read is repaired or marked STALE as
  * {@link IndexResultScanner} does ({@link IndexRowResolver#settle}). {@link #getScanMetrics()}
  * counts the rows the streams read and the scans they opened.
@@ -75,10 +77,12 @@ final class JoinScanner implements ResultScanner {
     /** The UNVERIFIED index rows the streams read, by data key, until that key's data row is read or passed. */
     private final TreeMap<byte[], List<Unverified>> unverified;
     /**
-     * The rows the data-table scan read whole (they are data rows, read with the query's columns), by
-     * key, until their keys are returned or passed: those keys need no {@code Get}.
+     * The answers read with the keys, by data key, until their keys are returned or passed: those
+     * keys need no {@code Get}. The data-table scan's rows (read whole, with the query's columns),
+     * and a covered stream's VERIFIED index rows' ({@link CoveredAnswer}); concurrent: the ranges
+     * of a stream may be read at once.
      */
-    private final TreeMap<byte[], Result> scannedRows;
+    private final ConcurrentSkipListMap<byte[], Result> answered;
     /** Each index read: its table. */
     private final Map<Integer, Table> indexTables = new HashMap<>();
     /** Reads the data rows of keys and settles the UNVERIFIED index rows met. */
@@ -109,7 +113,7 @@ final class JoinScanner implements ResultScanner {
         this.reversed = query.isReversed();
         this.order = reversed ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
         this.unverified = new TreeMap<>(order);
-        this.scannedRows = new TreeMap<>(order);
+        this.answered = new ConcurrentSkipListMap<>(order);
         this.relayBudget = connection.getConfiguration().getInt(RELAY_BUDGET_KEY, RELAY_BUDGET_DEFAULT);
         this.mostFirstBatch = connection.getConfiguration().getInt(FIRST_BATCH_KEY, RangeKeyStream.MAX_BATCH);
         if (mostFirstBatch < 1 || mostFirstBatch > RangeKeyStream.MAX_BATCH) {
@@ -189,7 +193,7 @@ final class JoinScanner implements ResultScanner {
 
             @Override
             public void read(Result row) {
-                scannedRows.put(row.getRow(), row);
+                answered.put(row.getRow(), row);
             }
         };
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
@@ -220,6 +224,7 @@ final class JoinScanner implements ResultScanner {
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null
                     : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
+            TableKeyRangeReader.DataRows answers = s.getCovered() ? coveredRows(catalog, index) : null;
             Filter branch = !filtersOnServer ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(index < 0 ? catalog.schema() : catalog.indexSchema(index), conditions)));
             List<KeyStream> ranges = new ArrayList<>();
@@ -232,7 +237,7 @@ final class JoinScanner implements ResultScanner {
                 for (KeyRange r : p.getRangesList()) {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
-                            reversed, met);
+                            reversed, met, answers);
                     RangeKeyStream leaf = index < 0
                             ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),
@@ -248,6 +253,29 @@ final class JoinScanner implements ResultScanner {
             streams.add(KeyStreams.union(order, ranges, readers));
         }
         return relays ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
+    }
+
+    /**
+     * A covered stream's index rows, read whole (the covered cells and the status): each VERIFIED
+     * one's answer is kept for its data key, which then needs no {@code Get}.
+     */
+    private TableKeyRangeReader.DataRows coveredRows(Catalog catalog, int index) {
+        CoveredAnswer answers = new CoveredAnswer(catalog, index, shape);
+        return new TableKeyRangeReader.DataRows() {
+            @Override
+            public void shape(Scan read, List<Filter> filters) {
+                // whole rows
+            }
+
+            @Override
+            public void read(Result row) {
+                byte[] dataKey = catalog.dataKeyOrNull(index, row.getRow());
+                Result answer = dataKey == null ? null : answers.of(row, IndexRowFormat.status(row), dataKey);
+                if (answer != null) {
+                    answered.put(dataKey, answer);
+                }
+            }
+        };
     }
 
     /** The table of index {@code index}, opened once per scanner. */
@@ -321,7 +349,7 @@ final class JoinScanner implements ResultScanner {
 
     /**
      * Reads the data rows of the next keys: at most a batch, and no more than the limit still needs;
-     * the rows the data-table scan read whole are taken as read, the others read with one multi-get.
+     * the rows read with the keys ({@link #answered}) are taken as read, the others read with one multi-get.
      */
     private void fill() throws IOException {
         int wanted = limit > 0 ? (int) Math.min(BATCH, limit - returned) : BATCH;
@@ -335,8 +363,8 @@ final class JoinScanner implements ResultScanner {
                 break;
             }
             last = key;
-            scannedRows.headMap(key, false).clear(); // passed: not a key of the union
-            Result scanned = scannedRows.remove(key);
+            answered.headMap(key, false).clear(); // passed: not a key of the union
+            Result scanned = answered.remove(key);
             rows.add(scanned);
             if (scanned != null) {
                 keys.advance();

@@ -28,7 +28,7 @@ import org.rowkey.hbase.join.KeyRangeReader;
  * A {@link KeyRangeReader} over an HBase table: each read is one scan bounded by {@code setLimit},
  * key-only ({@code FirstKeyOnlyFilter} + {@code KeyOnlyFilter}), or for an index table each row's
  * first cell and status cell, so that the UNVERIFIED rows read go to an {@link Unverified} sink
- * (STALE rows are dropped on the server);
+ * (STALE rows are dropped on the server), or rows read whole for a {@link DataRows} sink;
  * points are a {@code MultiRowRangeFilter} of single rows (a server-side seek to each) followed by
  * the range from {@code from} on. A descending reader reads its range in forward windows from the
  * top down ({@link #readBackwards}), its points with reversed scans.
@@ -74,11 +74,12 @@ final class TableKeyRangeReader implements KeyRangeReader {
     }
 
     /**
-     * Rows of a data-table read that are the query's answer (its filter keeps only matches), read
-     * as the query's {@code Get}s would read them so that they need no {@code Get}.
+     * Rows a read hands over whole so that their keys need no {@code Get}: a data-table read's (its
+     * filter keeps only matches), read as the query's {@code Get}s would read them, or a covered
+     * index's, each VERIFIED one answering for its data row.
      */
     interface DataRows {
-        /** Adds the query's columns to {@code scan}, or key-only filters to {@code filters}. */
+        /** Adds the query's columns to {@code scan}, or key-only filters to {@code filters} (nothing: whole rows). */
         void shape(Scan scan, List<Filter> filters);
 
         /** Told of each row a read returns. */
@@ -90,7 +91,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
         this(table, start, stop, filter, descending, unverified, null);
     }
 
-    /** A data-table reader that reads its rows as {@code dataRows} shapes them and hands them over. */
+    /** A reader that reads its rows as {@code dataRows} shapes them and hands them over. */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified,
             DataRows dataRows) {
         this.table = table;
@@ -165,16 +166,15 @@ final class TableKeyRangeReader implements KeyRangeReader {
         return new Read(rows, cut);
     }
 
-    /** The reader's filter and what its rows are read as (whole data rows, keys, or index rows with their status). */
+    /**
+     * The reader's filter and what its rows are read as (whole data rows or keys; index rows whole
+     * or with their status alone).
+     */
     private void shape(Scan scan, List<Filter> filters) {
         if (filter != null) {
             filters.add(filter);
         }
-        if (dataRows != null) {
-            dataRows.shape(scan, filters);
-        } else if (unverified == null) {
-            filters.add(ScanPlanner.keyOnly());
-        } else {
+        if (unverified != null) {
             // A STALE row (its data row was found missing) is dropped on the server, first so that it
             // sees the status cell: no key, so no Get for it.
             SingleColumnValueFilter notStale = new SingleColumnValueFilter(IndexRowFormat.FAMILY,
@@ -182,6 +182,12 @@ final class TableKeyRangeReader implements KeyRangeReader {
             notStale.setFilterIfMissing(false);
             notStale.setLatestVersionOnly(true);
             filters.add(0, notStale);
+        }
+        if (dataRows != null) {
+            dataRows.shape(scan, filters);
+        } else if (unverified == null) {
+            filters.add(ScanPlanner.keyOnly());
+        } else {
             // The first cell keeps a row without a status; the status cell tells an UNVERIFIED one.
             filters.add(new FilterList(FilterList.Operator.MUST_PASS_ONE, new FirstKeyOnlyFilter(), new QualifierFilter(
                     CompareOperator.EQUAL, new BinaryComparator(IndexRowFormat.STATUS))));

@@ -688,4 +688,72 @@ class JoinIT extends HBaseMiniClusterBase {
             }
         }
     }
+    /**
+     * A join read by one stream of a salted index that covers the query (reversed, or a limit)
+     * answers from the VERIFIED index rows: no data row is read, the rows are the oracle's in
+     * order, each with its cell as a Get reads it. An UNVERIFIED index row (a write whose post step
+     * was lost) is answered from its data row instead, and repaired.
+     */
+    @Test
+    void aCoveredStreamAnswersFromItsIndexRowsAndAnUnverifiedOneFromItsDataRow() throws IOException {
+        TableName coveredName = TableName.valueOf("people_covered");
+        List<RowKeyIndex> coveredIndexes = Arrays.asList(RowKeyIndex.of("by_birthplace", "birthplace").salt(4).include("f"));
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, coveredName, schema, coveredIndexes, F);
+        }
+        RowKeyTable covered = RowKeyTable.open(connection(), coveredName);
+        Predicate<Map<String, Object>> hangzhou = r -> "Hangzhou".equals(r.get("birthplace"));
+        try (Table t = connection().getTable(coveredName); Table data = connection().getTable(name)) {
+            List<Put> puts = new ArrayList<>();
+            for (byte[] key : live.keySet()) {
+                if (hangzhou.test(live.get(key)) || live.get(key).get("age").equals(20)) {
+                    puts.add(new Put(key).addColumn(F, Q, data.get(new Get(key)).getValue(F, Q)));
+                }
+            }
+            t.put(puts);
+            List<String> expected = oracle(hangzhou.and(r -> (int) r.get("age") < 40), 0, true);
+            byte[] unverified = Bytes.fromHex(expected.get(expected.size() / 2));
+            for (int round = 0; round < 2; round++) {
+                int asked = 0;
+                for (RowKeyQuery q : Arrays.asList(
+                        RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").lt("age", 40).reversed(),
+                        RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").lt("age", 40).reversed().select(F, Q).limit(25),
+                        RowKeyQuery.on(schema).eq("birthplace", "Hangzhou").lt("age", 40).keysOnly().limit(25))) {
+                    String explain = covered.explain(q);
+                    assertTrue(explain.contains("covered stream"), explain);
+                    List<String> want = q.isReversed() ? expected : oracle(hangzhou.and(r -> (int) r.get("age") < 40), 0);
+                    want = q.limit() > 0 ? want.subList(0, q.limit()) : want;
+                    List<String> got = new ArrayList<>();
+                    long getsRead;
+                    try (ResultScanner scanner = covered.scan(q)) {
+                        for (Result r; (r = scanner.next()) != null;) {
+                            got.add(Bytes.toHex(r.getRow()));
+                            if (!q.isKeysOnly()) {
+                                org.junit.jupiter.api.Assertions.assertArrayEquals(t.get(new Get(r.getRow())).getValue(F, Q),
+                                        r.getValue(F, Q), q + ": " + r);
+                            }
+                        }
+                        getsRead = scanner.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get();
+                    }
+                    assertEquals(want, got, q.toString());
+                    // The first query after the mark reads that row's data row (and the repair's whole
+                    // row); it is VERIFIED again for the next.
+                    if (round == 1 && asked++ == 0) {
+                        assertTrue(getsRead >= 1, q + ": " + getsRead + " data rows read");
+                    } else {
+                        assertEquals(0, getsRead, q + ": data rows read");
+                    }
+                }
+                if (round == 0) {
+                    // A write whose post step was lost: its index row marked UNVERIFIED, nothing after.
+                    Catalog catalog = Catalog.of(schema, coveredIndexes, IndexState.ACTIVE);
+                    long stamp = System.currentTimeMillis() * 1000;
+                    try (Table index = connection().getTable(RowKeyTable.indexTableName(coveredName, "by_birthplace"))) {
+                        index.put(new Put(catalog.indexKey(0, unverified)).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS,
+                                stamp, IndexRowFormat.unverified(stamp)));
+                    }
+                }
+            }
+        }
+    }
 }

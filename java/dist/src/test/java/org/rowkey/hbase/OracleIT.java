@@ -184,6 +184,8 @@ class OracleIT extends HBaseMiniClusterBase {
         final boolean ttl;
         final boolean handMade;
         final boolean indexChange;
+        /** Index rows of existing data rows marked UNVERIFIED in every phase but the first (lost post steps). */
+        final boolean lostPostSteps;
         /** Index changes so far (drop and add by another client); each index's epoch of creation. */
         int epoch;
         final Map<String, Integer> indexEpoch = new HashMap<>();
@@ -210,6 +212,7 @@ class OracleIT extends HBaseMiniClusterBase {
             this.ttl = random.nextInt(3) == 0;
             this.handMade = random.nextInt(2) == 0;
             this.indexChange = !indexes.isEmpty() && random.nextInt(3) == 0;
+            this.lostPostSteps = !indexes.isEmpty() && random.nextBoolean();
         }
 
         /** Split keys: at keys rows may have, prefixes of them, below every row and above: empty and sparse regions. */
@@ -239,6 +242,7 @@ class OracleIT extends HBaseMiniClusterBase {
             also.add(ttl ? "cells with a TTL" : null);
             also.add(handMade ? "hand-made index rows" : null);
             also.add(indexChange ? "an index dropped and added by another client" : null);
+            also.add(lostPostSteps ? "index rows left UNVERIFIED" : null);
             also.add(abort ? "a RegionServer abort" : null);
             also.removeIf(java.util.Objects::isNull);
             return String.format("round %d (seed %d): schema %s (%d-byte keys); indexes %s; pre-split at %s; also: %s", number,
@@ -285,6 +289,9 @@ class OracleIT extends HBaseMiniClusterBase {
                         snapshot = readSnapshot(data);
                         if (phase == 1 && handMade) {
                             writes.handMadeIndexRows(connection, name, indexes, snapshot);
+                        }
+                        if (lostPostSteps) {
+                            writes.lostPostSteps(connection, name, indexes, snapshot);
                         }
                         if (phase == 2 && indexChange) {
                             changeAnIndex();
@@ -727,7 +734,7 @@ class OracleIT extends HBaseMiniClusterBase {
             }
             String[][] marks = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
                 {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"},
-                {"in data-key order: unsalted", "plan:reversed-index"}};
+                {"in data-key order: unsalted", "plan:reversed-index"}, {"covered stream:", "plan:covered-stream"}};
             for (String[] m : marks) {
                 if (plan.contains(m[0])) {
                     coverage.merge(m[1], 1, Integer::sum);

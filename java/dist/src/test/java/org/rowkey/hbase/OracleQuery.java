@@ -348,7 +348,10 @@ final class OracleQuery {
                 q.leapfrog = random.nextInt(3) == 0;
             } else {
                 q.reversed = random.nextInt(4) == 0; // one AND-branch read backwards, its streams' windows from the top down
-                if (q.reversed && !indexes.isEmpty() && random.nextInt(3) > 0) {
+                // Or its first rows: a limit through an index it hints.
+                boolean limited = !q.reversed && random.nextInt(6) == 0;
+                if ((q.reversed || limited) && !indexes.isEmpty() && random.nextInt(3) > 0) {
+                    q.limit = limited ? 1 + random.nextInt(20) : 0;
                     // Read backwards through an index it hints, = or IN on each of its fields: where each
                     // has one value (unsalted), the index's single read in its key order, which is then
                     // the data's; where one field has several, the joins, which merge the index's runs
@@ -375,6 +378,9 @@ final class OracleQuery {
                     }
                 }
             }
+            if (q.hint != null && !q.hint.isEmpty() && q.branches.isEmpty() && q.answeredByJoins() && random.nextInt(3) > 0) {
+                askCovered(q, index(indexes, q.hint), random);
+            }
             q.serial = random.nextInt(5) == 0;
             q.unordered = !q.serial && random.nextInt(6) == 0;
         }
@@ -390,6 +396,32 @@ final class OracleQuery {
             q.aggregation = randomAggregation(schema, random);
         }
         return q;
+    }
+
+    /**
+     * Asks what {@code index} covers: some of its covered columns, or keys only. A join of its one
+     * stream then answers from its VERIFIED rows (a covered stream), with no Get.
+     */
+    private static void askCovered(OracleQuery q, OracleModel.Index index, Random random) {
+        q.select.clear();
+        q.keysOnly = false;
+        for (byte[][] fq : COLUMNS) {
+            String family = Bytes.toString(fq[0]);
+            if ((index.covers.contains(family) || index.covers.contains(family + ":" + Bytes.toString(fq[1])))
+                    && random.nextInt(3) > 0) {
+                q.select.add(fq);
+            }
+        }
+        q.keysOnly = q.select.isEmpty();
+    }
+
+    private static OracleModel.Index index(List<OracleModel.Index> indexes, String name) {
+        for (OracleModel.Index i : indexes) {
+            if (i.name.equals(name)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no index " + name);
     }
 
     /** Conditions on random fields; sometimes aimed at an index (= or IN on each of its fields). */
