@@ -24,8 +24,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
-import org.apache.hadoop.hbase.filter.FilterList;
-import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
@@ -168,18 +166,13 @@ final class JoinScanner implements ResultScanner {
 
     /**
      * The one data-table scan of the branches with no stream: its plan's ranges, its rows filtered
-     * natively with the OR of those branches (or read with the skip scan over it), in data-key order.
+     * natively with the OR of those branches (or read with the skip scan over it), in data-key order
+     * or its reverse (a descending read's windows are forward scans, and the skip scan seeks in
+     * reversed scans too).
      */
     private KeyStream dataScan(ScanPlan plan, RowKeyQuery query) {
         Scan scan = ScanPlanner.scan(plan, query.toPredicateComparatorSpec());
         Filter rows = scan.getFilter();
-        if (reversed) {
-            // The plan's skip scan seeks forward only: read backwards, rows are filtered one by one,
-            // between the plan's ranges only.
-            Filter match = new RowFilter(CompareOperator.EQUAL, query.toComparator());
-            rows = plan.getRangesCount() < 2 ? match : new FilterList(FilterList.Operator.MUST_PASS_ALL,
-                    new MultiRowRangeFilter(ScanPlanner.ranges(plan)), match);
-        }
         TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
             @Override
             public void shape(Scan read, List<Filter> filters) {
