@@ -30,8 +30,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * the cost ({@link KeyWindows}). The first read is a sample from the bottom, at most
  * {@value #SAMPLE_LOOKED} rows looked at ({@link #SAMPLE_ROWS_KEY}) and one region: it answers a
  * small chunk whole in one round trip, and of a large one it tells the density and keeps the rows,
- * handed out last. A window keeps at most {@code keep} rows (the top ones; the rest are read again
- * by the next window), so memory is bounded by rows, as a scanner's caching is.
+ * handed out last. A window keeps at most {@code keep} rows and {@value #KEEP_BYTES} bytes of them
+ * (the top ones; the rest are read again by the next window), so memory is bounded by rows and by
+ * bytes, as a scanner's caching and its result size are.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class BackwardWindows {
@@ -52,8 +53,16 @@ final class BackwardWindows {
     private final List<RowRange> ranges;
     private final Function<List<RowRange>, Scan> scanOf;
     private final Consumer<ScanMetrics> metrics;
-    /** Rows a window keeps, at most; what a window aims at is half of it. */
+    /** Rows a window keeps, at most; what a window aims at is half of it (or of {@link #KEEP_BYTES}). */
     private final int keep;
+    /**
+     * Bytes of rows a window (not the sample: at most its {@link #SAMPLE_LOOKED} rows) keeps, at
+     * most: twice what HBase's client returns a round trip by default ({@code
+     * hbase.client.scanner.max.result.size}, 2 MB), so wide rows are bounded as a scanner's cache is.
+     */
+    static final long KEEP_BYTES = 4L << 20;
+    /** The mean size of the rows the last window kept; 0 before a window. */
+    private long rowBytes;
     private final int sampleLooked;
     private final KeyWindows windows = new KeyWindows();
     /** Every row of the ranges at or above it was handed out; empty: none was (the end of the table). */
@@ -103,11 +112,15 @@ final class BackwardWindows {
                 scan.setLimit(keep).setFilter(new RowBudgetFilter(
                         scan.getFilter() == null ? new FilterList() : scan.getFilter(), sampleLooked));
             }
-            Window window = Window.read(table, scan, sample, keep, released, metrics);
+            Window window = Window.read(table, scan, sample, keep, sample ? Long.MAX_VALUE : KEEP_BYTES, released, metrics);
             if (released.getAsBoolean()) {
                 return true;
             }
-            int wanted = keep / 4; // a window aims at twice that: half of what it keeps
+            // A window aims at twice that: half of what it keeps, in rows and in bytes.
+            int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, KEEP_BYTES / 4 / rowBytes));
+            if (!sample && !window.last.isEmpty()) {
+                rowBytes = Math.max(1, window.bytes / window.last.size());
+            }
             byte[] sampled = sample ? window.sampledBelow(keep, sampleTop) : null;
             if (sampled != null) {
                 // More rows than a window looks at or keeps, or a region of several: the rows below
@@ -144,8 +157,10 @@ final class BackwardWindows {
      * chunks' and the joins' leaves', {@link TableKeyRangeReader}) read their windows with it.
      */
     static final class Window {
-        /** The window's top rows, in key order: at most {@code keep}. */
+        /** The window's top rows, in key order: at most {@code keep}, of at most {@code keepBytes} (or one row). */
         final ArrayDeque<Result> last = new ArrayDeque<>();
+        /** The size of the cells of the rows in {@link #last}. */
+        long bytes;
         long held;
         long looked;
         /** A sample's end marker: no row at or above it was looked at; null when its look did not end. */
@@ -155,7 +170,7 @@ final class BackwardWindows {
          * Reads {@code scan} whole (a {@code sample} up to its {@link RowBudgetFilter}'s end marker),
          * its metrics given to {@code metrics}, until {@code released}.
          */
-        static Window read(Table table, Scan scan, boolean sample, int keep, BooleanSupplier released,
+        static Window read(Table table, Scan scan, boolean sample, int keep, long keepBytes, BooleanSupplier released,
                 Consumer<ScanMetrics> metrics) throws IOException {
             Window w = new Window();
             try (ResultScanner scanner = table.getScanner(scan.setScanMetricsEnabled(true))) {
@@ -170,8 +185,9 @@ final class BackwardWindows {
                     }
                     w.held++;
                     w.last.addLast(r);
-                    if (w.last.size() > keep) {
-                        w.last.removeFirst();
+                    w.bytes += Result.getTotalSizeOfCells(r);
+                    while (w.last.size() > keep || w.bytes > keepBytes && w.last.size() > 1) {
+                        w.bytes -= Result.getTotalSizeOfCells(w.last.removeFirst());
                     }
                 }
                 w.looked = scanMetrics == null ? w.held : Math.max(w.held, scanMetrics.countOfRowsScanned.get());

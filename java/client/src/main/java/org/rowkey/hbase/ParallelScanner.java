@@ -419,7 +419,9 @@ final class ParallelScanner<T> implements Closeable {
                 } else if (order == Order.DESCENDING) {
                     if (windows == null) {
                         table = connection.getTable(name);
-                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 4 * turnRows);
+                        // Windows of 8 turns' rows (at most BackwardWindows.KEEP_BYTES of them): a
+                        // window is a scan of its own, so fewer, larger ones are fewer round trips.
+                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 16 * turnRows);
                     }
                     end = windows.read(rows, () -> released);
                     prepared = prepare.apply(rows);

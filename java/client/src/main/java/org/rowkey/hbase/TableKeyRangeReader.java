@@ -287,7 +287,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
                     Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
-            BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, () -> false, m -> { });
+            BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, Long.MAX_VALUE, () -> false,
+                    m -> { });
             counted(window.looked);
             looked += window.looked;
             byte[] sampled = sample ? window.sampledBelow(need + SPARE, sampleTop) : null;

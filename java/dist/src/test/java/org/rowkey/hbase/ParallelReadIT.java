@@ -334,6 +334,52 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         }
     }
 
+    /**
+     * A descending read's windows keep at most {@link BackwardWindows#KEEP_BYTES} of rows: of rows of
+     * 16 KB a window keeps a few hundred, drops the rest and reads them again in the next window.
+     * Every row comes once, in descending order, with its cell, and rows were read again (the bound
+     * held).
+     */
+    @Test
+    void aReversedReadOfWideRowsKeepsItsWindowsToTheirBytesAndLosesNoRow() throws IOException {
+        TableName name = TableName.valueOf("par_wide_rows");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, plain, new ArrayList<>(), F);
+        }
+        int rows = 1500;
+        byte[] wide = new byte[16 << 10];
+        TreeSet<String> keys = new TreeSet<>();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (int i = 0; i < rows; i++) {
+                byte[] key = plain.encode(sample.get(i));
+                keys.add(Bytes.toHex(key));
+                batch.add(new Put(key).addColumn(F, Q, Bytes.add(Bytes.toBytes(i), wide)));
+                if (batch.size() == 100) {
+                    t.put(batch);
+                    batch.clear();
+                }
+            }
+            t.put(batch);
+        }
+        assertTrue((long) rows * wide.length > 4 * BackwardWindows.KEEP_BYTES, "rows wider than a few windows");
+        RowKeyTable table = RowKeyTable.open(connection(), name);
+        List<String> got = new ArrayList<>();
+        long looked;
+        try (ResultScanner scanner = table.scan(RowKeyQuery.on(plain).reversed())) {
+            for (Result r; (r = scanner.next()) != null;) {
+                got.add(Bytes.toHex(r.getRow()));
+                assertEquals(wide.length + 4, r.getValue(F, Q).length, "the row's cell");
+            }
+            looked = scanner.getScanMetrics().countOfRowsScanned.get();
+        }
+        assertEquals(new ArrayList<>(keys.descendingSet()), got);
+        System.out.println("ParallelReadIT: " + rows + " rows of 16 KB reversed: " + looked + " rows looked at");
+        // The sample keeps its rows; the first window after it holds every row above them, a few
+        // hundred more than the bound keeps: those are read again.
+        assertTrue(looked > rows + 100, looked + " rows looked at: no window dropped a row");
+    }
+
     @Test
     void aRegionSplitUnderAParallelScanLosesAndRepeatsNoRow() throws Exception {
         String tableName = "par_plain";
