@@ -116,11 +116,13 @@ final class BackwardWindows {
             if (released.getAsBoolean()) {
                 return true;
             }
-            // A window aims at twice that: half of what it keeps, in rows and in bytes.
-            int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, KEEP_BYTES / 4 / rowBytes));
-            if (!sample && !window.last.isEmpty()) {
+            // The rows just read size the next windows: sized from an earlier window's rows, a window
+            // of wide rows after narrow ones would be cut by its bytes and read twice.
+            if (!window.last.isEmpty()) {
                 rowBytes = Math.max(1, window.bytes / window.last.size());
             }
+            // A window aims at twice that: half of what it keeps, in rows and in bytes.
+            int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, KEEP_BYTES / 4 / rowBytes));
             byte[] sampled = sample ? window.sampledBelow(keep, sampleTop) : null;
             if (sampled != null) {
                 // More rows than a window looks at or keeps, or a region of several: the rows below

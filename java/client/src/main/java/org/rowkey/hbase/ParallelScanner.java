@@ -419,7 +419,7 @@ final class ParallelScanner<T> implements Closeable {
                 } else if (order == Order.DESCENDING) {
                     if (windows == null) {
                         table = connection.getTable(name);
-                        // Windows of 8 turns' rows (at most BackwardWindows.KEEP_BYTES of them): a
+                        // Windows keep 16 turns' rows and aim at 8 (at most BackwardWindows.KEEP_BYTES): a
                         // window is a scan of its own, so fewer, larger ones are fewer round trips.
                         windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 16 * turnRows);
                     }

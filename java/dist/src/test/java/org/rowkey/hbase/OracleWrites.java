@@ -326,6 +326,13 @@ final class OracleWrites {
         events.fault("wrote " + count + " data rows of other lengths than the schema's keys");
     }
 
+    /** The data table's catalog as its descriptor holds it now. */
+    private static Catalog catalog(Connection connection, TableName dataTable) throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            return Catalog.parse(admin.getDescriptor(dataTable).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+        }
+    }
+
     /**
      * Writes whose post steps were lost: about a fifth of each index's rows of existing data rows
      * marked UNVERIFIED at a new index timestamp, as a write's first step marks them, with nothing
@@ -333,10 +340,7 @@ final class OracleWrites {
      */
     void lostPostSteps(Connection connection, TableName dataTable, List<OracleModel.Index> indexes, OracleSnapshot snapshot)
             throws IOException {
-        Catalog catalog;
-        try (Admin admin = connection.getAdmin()) {
-            catalog = Catalog.parse(admin.getDescriptor(dataTable).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
-        }
+        Catalog catalog = catalog(connection, dataTable);
         int marked = 0;
         for (OracleModel.Index index : indexes) {
             int number = catalog.indexNumber(index.name);
@@ -370,10 +374,7 @@ final class OracleWrites {
         if (indexes.isEmpty() || snapshot.rows.isEmpty()) {
             return;
         }
-        Catalog catalog;
-        try (Admin admin = connection.getAdmin()) {
-            catalog = Catalog.parse(admin.getDescriptor(dataTable).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
-        }
+        Catalog catalog = catalog(connection, dataTable);
         Set<String> existing = new HashSet<>();
         for (OracleSnapshot.Row r : snapshot.rows) {
             existing.add(Bytes.toHex(r.key));
