@@ -146,6 +146,23 @@ public final class RowKeySchema {
         }
     }
 
+    /** Whether a salt byte leads every key: rows then sort by bucket first, not by their fields alone. */
+    public boolean isSalted() {
+        return spec.hasSalt();
+    }
+
+    /**
+     * Whether field {@code name}'s values, as {@link #decode} gives them, ascend as its key bytes do
+     * (numbers by value, strings by their UTF-8 bytes, byte arrays unsigned, false before true);
+     * false when they descend: a reversed timestamp, a {@link Builder#descending()} field.
+     *
+     * @throws IllegalArgumentException for an unknown field
+     */
+    public boolean ascendsWithKey(String name) {
+        FieldSpec f = field(name);
+        return f.getDescending() == (f.getType() == FieldType.REVERSED_TIMESTAMP);
+    }
+
     /** Whether field {@code name} holds a digest of its value (md5, javaHash), which cannot be turned back. */
     public boolean isHashed(String name) {
         FieldType type = field(name).getType();

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
 class RowKeySchemaTest {
@@ -69,6 +70,54 @@ class RowKeySchemaTest {
             assertEquals(field.equals("m") || field.equals("h"), schema.isHashed(field), field);
         }
         assertTrue(iae(() -> schema.fieldClass("nope")).startsWith("unknown field 'nope' (fields: a, b, t"));
+    }
+
+    /**
+     * {@link RowKeySchema#ascendsWithKey}: for random pairs of values of every type, plain and
+     * descending, the keys compare (unsigned) as the decoded values do, or exactly against them.
+     */
+    @Test
+    void eachFieldsValuesSortWithItsKeyOrAgainstItAsItSays() {
+        Random random = new Random(7);
+        String[] letters = {"", "a", "ab", "b", "\u00e9", "z", "\u0001"};
+        for (boolean descending : new boolean[] {false, true}) {
+            for (int type = 0; type < 9; type++) {
+                RowKeySchema.Builder b = RowKeySchema.builder();
+                b = type == 0 ? b.int32("v") : type == 1 ? b.int64("v") : type == 2 ? b.timestamp("v")
+                        : type == 3 ? b.reversedTimestamp("v") : type == 4 ? b.bool("v") : type == 5 ? b.fixedString("v", 4)
+                        : type == 6 ? b.fixedBytes("v", 2) : type == 7 ? b.md5("v", 4) : b.javaHash("v");
+                RowKeySchema schema = (descending ? b.descending() : b).build();
+                for (int i = 0; i < 200; i++) {
+                    Object[] v = new Object[2];
+                    for (int j = 0; j < 2; j++) {
+                        v[j] = type == 0 ? (Object) (random.nextInt(7) - 3 + (random.nextBoolean() ? 0 : random.nextInt()))
+                                : type <= 3 ? (Object) (long) random.nextInt(1 << 20) : type == 4 ? (Object) random.nextBoolean()
+                                : type == 6 ? new byte[] {(byte) random.nextInt(256), (byte) random.nextInt(256)}
+                                : (Object) (letters[random.nextInt(letters.length)] + letters[random.nextInt(letters.length)]);
+                    }
+                    byte[][] keys = {schema.encode(TestData.map("v", v[0])), schema.encode(TestData.map("v", v[1]))};
+                    Object a = schema.decode(keys[0]).get("v");
+                    Object c = schema.decode(keys[1]).get("v");
+                    int values = Integer.signum(compare(a, c));
+                    int bytes = Integer.signum(Bytes.compareTo(keys[0], keys[1]));
+                    assertEquals(schema.ascendsWithKey("v") ? values : -values, bytes, schema + ": " + a + " vs " + c);
+                }
+            }
+        }
+        assertTrue(RowKeySchema.builder().int32("a").int64("u").salt(4, "u").build().isSalted());
+        assertEquals(false, RowKeySchema.builder().int32("a").int64("u").build().isSalted());
+    }
+
+    /** Decoded values compared as a reader sorts them: numbers, strings by UTF-8 bytes, byte arrays unsigned. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compare(Object a, Object b) {
+        if (a instanceof byte[]) {
+            return Bytes.compareTo((byte[]) a, (byte[]) b);
+        }
+        if (a instanceof String) {
+            return Bytes.compareTo(Bytes.toBytes((String) a), Bytes.toBytes((String) b));
+        }
+        return ((Comparable) a).compareTo(b);
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.rowkey.hbase.spark;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
@@ -10,6 +11,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownLimit;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownTopN;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
 import org.apache.spark.sql.types.StructType;
 import org.rowkey.hbase.RowKeySchema;
@@ -17,17 +19,19 @@ import org.rowkey.hbase.RowKeySchema;
 /**
  * What Spark pushes into a read: key-field predicates ({@link Where}: planned natively, ranges,
  * skip scan or an index), the columns wanted (no cell is read when none is), a limit (each task
- * stops there; Spark keeps the global one) and aggregates ({@link AggregateSpec}: folded in the
+ * stops there; Spark keeps the global one), an ORDER BY with a limit our key order gives ({@link KeyOrder}:
+ * the first rows read in key order, or against it; Spark sorts those few again) and aggregates ({@link AggregateSpec}: folded in the
  * regions, complete). Whatever is not taken Spark evaluates itself.
  */
 final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns,
-        SupportsPushDownLimit, SupportsPushDownAggregates {
+        SupportsPushDownLimit, SupportsPushDownTopN, SupportsPushDownAggregates {
     private final SourceOptions source;
     private final RowKeySchema schema;
     private StructType required;
     private Where where = Where.all();
     private final List<Predicate> pushed = new ArrayList<>();
     private int limit = -1;
+    private KeyOrder order;
     private AggregateSpec aggregate;
 
     RowKeyScanBuilder(SourceOptions source, RowKeySchema schema, StructType sparkSchema) {
@@ -84,6 +88,23 @@ final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters,
         return true;
     }
 
+    /** A limit or an order is kept by Spark too: each task stops at it, and Spark sorts the few rows again. */
+    @Override
+    public boolean isPartiallyPushed() {
+        return true;
+    }
+
+    @Override
+    public boolean pushTopN(SortOrder[] orders, int n) {
+        KeyOrder keyOrder = aggregate == null ? KeyOrder.of(orders, schema) : null;
+        if (keyOrder == null) {
+            return false;
+        }
+        order = keyOrder;
+        limit = n;
+        return true;
+    }
+
     @Override
     public boolean supportCompletePushDown(Aggregation aggregation) {
         return AggregateSpec.of(aggregation, schema, source, where) != null;
@@ -98,6 +119,6 @@ final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters,
     @Override
     public Scan build() {
         return aggregate != null ? new RowKeyScans.AggregateScan(source, where, aggregate)
-                : new RowKeyScans.RowScan(source, schema, where, required, limit);
+                : new RowKeyScans.RowScan(source, schema, where, required, limit, order);
     }
 }

@@ -41,8 +41,9 @@ final class RowKeyScans {
     /**
      * A query's rows. When our plan reads the data table's key ranges, one task per region, each
      * reading the ranges and filter of {@link RowKeyQuery#toScan()} inside its region, where the
-     * region's server is (Spark's locality hint); when it reads an index (or joins), one task that
-     * reads it through {@link RowKeyTable#scan}, which reads the regions at once itself.
+     * region's server is (Spark's locality hint); when it reads an index (or joins), or the first
+     * rows of a {@link KeyOrder}, one task that reads it through {@link RowKeyTable#scan}, which reads
+     * the regions at once itself (in key order, and stops at the limit, for an order).
      */
     static final class RowScan implements Scan, Batch, PartitionReaderFactory {
         private static final long serialVersionUID = 1L;
@@ -50,17 +51,20 @@ final class RowKeyScans {
         private final Where where;
         private final StructType wanted;
         private final int limit;
+        /** The ORDER BY of a limit, or null: the rows in any order. */
+        private final KeyOrder order;
         /** The table's schema (it never changes), so that a region's task need not read the table's descriptor. */
         private final byte[] schema;
         /** How the rows are read, decided once on the driver (either way is exact: see {@link #route()}). */
         private transient volatile Route route;
 
-        RowScan(SourceOptions source, RowKeySchema schema, Where where, StructType wanted, int limit) {
+        RowScan(SourceOptions source, RowKeySchema schema, Where where, StructType wanted, int limit, KeyOrder order) {
             this.source = source;
             this.schema = schema.toByteArray();
             this.where = where;
             this.wanted = wanted;
             this.limit = limit;
+            this.order = order;
         }
 
         @Override
@@ -70,7 +74,8 @@ final class RowKeyScans {
 
         @Override
         public String description() {
-            return "rowkey " + source.table + " WHERE " + where + (limit >= 0 ? " LIMIT " + limit : "") + " columns "
+            return "rowkey " + source.table + " WHERE " + where + (order != null ? " " + order : "")
+                    + (limit >= 0 ? " LIMIT " + limit : "") + " columns "
                     + java.util.Arrays.toString(wanted.fieldNames()) + ", read " + how();
         }
 
@@ -93,7 +98,8 @@ final class RowKeyScans {
                 RowKeyTable table = RowKeySource.open(source);
                 RowKeyQuery query = where.toQuery(table.schema());
                 try {
-                    known = query == null || limit == 0 ? Route.NONE : table.readsIndex(query) ? Route.CLIENT : Route.REGIONS;
+                    known = query == null || limit == 0 ? Route.NONE : order != null ? Route.ORDERED
+                            : table.readsIndex(query) ? Route.CLIENT : Route.REGIONS;
                 } catch (IOException e) {
                     throw new UncheckedIOException("rowkey source: planning the read of " + source.table + ": " + e.getMessage(), e);
                 }
@@ -113,7 +119,7 @@ final class RowKeyScans {
             if (how == Route.NONE) {
                 return new InputPartition[0];
             }
-            if (how == Route.CLIENT) {
+            if (how == Route.CLIENT || how == Route.ORDERED) {
                 return new InputPartition[] {new Part(null, null, new String[0])};
             }
             try {
@@ -147,7 +153,8 @@ final class RowKeyScans {
             KeyColumns.Converter converter = new KeyColumns.Converter(keys, source, wanted);
             try {
                 if (part.start == null) {
-                    RowKeyQuery read = converter.readsCells() ? query.unordered() : query.unordered().keysOnly();
+                    RowKeyQuery read = order == null ? query.unordered() : order.reversed ? query.limit(limit).reversed() : query.limit(limit);
+                    read = converter.readsCells() ? read : read.keysOnly();
                     return new RowReader(null, RowKeySource.open(source).scan(read), converter, limit);
                 }
                 org.apache.hadoop.hbase.client.Scan scan = query.toScan().withStartRow(part.start, true)
@@ -169,7 +176,8 @@ final class RowKeyScans {
 
     /** How a query's rows are read. */
     enum Route {
-        NONE("not at all (no row can match)"), CLIENT("through our client (an index, or joins)"), REGIONS("one task per region");
+        NONE("not at all (no row can match)"), CLIENT("through our client (an index, or joins)"), REGIONS("one task per region"),
+        ORDERED("through our client in key order to the limit");
 
         final String words;
 

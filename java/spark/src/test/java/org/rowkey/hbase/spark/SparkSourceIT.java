@@ -1,6 +1,8 @@
 package org.rowkey.hbase.spark;
 
+import static org.apache.spark.sql.functions.col;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -191,6 +193,7 @@ class SparkSourceIT {
         int pushedAggregates = 0;
         int regionReads = 0;
         int clientReads = 0;
+        int orderedReads = 0;
         for (int round = 0; round < 4; round++) {
             Dataset<Row> ours = spark.read().format("rowkey").options(optionsOf(table)).load();
             assertEquals(Arrays.asList("day", "code", "tag", "user", "v", "s"), Arrays.asList(ours.schema().fieldNames()));
@@ -224,6 +227,12 @@ class SparkSourceIT {
                     List<String> limited = rows(spark.sql(String.format(sql, "rk") + " LIMIT " + limit));
                     assertEquals(Math.min(limit, expected.size()), limited.size(), sql + " LIMIT " + limit);
                     assertTrue(expected.containsAll(limited), sql + " LIMIT " + limit + " gave rows outside the answer");
+                    String orderBy = orderBy(random);
+                    String ordered = sql + " ORDER BY " + orderBy + " LIMIT " + limit;
+                    String orderedPlan = spark.sql(String.format(ordered, "rk")).queryExecution().executedPlan().toString();
+                    orderedReads += orderedPlan.contains("in key order to the limit") ? 1 : 0;
+                    assertTopN(spark.sql(String.format(ordered, "plain")), spark.sql(String.format(ordered, "rk")), orderBy, expected,
+                            "seed " + SEED + ", round " + round + ": " + String.format(ordered, "rk") + "\n" + orderedPlan);
                 }
                 queries++;
             }
@@ -260,8 +269,45 @@ class SparkSourceIT {
             }
         }
         System.out.println("SparkSourceIT: " + tableName + ": " + queries + " queries, " + pushedAggregates + " aggregates folded in the regions, "
-                + regionReads + " read one task per region, " + clientReads + " through our client");
+                + regionReads + " read one task per region, " + clientReads + " through our client, " + orderedReads + " in key order to a limit");
         assertTrue(pushedAggregates > 0 && regionReads > 0 && clientReads > 0, "every way of reading was checked");
+        // A salted table sorts by bucket first: its ORDER BY is Spark's.
+        assertTrue(schemaOf(table).isSalted() ? orderedReads == 0 : orderedReads > 0, orderedReads + " ORDER BY reads in key order");
+    }
+
+    /** An ORDER BY of key fields: mostly the first ones, each direction random (often all one way), sometimes another. */
+    private static String orderBy(Random random) {
+        if (random.nextInt(5) == 0) {
+            return Arrays.asList("code", "user DESC", "v DESC, day", "tag, day").get(random.nextInt(4));
+        }
+        String[] fields = {"day", "code", "tag", "user"};
+        int n = 1 + random.nextInt(fields.length);
+        boolean oneWay = random.nextInt(3) > 0;
+        boolean descending = random.nextBoolean();
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(fields[i] + ((oneWay ? descending : random.nextBoolean()) ? " DESC" : ""));
+        }
+        return String.join(", ", out);
+    }
+
+    /**
+     * The first rows of an ORDER BY ... LIMIT, which may break ties in the ordered columns either
+     * way: the same number of rows, the ordered columns' values row by row as the plain scan's
+     * of {@code orderBy}, and every row one of the query's answer.
+     */
+    private static void assertTopN(Dataset<Row> plain, Dataset<Row> ours, String orderBy, List<String> answer, String what) {
+        List<Row> want = plain.collectAsList();
+        List<Row> got = ours.collectAsList();
+        assertEquals(want.size(), got.size(), what);
+        String[] ordered = Arrays.stream(orderBy.split(",")).map(c -> c.trim().split(" ")[0]).toArray(String[]::new);
+        for (int i = 0; i < want.size(); i++) {
+            for (String c : ordered) {
+                assertEquals(want.get(i).get(want.get(i).fieldIndex(c)), got.get(i).get(got.get(i).fieldIndex(c)), what + ": row " + i + ", " + c);
+            }
+            assertTrue(answer.contains(got.get(i).toString()), what + ": row " + got.get(i) + " is not an answer");
+        }
+        assertEquals(got.size(), new java.util.HashSet<>(got).size(), what + ": a row twice");
     }
 
     private static List<String> rows(Dataset<Row> df) {
@@ -358,6 +404,10 @@ class SparkSourceIT {
         assertTrue(plan.contains("WHERE code EQ 3 AND day GE 4"), plan);
         RowKeyTable table = RowKeyTable.open(connection, NAME);
         assertTrue(table.readsIndex(RowKeyQuery.on(SCHEMA).eq("code", 3)), table.explain(RowKeyQuery.on(SCHEMA).eq("code", 3)));
+        String last = ours.where("code = 3").orderBy(col("day").desc(), col("code").desc()).limit(5).queryExecution().executedPlan().toString();
+        assertTrue(last.contains("WHERE code EQ 3 ORDER BY day DESC, code DESC LIMIT 5") && last.contains("in key order to the limit"), last);
+        String mixed = ours.orderBy(col("day").desc(), col("code")).limit(5).queryExecution().executedPlan().toString();
+        assertFalse(mixed.contains("ORDER BY"), "an order against the key in one field and with it in the next is Spark's: " + mixed);
         StructType counted = ours.groupBy("code").count().queryExecution().executedPlan().schema();
         assertEquals(DataTypes.LongType, counted.fields()[1].dataType());
     }
