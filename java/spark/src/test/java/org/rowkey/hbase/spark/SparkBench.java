@@ -57,6 +57,10 @@ public final class SparkBench {
         long run(RowKeyTable table) throws java.io.IOException;
     }
 
+    /** The demo's key fields in key order: an ORDER BY of all of them has one answer (no ties). */
+    private static final List<String> KEY = Arrays.asList("md5url", "sitecode", "status", "code", "sdate", "type", "free",
+            "close", "queue", "scantype");
+
     private static final List<Query> QUERIES = Arrays.asList(
             new Query("seed 2: sdate = 20161209 AND code = 404", "SELECT md5url, url FROM %s WHERE sdate = 20161209 AND code = 404",
                     t -> SparkDemo.count(t.scan(RowKeyQuery.on(t.schema()).eq("sdate", 20161209).eq("code", 404)))),
@@ -66,6 +70,9 @@ public final class SparkBench {
             new Query("no leading field: type IN (1,2) AND queue = 0 AND free",
                     "SELECT md5url, url FROM %s WHERE type IN (1, 2) AND queue = 0 AND free",
                     t -> SparkDemo.count(t.scan(RowKeyQuery.on(t.schema()).in("type", 1, 2).eq("queue", 0).eq("free", true)))),
+            new Query("the last 10 by key: ORDER BY <every key field> DESC LIMIT 10",
+                    "SELECT md5url, sdate, code, url FROM %s ORDER BY " + String.join(" DESC, ", KEY) + " DESC LIMIT 10",
+                    t -> SparkDemo.count(t.scan(RowKeyQuery.on(t.schema()).limit(10).reversed()))),
             new Query("grouped, half a month: code, count(*) WHERE sdate BETWEEN",
                     "SELECT code, count(*) FROM %s WHERE sdate BETWEEN 20161201 AND 20161215 GROUP BY code",
                     t -> t.aggregate(RowKeyQuery.on(t.schema()).between("sdate", 20161201, 20161215),
