@@ -19,9 +19,10 @@ import org.rowkey.hbase.RowKeySchema;
 /**
  * What Spark pushes into a read: key-field predicates ({@link Where}: planned natively, ranges,
  * skip scan or an index), the columns wanted (no cell is read when none is), a limit (each task
- * stops there; Spark keeps the global one), an ORDER BY with a limit our key order gives ({@link KeyOrder}:
- * the first rows read in key order, or against it; Spark sorts those few again) and aggregates ({@link AggregateSpec}: folded in the
- * regions, complete). Whatever is not taken Spark evaluates itself.
+ * stops there; Spark keeps the global one), an ORDER BY with a limit that our key order gives
+ * ({@link KeyOrder}: the first rows read in key order, or against it; Spark sorts those few again)
+ * and aggregates ({@link AggregateSpec}: folded in the regions, complete). Whatever is not taken
+ * Spark evaluates itself.
  */
 final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns,
         SupportsPushDownLimit, SupportsPushDownTopN, SupportsPushDownAggregates {
