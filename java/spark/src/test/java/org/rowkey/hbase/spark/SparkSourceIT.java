@@ -377,6 +377,17 @@ class SparkSourceIT {
         for (String line : block.group(1).split("\n")) {
             assertTrue(demo.contains(line.trim()), "docs/spark.md shows a line SparkDemo does not run: " + line.trim());
         }
+        // The spark-submit block: cargo make spark-demo runs SparkSubmit with the same arguments.
+        java.util.regex.Matcher submit = java.util.regex.Pattern.compile("(?s)```sh\nspark-submit (.*?)```").matcher(doc);
+        assertTrue(submit.find(), "docs/spark.md has no spark-submit block");
+        String task = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("../../Makefile.toml")),
+                java.nio.charset.StandardCharsets.UTF_8);
+        task = task.substring(task.indexOf("[tasks.spark-demo]"), task.indexOf("[tasks.bench-spark]"));
+        for (String line : submit.group(1).split("\n")) {
+            String arguments = line.trim().replaceAll("\\\\$", "").trim();
+            assertTrue(task.contains(arguments), "docs/spark.md's spark-submit has arguments the spark-demo task does not run: " + arguments);
+        }
+        assertTrue(task.contains("org.apache.spark.deploy.SparkSubmit --master 'local[2]'"), "spark-demo runs SparkSubmit");
     }
 
     @Test
