@@ -10,9 +10,9 @@ import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.rowkey.hbase.RowKeySchema;
 
 /**
- * An {@code ORDER BY} our reads give as they come: the first key fields, in key order, each sorted
- * as its key bytes sort or each against them, on an unsalted table (a salted one sorts by bucket
- * first). Its first {@code n} rows are then {@link org.rowkey.hbase.RowKeyQuery#limit} of the query,
+ * An {@code ORDER BY} our reads give as they come: the first key fields (but those the conditions
+ * fix to one value), in key order, each sorted as its key bytes sort or each against them, on an
+ * unsalted table (a salted one sorts by bucket first). Its first {@code n} rows are then {@link org.rowkey.hbase.RowKeyQuery#limit} of the query,
  * {@link org.rowkey.hbase.RowKeyQuery#reversed} when the order runs against the key. Rows equal
  * in the ordered fields come in key order, which is one of the orders Spark allows them.
  */
@@ -28,31 +28,45 @@ final class KeyOrder implements Serializable {
         this.reversed = reversed;
     }
 
-    /** The order of {@code orders} as a read of {@code schema}'s table, or null when our key order is not it. */
-    static KeyOrder of(SortOrder[] orders, RowKeySchema schema) {
-        List<String> fields = schema.fieldNames();
-        if (schema.isSalted() || orders.length == 0 || orders.length > fields.size()) {
+    /**
+     * The order of {@code orders} as a read of {@code schema}'s table of the rows {@code where}
+     * matches, or null when our key order is not it. A key field {@code where} fixes to one value
+     * may be left out of the ORDER BY (or be in it either way): the next ordered field follows it.
+     */
+    static KeyOrder of(SortOrder[] orders, RowKeySchema schema, Where where) {
+        if (schema.isSalted() || orders.length == 0) {
             return null;
         }
         List<String> words = new ArrayList<>();
         Boolean reversed = null;
-        for (int i = 0; i < orders.length; i++) {
-            if (!(orders[i].expression() instanceof NamedReference)) {
+        int next = 0;
+        for (String field : schema.fieldNames()) {
+            if (next == orders.length) {
+                break;
+            }
+            String ordered = orders[next].expression() instanceof NamedReference
+                    && ((NamedReference) orders[next].expression()).fieldNames().length == 1
+                    ? ((NamedReference) orders[next].expression()).fieldNames()[0] : null;
+            boolean fixed = where.fixes(field);
+            if (!field.equals(ordered)) {
+                if (fixed) {
+                    continue;
+                }
                 return null;
             }
-            String[] name = ((NamedReference) orders[i].expression()).fieldNames();
-            if (name.length != 1 || !name[0].equals(fields.get(i))) {
-                return null;
+            boolean ascending = orders[next].direction() == SortDirection.ASCENDING;
+            words.add(field + (ascending ? " ASC" : " DESC"));
+            next++;
+            if (fixed) {
+                continue; // one value: either direction
             }
-            boolean ascending = orders[i].direction() == SortDirection.ASCENDING;
-            boolean against = ascending != schema.ascendsWithKey(name[0]);
+            boolean against = ascending != schema.ascendsWithKey(field);
             if (reversed != null && reversed != against) {
                 return null;
             }
             reversed = against;
-            words.add(name[0] + (ascending ? " ASC" : " DESC"));
         }
-        return new KeyOrder(words, reversed);
+        return next == orders.length ? new KeyOrder(words, reversed != null && reversed) : null;
     }
 
     @Override

@@ -97,7 +97,7 @@ final class RowKeyScanBuilder implements ScanBuilder, SupportsPushDownV2Filters,
 
     @Override
     public boolean pushTopN(SortOrder[] orders, int n) {
-        KeyOrder keyOrder = aggregate == null ? KeyOrder.of(orders, schema) : null;
+        KeyOrder keyOrder = aggregate == null ? KeyOrder.of(orders, schema, where) : null;
         if (keyOrder == null) {
             return false;
         }

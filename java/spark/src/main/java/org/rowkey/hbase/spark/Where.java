@@ -188,6 +188,31 @@ final class Where implements Serializable {
         return single(negate ? c.negated() : c);
     }
 
+    /**
+     * Whether every row this matches has one value of {@code field}: each branch has it {@code =}
+     * (or {@code IN} one value), the same value in all of them, and there is a branch.
+     */
+    boolean fixes(String field) {
+        Object[] value = null;
+        for (List<Condition> branch : branches) {
+            Object[] here = null;
+            for (Condition c : branch) {
+                if (c.field.equals(field) && (c.op == Condition.Op.EQ || c.op == Condition.Op.IN) && c.values.length == 1) {
+                    here = c.values;
+                }
+            }
+            if (here == null || value != null && !java.util.Arrays.deepEquals(value, here)) {
+                return false;
+            }
+            value = here;
+        }
+        return value != null;
+    }
+
+    static Where of(Condition c) {
+        return single(c);
+    }
+
     private static Where single(Condition c) {
         return new Where(Collections.singletonList(Collections.singletonList(c)));
     }

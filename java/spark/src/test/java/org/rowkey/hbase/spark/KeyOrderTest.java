@@ -23,7 +23,11 @@ class KeyOrderTest {
     }
 
     private static String read(RowKeySchema schema, SortOrder... orders) {
-        KeyOrder order = KeyOrder.of(orders, schema);
+        return read(schema, Where.all(), orders);
+    }
+
+    private static String read(RowKeySchema schema, Where where, SortOrder... orders) {
+        KeyOrder order = KeyOrder.of(orders, schema, where);
         return order == null ? null : order + (order.reversed ? " read backwards" : " read forwards");
     }
 
@@ -36,6 +40,22 @@ class KeyOrderTest {
                 read(PLAIN, asc("day"), asc("tag"), asc("url"), desc("at"), desc("user")));
         assertEquals("ORDER BY day DESC, tag DESC, url DESC, at ASC read backwards",
                 read(PLAIN, desc("day"), desc("tag"), desc("url"), asc("at")));
+    }
+
+    @Test
+    void aFieldTheConditionsFixToOneValueMayBeLeftOutOrGoEitherWay() {
+        Where day5 = Where.of(new Condition(Condition.Op.EQ, "day", 5));
+        Where tagA = Where.of(new Condition(Condition.Op.IN, "tag", "a"));
+        assertEquals("ORDER BY tag DESC read backwards", read(PLAIN, day5, desc("tag")));
+        assertEquals("ORDER BY url ASC read forwards", read(PLAIN, day5.and(tagA), asc("url")));
+        assertEquals("ORDER BY day ASC, tag DESC read backwards", read(PLAIN, day5, asc("day"), desc("tag")));
+        assertEquals("ORDER BY day DESC read forwards", read(PLAIN, day5, desc("day")));
+        // The same value in both branches of an OR; another value, or a branch without it, is not fixed.
+        assertEquals("ORDER BY tag ASC read forwards", read(PLAIN, day5.and(tagA).or(day5), asc("tag")));
+        assertNull(read(PLAIN, day5.or(Where.of(new Condition(Condition.Op.EQ, "day", 6))), asc("tag")));
+        assertNull(read(PLAIN, day5.or(tagA), asc("tag")));
+        assertNull(read(PLAIN, Where.of(new Condition(Condition.Op.GE, "day", 5)), asc("tag")), "a range fixes nothing");
+        assertNull(read(PLAIN, day5, asc("url")), "tag skipped, not fixed");
     }
 
     @Test

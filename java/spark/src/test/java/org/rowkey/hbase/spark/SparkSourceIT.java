@@ -194,6 +194,7 @@ class SparkSourceIT {
         int regionReads = 0;
         int clientReads = 0;
         int orderedReads = 0;
+        int orderedAfterFixed = 0;
         for (int round = 0; round < 4; round++) {
             Dataset<Row> ours = spark.read().format("rowkey").options(optionsOf(table)).load();
             assertEquals(Arrays.asList("day", "code", "tag", "user", "v", "s"), Arrays.asList(ours.schema().fieldNames()));
@@ -227,11 +228,17 @@ class SparkSourceIT {
                     List<String> limited = rows(spark.sql(String.format(sql, "rk") + " LIMIT " + limit));
                     assertEquals(Math.min(limit, expected.size()), limited.size(), sql + " LIMIT " + limit);
                     assertTrue(expected.containsAll(limited), sql + " LIMIT " + limit + " gave rows outside the answer");
-                    String orderBy = orderBy(random);
-                    String ordered = sql + " ORDER BY " + orderBy + " LIMIT " + limit;
+                    // A third of them with the first key field fixed, so that a later one may lead the order.
+                    boolean dayFixed = random.nextInt(3) == 0;
+                    String orderWhere = dayFixed ? "day = " + random.nextInt(20) + " AND (" + where + ")" : where;
+                    List<String> orderAnswer = dayFixed ? rows(spark.sql("SELECT * FROM plain WHERE " + orderWhere)) : expected;
+                    String orderBy = orderBy(random, dayFixed);
+                    String ordered = "SELECT * FROM %s WHERE " + orderWhere + " ORDER BY " + orderBy + " LIMIT " + limit;
                     String orderedPlan = spark.sql(String.format(ordered, "rk")).queryExecution().executedPlan().toString();
-                    orderedReads += orderedPlan.contains("in key order to the limit") ? 1 : 0;
-                    assertTopN(spark.sql(String.format(ordered, "plain")), spark.sql(String.format(ordered, "rk")), orderBy, expected,
+                    boolean inKeyOrder = orderedPlan.contains("in key order to the limit");
+                    orderedReads += inKeyOrder ? 1 : 0;
+                    orderedAfterFixed += inKeyOrder && dayFixed && !orderBy.startsWith("day") ? 1 : 0;
+                    assertTopN(spark.sql(String.format(ordered, "plain")), spark.sql(String.format(ordered, "rk")), orderBy, orderAnswer,
                             "seed " + SEED + ", round " + round + ": " + String.format(ordered, "rk") + "\n" + orderedPlan);
                 }
                 queries++;
@@ -269,18 +276,21 @@ class SparkSourceIT {
             }
         }
         System.out.println("SparkSourceIT: " + tableName + ": " + queries + " queries, " + pushedAggregates + " aggregates folded in the regions, "
-                + regionReads + " read one task per region, " + clientReads + " through our client, " + orderedReads + " in key order to a limit");
+                + regionReads + " read one task per region, " + clientReads + " through our client, " + orderedReads + " in key order to a limit (" + orderedAfterFixed + " led by a field after the fixed day)");
         assertTrue(pushedAggregates > 0 && regionReads > 0 && clientReads > 0, "every way of reading was checked");
         // A salted table sorts by bucket first: its ORDER BY is Spark's.
         assertTrue(schemaOf(table).isSalted() ? orderedReads == 0 : orderedReads > 0, orderedReads + " ORDER BY reads in key order");
     }
 
-    /** An ORDER BY of key fields: mostly the first ones, each direction random (often all one way), sometimes another. */
-    private static String orderBy(Random random) {
+    /**
+     * An ORDER BY of key fields: mostly the first ones (after day when the conditions fix it, day
+     * itself sometimes still first), each direction random (often all one way), sometimes another.
+     */
+    private static String orderBy(Random random, boolean dayFixed) {
         if (random.nextInt(5) == 0) {
             return Arrays.asList("code", "user DESC", "v DESC, day", "tag, day").get(random.nextInt(4));
         }
-        String[] fields = {"day", "code", "tag", "user"};
+        String[] fields = dayFixed && random.nextInt(3) > 0 ? new String[] {"code", "tag", "user"} : new String[] {"day", "code", "tag", "user"};
         int n = 1 + random.nextInt(fields.length);
         boolean oneWay = random.nextInt(3) > 0;
         boolean descending = random.nextBoolean();
