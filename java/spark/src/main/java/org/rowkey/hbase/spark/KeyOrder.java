@@ -4,7 +4,6 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.rowkey.hbase.RowKeySchema;
@@ -12,9 +11,10 @@ import org.rowkey.hbase.RowKeySchema;
 /**
  * An {@code ORDER BY} our reads give as they come: the first key fields (but those the conditions
  * fix to one value), in key order, each sorted as its key bytes sort or each against them, on an
- * unsalted table (a salted one sorts by bucket first). Its first {@code n} rows are then {@link org.rowkey.hbase.RowKeyQuery#limit} of the query,
- * {@link org.rowkey.hbase.RowKeyQuery#reversed} when the order runs against the key. Rows equal
- * in the ordered fields come in key order, which is one of the orders Spark allows them.
+ * unsalted table (a salted one sorts by bucket first). Its first {@code n} rows are then
+ * {@link org.rowkey.hbase.RowKeyQuery#limit} of the query, {@link org.rowkey.hbase.RowKeyQuery#reversed}
+ * when the order runs against the key. Rows equal in the ordered fields come in key order, which is
+ * one of the orders Spark allows them.
  */
 final class KeyOrder implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -44,9 +44,7 @@ final class KeyOrder implements Serializable {
             if (next == orders.length) {
                 break;
             }
-            String ordered = orders[next].expression() instanceof NamedReference
-                    && ((NamedReference) orders[next].expression()).fieldNames().length == 1
-                    ? ((NamedReference) orders[next].expression()).fieldNames()[0] : null;
+            String ordered = Where.keyField(orders[next].expression(), schema);
             boolean fixed = where.fixes(field);
             if (!field.equals(ordered)) {
                 if (fixed) {

@@ -209,11 +209,7 @@ final class Where implements Serializable {
         return value != null;
     }
 
-    static Where of(Condition c) {
-        return single(c);
-    }
-
-    private static Where single(Condition c) {
+    static Where single(Condition c) {
         return new Where(Collections.singletonList(Collections.singletonList(c)));
     }
 

@@ -44,17 +44,17 @@ class KeyOrderTest {
 
     @Test
     void aFieldTheConditionsFixToOneValueMayBeLeftOutOrGoEitherWay() {
-        Where day5 = Where.of(new Condition(Condition.Op.EQ, "day", 5));
-        Where tagA = Where.of(new Condition(Condition.Op.IN, "tag", "a"));
+        Where day5 = Where.single(new Condition(Condition.Op.EQ, "day", 5));
+        Where tagA = Where.single(new Condition(Condition.Op.IN, "tag", "a"));
         assertEquals("ORDER BY tag DESC read backwards", read(PLAIN, day5, desc("tag")));
         assertEquals("ORDER BY url ASC read forwards", read(PLAIN, day5.and(tagA), asc("url")));
         assertEquals("ORDER BY day ASC, tag DESC read backwards", read(PLAIN, day5, asc("day"), desc("tag")));
         assertEquals("ORDER BY day DESC read forwards", read(PLAIN, day5, desc("day")));
         // The same value in both branches of an OR; another value, or a branch without it, is not fixed.
         assertEquals("ORDER BY tag ASC read forwards", read(PLAIN, day5.and(tagA).or(day5), asc("tag")));
-        assertNull(read(PLAIN, day5.or(Where.of(new Condition(Condition.Op.EQ, "day", 6))), asc("tag")));
+        assertNull(read(PLAIN, day5.or(Where.single(new Condition(Condition.Op.EQ, "day", 6))), asc("tag")));
         assertNull(read(PLAIN, day5.or(tagA), asc("tag")));
-        assertNull(read(PLAIN, Where.of(new Condition(Condition.Op.GE, "day", 5)), asc("tag")), "a range fixes nothing");
+        assertNull(read(PLAIN, Where.single(new Condition(Condition.Op.GE, "day", 5)), asc("tag")), "a range fixes nothing");
         assertNull(read(PLAIN, day5, asc("url")), "tag skipped, not fixed");
     }
 
