@@ -27,24 +27,26 @@ import org.apache.hadoop.hbase.util.Bytes;
  * Each window is the ranges cut to a width of the key space below what was handed out, read by the
  * forward scan the read makes of those ranges, its rows handed out backwards. Windows partition the
  * keys, so the rows are those of one reversed scan whatever the windows' sizes, which only decide
- * the cost ({@link KeyWindows}). The first read is a sample from the bottom, at most
- * {@value #SAMPLE_LOOKED} rows looked at ({@link #SAMPLE_ROWS_KEY}) and one region: it answers a
- * small chunk whole in one round trip, and of a large one it tells the density and keeps the rows,
- * handed out last. A window keeps at most {@code keep} rows and {@value #KEEP_BYTES} bytes of them
- * (the top ones; the rest are read again by the next window), so memory is bounded by rows and by
- * bytes, as a scanner's caching and its result size are.
+ * the cost ({@link KeyWindows}). The first read is a forward read from the bottom, of one region,
+ * until it holds {@code keep} rows or {@value #KEEP_BYTES} bytes of them: it answers a chunk that
+ * fits whole, as its forward twin reads it, and of a larger one it tells the density and keeps the
+ * rows, handed out last. (Every row of the chunk is wanted, so it reads none in vain.) A window
+ * keeps at most {@code keep} rows and {@value #KEEP_BYTES} bytes of them (the top ones; the rest are
+ * read again by the next window), so a chunk holds at most twice that, bounded by rows and by bytes,
+ * as a scanner's caching and its result size are.
  */
 @RunsIn(RunsIn.Where.CLIENT)
 final class BackwardWindows {
-    /** Rows the sample looks at, at most, by default. */
+    /** Rows a limited read's sample ({@link TableKeyRangeReader}) looks at, at most, by default. */
     static final int SAMPLE_LOOKED = 1024;
     /**
-     * The connection's setting of the rows a descending read's first read looks at (default
-     * {@value #SAMPLE_LOOKED}): smaller, the reads after it run on small tables too (the oracle harness).
+     * The connection's setting of the rows a descending read's first read looks at (a limited read's
+     * default {@value #SAMPLE_LOOKED}, a whole chunk's none: it reads to its {@code keep} bounds):
+     * smaller, the reads after it run on small tables too (the oracle harness).
      */
     static final String SAMPLE_ROWS_KEY = "rowkey.descending.sample.rows";
 
-    /** The rows a descending read's first read over {@code table} looks at, at most: {@link #SAMPLE_ROWS_KEY}. */
+    /** The rows a limited descending read's first read over {@code table} looks at, at most: {@link #SAMPLE_ROWS_KEY}. */
     static int sampleLooked(Table table) {
         return Math.max(1, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, SAMPLE_LOOKED));
     }
@@ -56,13 +58,14 @@ final class BackwardWindows {
     /** Rows a window keeps, at most; what a window aims at is half of it (or of {@link #KEEP_BYTES}). */
     private final int keep;
     /**
-     * Bytes of rows a window (not the sample: at most its {@link #SAMPLE_LOOKED} rows) keeps, at
-     * most: twice what HBase's client returns a round trip by default ({@code
-     * hbase.client.scanner.max.result.size}, 2 MB), so wide rows are bounded as a scanner's cache is.
+     * Bytes of rows a window keeps, at most, and the sample holds (it stops there): twice what HBase's
+     * client returns a round trip by default ({@code hbase.client.scanner.max.result.size}, 2 MB), so
+     * wide rows are bounded as a scanner's cache is.
      */
     static final long KEEP_BYTES = 4L << 20;
     /** The mean size of the rows the last window kept; 0 before a window. */
     private long rowBytes;
+    /** Rows the sample looks at, at most ({@link #SAMPLE_ROWS_KEY}); 0: up to its {@code keep} bounds. */
     private final int sampleLooked;
     private final KeyWindows windows = new KeyWindows();
     /** Every row of the ranges at or above it was handed out; empty: none was (the end of the table). */
@@ -87,7 +90,7 @@ final class BackwardWindows {
         this.scanOf = scanOf;
         this.metrics = metrics;
         this.keep = Math.max(2, keep);
-        this.sampleLooked = sampleLooked(table);
+        this.sampleLooked = Math.max(0, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, 0));
         this.top = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1).getStopRow();
         this.ended = ranges.isEmpty();
     }
@@ -109,10 +112,12 @@ final class BackwardWindows {
             byte[] sampleTop = sample ? sampleTop(table, start, top) : null;
             Scan scan = scanOf.apply(cut(ranges, bottom, sampleTop != null ? sampleTop : top));
             if (sample) {
-                scan.setLimit(keep).setFilter(new RowBudgetFilter(
-                        scan.getFilter() == null ? new FilterList() : scan.getFilter(), sampleLooked));
+                scan.setLimit(keep);
+                if (sampleLooked > 0) {
+                    scan.setFilter(new RowBudgetFilter(scan.getFilter() == null ? new FilterList() : scan.getFilter(), sampleLooked));
+                }
             }
-            Window window = Window.read(table, scan, sample, keep, sample ? Long.MAX_VALUE : KEEP_BYTES, released, metrics);
+            Window window = Window.read(table, scan, sample, keep, KEEP_BYTES, released, metrics);
             if (released.getAsBoolean()) {
                 return true;
             }
@@ -123,7 +128,7 @@ final class BackwardWindows {
             }
             // A window aims at twice that: half of what it keeps, in rows and in bytes.
             int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, KEEP_BYTES / 4 / rowBytes));
-            byte[] sampled = sample ? window.sampledBelow(keep, sampleTop) : null;
+            byte[] sampled = sample ? window.sampledBelow(sampleTop) : null;
             if (sampled != null) {
                 // More rows than a window looks at or keeps, or a region of several: the rows below
                 // where it ended are known (kept for last), and the density up to there sizes the windows.
@@ -159,7 +164,10 @@ final class BackwardWindows {
      * chunks' and the joins' leaves', {@link TableKeyRangeReader}) read their windows with it.
      */
     static final class Window {
-        /** The window's top rows, in key order: at most {@code keep}, of at most {@code keepBytes} (or one row). */
+        /**
+         * The window's top rows, in key order: at most {@code keep}, of at most {@code keepBytes} (or
+         * one row); a sample's bottom rows, up to the first that reaches either bound.
+         */
         final ArrayDeque<Result> last = new ArrayDeque<>();
         /** The size of the cells of the rows in {@link #last}. */
         long bytes;
@@ -167,10 +175,12 @@ final class BackwardWindows {
         long looked;
         /** A sample's end marker: no row at or above it was looked at; null when its look did not end. */
         byte[] sampleEnd;
+        /** A sample stopped at its {@code keep} rows or its {@code keepBytes}: rows above its last are not read. */
+        boolean full;
 
         /**
-         * Reads {@code scan} whole (a {@code sample} up to its {@link RowBudgetFilter}'s end marker),
-         * its metrics given to {@code metrics}, until {@code released}.
+         * Reads {@code scan} whole (a {@code sample} up to its {@link RowBudgetFilter}'s end marker or
+         * its bounds), its metrics given to {@code metrics}, until {@code released}.
          */
         static Window read(Table table, Scan scan, boolean sample, int keep, long keepBytes, BooleanSupplier released,
                 Consumer<ScanMetrics> metrics) throws IOException {
@@ -188,6 +198,10 @@ final class BackwardWindows {
                     w.held++;
                     w.last.addLast(r);
                     w.bytes += Result.getTotalSizeOfCells(r);
+                    if (sample && (w.held >= keep || w.bytes >= keepBytes)) {
+                        w.full = true;
+                        break;
+                    }
                     while (w.last.size() > keep || w.bytes > keepBytes && w.last.size() > 1) {
                         w.bytes -= Result.getTotalSizeOfCells(w.last.removeFirst());
                     }
@@ -198,12 +212,12 @@ final class BackwardWindows {
         }
 
         /**
-         * Of a sample limited to {@code keep} rows and stopped at {@code sampleTop} (null: not
-         * stopped), the key below which it holds every row, when it did not read all it was given
-         * (its look ended, it held {@code keep}, or it stopped at a region's end); else null.
+         * Of a sample stopped at {@code sampleTop} (null: not stopped), the key below which it holds
+         * every row, when it did not read all it was given (its look ended, it reached its bounds, or
+         * it stopped at a region's end); else null.
          */
-        byte[] sampledBelow(int keep, byte[] sampleTop) {
-            return sampleEnd != null ? sampleEnd : held == keep ? Bytes.add(last.peekLast().getRow(), new byte[1]) : sampleTop;
+        byte[] sampledBelow(byte[] sampleTop) {
+            return sampleEnd != null ? sampleEnd : full ? Bytes.add(last.peekLast().getRow(), new byte[1]) : sampleTop;
         }
 
         /** Rows held below those kept: read again by the next window. */

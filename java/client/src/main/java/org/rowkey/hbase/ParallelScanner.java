@@ -419,9 +419,10 @@ final class ParallelScanner<T> implements Closeable {
                 } else if (order == Order.DESCENDING) {
                     if (windows == null) {
                         table = connection.getTable(name);
-                        // Windows keep 16 turns' rows and aim at 8 (at most BackwardWindows.KEEP_BYTES): a
-                        // window is a scan of its own, so fewer, larger ones are fewer round trips.
-                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 16 * turnRows);
+                        // Windows keep 64 turns' rows and aim at 32, or at half of BackwardWindows.KEEP_BYTES
+                        // when that is fewer (a forward round trip's bytes): a window is a scan of its
+                        // own, so fewer, larger ones are fewer round trips.
+                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 64 * turnRows);
                     }
                     end = windows.read(rows, () -> released);
                     prepared = prepare.apply(rows);

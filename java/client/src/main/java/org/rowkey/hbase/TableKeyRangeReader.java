@@ -291,7 +291,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
                     m -> { });
             counted(window.looked);
             looked += window.looked;
-            byte[] sampled = sample ? window.sampledBelow(need + SPARE, sampleTop) : null;
+            byte[] sampled = sample ? window.sampledBelow(sampleTop) : null;
             if (sampled != null) {
                 // More rows than one read looks at or keeps, or a region of several: from the bottom up to here, the density.
                 windows.sampled(start, sampled, window.held, window.looked, need, budget);

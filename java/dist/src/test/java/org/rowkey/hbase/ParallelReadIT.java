@@ -320,26 +320,35 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             t.put(batch);
         }
         List<String> descending = new ArrayList<>(keys.descendingSet());
-        RowKeyTable table = RowKeyTable.open(connection(), name);
         int limit = descending.size() - 1;
         Object[][] queries = {{RowKeyQuery.on(plain).reversed(), descending},
             {RowKeyQuery.on(plain).reversed().serial(), descending}, {RowKeyQuery.on(plain).ne("code", -7).reversed(), descending},
             {RowKeyQuery.on(plain).reversed().limit(limit), descending.subList(0, limit)}};
-        for (Object[] q : queries) {
-            List<String> got = new ArrayList<>();
-            for (String row : read(table, (RowKeyQuery) q[0])) {
-                got.add(row.split(" ", 2)[0]);
-                assertTrue(row.contains(" f:q=") && row.contains(" g:q="), q[0] + ": a row without its cells: " + row);
+        // A whole chunk's first read reads up to its bounds by default: with a budget set, it looks
+        // at 100 rows and ends with the marker row.
+        Configuration smallBudget = new Configuration(conf());
+        smallBudget.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 100);
+        try (Connection budgeted = ConnectionFactory.createConnection(smallBudget)) {
+            for (Connection c : Arrays.asList(connection(), budgeted)) {
+                RowKeyTable table = RowKeyTable.open(c, name);
+                for (Object[] q : queries) {
+                    List<String> got = new ArrayList<>();
+                    for (String row : read(table, (RowKeyQuery) q[0])) {
+                        got.add(row.split(" ", 2)[0]);
+                        assertTrue(row.contains(" f:q=") && row.contains(" g:q="), q[0] + ": a row without its cells: " + row);
+                    }
+                    assertEquals(q[1], got, q[0].toString());
+                }
             }
-            assertEquals(q[1], got, q[0].toString());
         }
     }
 
     /**
-     * A descending read's windows keep at most {@link BackwardWindows#KEEP_BYTES} of rows: above a
-     * thousand narrow rows, 500 of 16 KB; the window sized by the narrow rows keeps a few hundred
-     * wide ones, drops the rest and reads them again in the next window. Every row comes once, in
-     * descending order, with its cell, and rows were read again (the bound held).
+     * A descending read's windows keep at most {@link BackwardWindows#KEEP_BYTES} of rows, and so does
+     * its first read: above a thousand narrow rows, 500 of 16 KB. Read whole by default, the first
+     * read stops at its bytes; read with a first read of 100 narrow rows, the window sized by them
+     * keeps a few hundred wide ones, drops the rest and reads them again in the next window. Every
+     * row comes once, in descending order, with its cell, and rows were read again (the bound held).
      */
     @Test
     void aReversedReadOfWideRowsKeepsItsWindowsToTheirBytesAndLosesNoRow() throws IOException {
@@ -369,22 +378,32 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             t.put(batch);
         }
         assertTrue((long) wideRows * wide.length > 3 * BackwardWindows.KEEP_BYTES / 2, "wide rows beyond a window's bytes");
-        RowKeyTable table = RowKeyTable.open(connection(), name);
-        List<String> got = new ArrayList<>();
-        long looked;
-        try (ResultScanner scanner = table.scan(RowKeyQuery.on(plain).reversed())) {
-            for (Result r; (r = scanner.next()) != null;) {
-                String key = Bytes.toHex(r.getRow());
-                got.add(key);
-                assertArrayEquals(wideKeys.contains(key) ? wide : Bytes.toBytes(key), r.getValue(F, Q), "the row's cell");
+        Configuration narrowSample = new Configuration(conf());
+        narrowSample.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 100);
+        try (Connection narrow = ConnectionFactory.createConnection(narrowSample)) {
+            for (Connection c : Arrays.asList(connection(), narrow)) {
+                RowKeyTable table = RowKeyTable.open(c, name);
+                List<String> got = new ArrayList<>();
+                long looked;
+                try (ResultScanner scanner = table.scan(RowKeyQuery.on(plain).reversed())) {
+                    for (Result r; (r = scanner.next()) != null;) {
+                        String key = Bytes.toHex(r.getRow());
+                        got.add(key);
+                        assertArrayEquals(wideKeys.contains(key) ? wide : Bytes.toBytes(key), r.getValue(F, Q), "the row's cell");
+                    }
+                    looked = scanner.getScanMetrics().countOfRowsScanned.get();
+                }
+                assertEquals(new ArrayList<>(keys.descendingSet()), got);
+                boolean sampledNarrow = c == narrow;
+                System.out.println("ParallelReadIT: " + rows + " rows, the top " + wideRows + " of 16 KB, reversed"
+                        + (sampledNarrow ? " after a first read of 100 rows: " : ": ") + looked + " rows looked at");
+                if (sampledNarrow) {
+                    // The first window after the sample holds the wide rows above it, more bytes than a
+                    // window keeps: those it dropped are read again.
+                    assertTrue(looked > rows + 100, looked + " rows looked at: no window dropped a row");
+                }
             }
-            looked = scanner.getScanMetrics().countOfRowsScanned.get();
         }
-        assertEquals(new ArrayList<>(keys.descendingSet()), got);
-        System.out.println("ParallelReadIT: " + rows + " rows, the top " + wideRows + " of 16 KB, reversed: " + looked + " rows looked at");
-        // The sample keeps its rows; the first window after it holds the wide rows above them, more
-        // bytes than a window keeps: those it dropped are read again.
-        assertTrue(looked > rows + 100, looked + " rows looked at: no window dropped a row");
     }
 
     @Test
