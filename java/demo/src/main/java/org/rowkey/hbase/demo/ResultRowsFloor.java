@@ -25,7 +25,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * one plain HBase scan per region that holds any (exactly those rows: a point range each, no other
  * filter), the regions at once. Any way that finds the rows by scanning reads at least these rows
  * from these regions; Phoenix's parallel chunks and ours do this plus finding them. Any key
- * ranges can be read the same way ({@link QueryCost}: the plan's ranges with no row filter).
+ * ranges can be read the same way ({@link QueryCost}: the plan's ranges with no row filter). The
+ * rows are handed to the one consuming thread, which does with each what the benchmarks do with a
+ * row of ours (its key in hex into a sorted set), so the floor and ours differ only in the reading.
  */
 final class ResultRowsFloor {
     private final Connection connection;
@@ -69,28 +71,30 @@ final class ResultRowsFloor {
                 pieces.get(pieces.size() - 1).add(range);
             }
         }
-        List<Future<TreeSet<String>>> reads = new ArrayList<>();
+        List<Future<List<Result>>> reads = new ArrayList<>();
         for (List<RowRange> piece : pieces) {
             reads.add(readers.submit(() -> scan(table, piece)));
         }
         TreeSet<String> rows = new TreeSet<>();
-        for (Future<TreeSet<String>> read : reads) {
-            rows.addAll(read.get());
+        for (Future<List<Result>> read : reads) {
+            for (Result r : read.get()) {
+                rows.add(Bytes.toHex(r.getRow()));
+            }
         }
         return new Demo.Outcome(rows, rows.size(), -1, pieces.size(), Demo.millisSince(startNanos));
     }
 
-    private TreeSet<String> scan(TableName name, List<RowRange> ranges) throws IOException {
+    private List<Result> scan(TableName name, List<RowRange> ranges) throws IOException {
         RowRange last = ranges.get(ranges.size() - 1);
         Scan scan = new Scan().withStartRow(ranges.get(0).getStartRow())
                 .withStopRow(last.getStopRow(), last.isStopRowInclusive()).setCaching(1000);
         if (ranges.size() > 1) {
             scan.setFilter(new MultiRowRangeFilter(new ArrayList<>(ranges)));
         }
-        TreeSet<String> rows = new TreeSet<>();
+        List<Result> rows = new ArrayList<>();
         try (Table table = connection.getTable(name); ResultScanner scanner = table.getScanner(scan)) {
             for (Result r : scanner) {
-                rows.add(Bytes.toHex(r.getRow()));
+                rows.add(r);
             }
         }
         return rows;
