@@ -1189,8 +1189,8 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
                 vec![messages::string("u1"), messages::string("u2")],
             )];
         }),
-        " false",
-        "the data table's stream"
+        " true",
+        "the data table's stream: its rows are the data rows"
     );
     // Two branches: each key of the union reads its data row.
     let mut two = QueryPlanRequest::new();

@@ -172,7 +172,9 @@ pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit:
         for stream in &branch.left_out {
             describe_stream(&mut s, "not used (checked on the other streams' rows):", stream);
         }
-        s.push_str(if streams.iter().any(|stream| stream.covered) {
+        s.push_str(if streams.iter().any(|stream| stream.covered && stream.index.is_empty()) {
+            "    each key is checked against the whole branch; the stream reads the data rows themselves (no Get)\n"
+        } else if streams.iter().any(|stream| stream.covered) {
             "    each key is checked against the whole branch; covered stream: a VERIFIED index row answers for its data\n    \
              row (no Get), another's data row is read\n"
         } else {

@@ -71,18 +71,21 @@ pub(crate) fn plan_join(catalog: &Catalog, join: &JoinQuery<'_>) -> Result<JoinP
     Ok(out)
 }
 
-/// Marks the stream of a plan of one branch read by one stream `covered` when that stream is an
-/// index whose rows answer what the query reads: its VERIFIED rows are the answer, no data row is
-/// read (a reversed read through a salted index, a limit through any index).
+/// Marks the stream of a plan of one branch read by one stream `covered` when its rows answer what
+/// the query reads, so no data row is read after it: the data table's own rows (a limit on the data
+/// table: its rows read with the query's columns, not keys and then a `Get` each), or an index's
+/// whose VERIFIED rows hold what is read (a reversed read through a salted index, a limit through
+/// any index).
 fn mark_covered(catalog: &Catalog, plan: &mut JoinPlan, reads: Option<&SourceQuery<'_>>) {
     let Some(reads) = reads else {
         return;
     };
     if let [branch] = plan.branches.as_mut_slice() {
         if let [stream] = branch.streams.as_mut_slice() {
-            stream.covered = catalog
-                .index(&stream.index)
-                .is_some_and(|index| answers_alone(index, reads));
+            stream.covered = stream.index.is_empty()
+                || catalog
+                    .index(&stream.index)
+                    .is_some_and(|index| answers_alone(index, reads));
         }
     }
 }

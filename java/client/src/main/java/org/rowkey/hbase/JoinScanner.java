@@ -44,9 +44,10 @@ import org.rowkey.hbase.join.RangeKeyStream;
  * {@code JoinPlan} says, with no copy of it made: the union of the branches' streams (relayed or
  * intersected) and of the data-table scan of the branches with no stream, each key checked against
  * its branch's whole predicate, then its data row read with a batched {@code Get} (a key whose data
- * row does not exist is dropped; the data-table scan's rows are returned as it read them, and the
- * VERIFIED rows of a stream the planner marks covered answer for their data rows, as an index's
- * single read answers), in data-key order, stopping at the query's limit. An UNVERIFIED index
+ * row does not exist is dropped; the data-table scan's rows are returned as it read them, as are a
+ * data-table stream's rows when the planner marks it covered, and the VERIFIED rows of an index
+ * stream it marks covered answer for their data rows, as an index's single read answers), in
+ * data-key order, stopping at the query's limit. An UNVERIFIED index
  * row the streams read for a key whose data row is then read is repaired or marked STALE as
  * {@link IndexResultScanner} does ({@link IndexRowResolver#settle}). {@link #getScanMetrics()}
  * counts the rows the streams read and the scans they opened.
@@ -173,7 +174,18 @@ final class JoinScanner implements ResultScanner {
     private KeyStream dataScan(ScanPlan plan, RowKeyQuery query) {
         Scan scan = ScanPlanner.scan(plan, query.toPredicateComparatorSpec());
         Filter rows = scan.getFilter();
-        TableKeyRangeReader.DataRows whole = new TableKeyRangeReader.DataRows() {
+        RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
+                rows, reversed, null, dataRows()), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true)));
+        leaves.add(all);
+        return all;
+    }
+
+    /**
+     * Data-table rows read with the query's columns (the data-table scan's, and a covered data-table
+     * stream's): each is its key's answer, which then needs no {@code Get}.
+     */
+    private TableKeyRangeReader.DataRows dataRows() {
+        return new TableKeyRangeReader.DataRows() {
             @Override
             public void shape(Scan read, List<Filter> filters) {
                 for (CoveredColumn c : shape.columns) {
@@ -189,10 +201,6 @@ final class JoinScanner implements ResultScanner {
                 answered.put(row.getRow(), row);
             }
         };
-        RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null, whole), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true)));
-        leaves.add(all);
-        return all;
     }
 
     /**
@@ -217,7 +225,7 @@ final class JoinScanner implements ResultScanner {
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null
                     : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
-            TableKeyRangeReader.DataRows answers = s.getCovered() ? coveredRows(catalog, index) : null;
+            TableKeyRangeReader.DataRows answers = !s.getCovered() ? null : index < 0 ? dataRows() : coveredRows(catalog, index);
             Filter branch = !filtersOnServer ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(index < 0 ? catalog.schema() : catalog.indexSchema(index), conditions)));
             List<KeyStream> ranges = new ArrayList<>();
