@@ -1126,12 +1126,22 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
         (r.hint, r.hint_index) = (IndexHint::USE_INDEX.into(), "by_code_salted".into());
         edit(&mut r);
         match plan_query(&catalog, &r).unwrap().read {
-            Some(Read::Joins(joins)) => joins.branches[0]
-                .streams
-                .iter()
-                .map(|s| format!("{} {}", s.index, s.covered))
-                .collect::<Vec<_>>()
-                .join(", "),
+            Some(Read::Joins(joins)) => {
+                // The explain names what the stream's rows are: the data rows, or index rows.
+                let data_rows = joins.explain.contains("    its rows filtered with the whole branch");
+                assert_eq!(
+                    data_rows,
+                    joins.branches[0].streams.iter().all(|s| s.index.is_empty()),
+                    "{}",
+                    joins.explain
+                );
+                joins.branches[0]
+                    .streams
+                    .iter()
+                    .map(|s| format!("{} {}", s.index, s.covered))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
             other => format!("{other:?}"),
         }
     };

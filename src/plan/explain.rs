@@ -167,7 +167,16 @@ pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit:
             describe_stream(&mut s, &role, stream);
         }
         if relays || streams.len() == 1 {
-            s.push_str("    its index rows filtered with the whole branch on the server (they hold every key field)\n");
+            // A data-table stream's rows are the data rows; an index's hold every key field too.
+            let rows = if streams.iter().all(|stream| stream.index.is_empty()) {
+                "rows"
+            } else {
+                "index rows"
+            };
+            let _ = writeln!(
+                s,
+                "    its {rows} filtered with the whole branch on the server (they hold every key field)"
+            );
         }
         for stream in &branch.left_out {
             describe_stream(&mut s, "not used (checked on the other streams' rows):", stream);

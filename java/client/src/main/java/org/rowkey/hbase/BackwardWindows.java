@@ -46,9 +46,12 @@ final class BackwardWindows {
      */
     static final String SAMPLE_ROWS_KEY = "rowkey.descending.sample.rows";
 
-    /** The rows a limited descending read's first read over {@code table} looks at, at most: {@link #SAMPLE_ROWS_KEY}. */
-    static int sampleLooked(Table table) {
-        return Math.max(1, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, SAMPLE_LOOKED));
+    /**
+     * The rows a descending read's first read over {@code table} looks at, at most: {@link #SAMPLE_ROWS_KEY},
+     * {@code unset} when the connection does not set it (0: no budget).
+     */
+    static int sampleLooked(Table table, int unset) {
+        return Math.max(0, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, unset));
     }
 
     private final Table table;
@@ -90,7 +93,7 @@ final class BackwardWindows {
         this.scanOf = scanOf;
         this.metrics = metrics;
         this.keep = Math.max(2, keep);
-        this.sampleLooked = Math.max(0, table.getConfiguration().getInt(SAMPLE_ROWS_KEY, 0));
+        this.sampleLooked = sampleLooked(table, 0);
         this.top = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1).getStopRow();
         this.ended = ranges.isEmpty();
     }

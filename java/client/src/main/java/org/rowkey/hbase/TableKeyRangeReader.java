@@ -283,7 +283,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
             // A sample only sizes the windows of a large range: in proportion to the rows needed.
-            int look = Math.min(BackwardWindows.sampleLooked(table),
+            int look = Math.min(Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED)),
                     Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.

@@ -287,6 +287,13 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         }
     }
 
+    /** A connection whose descending reads' first reads look at 100 rows at most. */
+    private Connection firstReadOf100Rows() throws IOException {
+        Configuration budgeted = new Configuration(conf());
+        budgeted.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 100);
+        return ConnectionFactory.createConnection(budgeted);
+    }
+
     private static String describe(Result r) {
         StringBuilder row = new StringBuilder(Bytes.toHex(r.getRow()));
         for (Cell c : r.rawCells()) {
@@ -326,9 +333,7 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             {RowKeyQuery.on(plain).reversed().limit(limit), descending.subList(0, limit)}};
         // A whole chunk's first read reads up to its bounds by default: with a budget set, it looks
         // at 100 rows and ends with the marker row.
-        Configuration smallBudget = new Configuration(conf());
-        smallBudget.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 100);
-        try (Connection budgeted = ConnectionFactory.createConnection(smallBudget)) {
+        try (Connection budgeted = firstReadOf100Rows()) {
             for (Connection c : Arrays.asList(connection(), budgeted)) {
                 RowKeyTable table = RowKeyTable.open(c, name);
                 for (Object[] q : queries) {
@@ -378,9 +383,7 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             t.put(batch);
         }
         assertTrue((long) wideRows * wide.length > 3 * BackwardWindows.KEEP_BYTES / 2, "wide rows beyond a window's bytes");
-        Configuration narrowSample = new Configuration(conf());
-        narrowSample.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 100);
-        try (Connection narrow = ConnectionFactory.createConnection(narrowSample)) {
+        try (Connection narrow = firstReadOf100Rows()) {
             for (Connection c : Arrays.asList(connection(), narrow)) {
                 RowKeyTable table = RowKeyTable.open(c, name);
                 List<String> got = new ArrayList<>();

@@ -37,6 +37,10 @@ final class KeyOrder implements Serializable {
         if (schema.isSalted() || orders.length == 0) {
             return null;
         }
+        String[] ordered = new String[orders.length];
+        for (int i = 0; i < orders.length; i++) {
+            ordered[i] = Where.keyField(orders[i].expression(), schema);
+        }
         List<String> words = new ArrayList<>();
         Boolean reversed = null;
         int next = 0;
@@ -44,9 +48,8 @@ final class KeyOrder implements Serializable {
             if (next == orders.length) {
                 break;
             }
-            String ordered = Where.keyField(orders[next].expression(), schema);
             boolean fixed = where.fixes(field);
-            if (!field.equals(ordered)) {
+            if (!field.equals(ordered[next])) {
                 if (fixed) {
                     continue;
                 }
