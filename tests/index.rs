@@ -988,9 +988,10 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
     reversed.aggregate = true;
     let refused = plan_query(&catalog, &reversed).unwrap_err().to_string();
     assert!(refused.contains("answered by joins of key streams"), "{refused}");
-    // Reversed through an unsalted index each of whose fields has one value: its keys sort as the
-    // data keys do, so its single read, descending. Several values of a field, or a salted index,
-    // order its keys otherwise: the joins, which merge its runs of data keys.
+    // Reversed through an index each of whose fields has one value: its keys sort as the data keys
+    // do (within each salt bucket of a salted one, whose buckets the reader merges), so its single
+    // read, descending. Several values of a field order its keys otherwise: the joins, which merge
+    // its runs of data keys.
     let mut by_code_spec = spec.clone();
     by_code_spec.indexes.push(index_spec("by_code_salted", &["code"], 4));
     let by_code_catalog = Catalog::from_spec(&by_code_spec).unwrap();
@@ -1000,6 +1001,9 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
         r.hint = IndexHint::USE_INDEX.into();
         r.hint_index = index.into();
         match plan_query(&by_code_catalog, &r).unwrap().read {
+            Some(Read::Single(single)) if single.merge_salt_buckets => {
+                format!("single {}, buckets merged", single.index)
+            }
             Some(Read::Single(single)) => format!("single {}", single.index),
             Some(Read::Joins(joins)) => format!("joins of {}", joins.branches.len()),
             other => format!("{other:?}"),
@@ -1018,18 +1022,35 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
         hinted_route("by_code", vec![int_condition("code", Op::GE, &[404])]),
         "joins of 1"
     );
-    assert_eq!(hinted_route("by_code_salted", code()), "joins of 1");
-    let mut shown = request(vec![code()]);
-    (shown.reversed, shown.no_explain) = (true, false);
-    (shown.hint, shown.hint_index) = (IndexHint::USE_INDEX.into(), "by_code".into());
-    let Some(Read::Single(shown)) = plan_query(&by_code_catalog, &shown).unwrap().read else {
-        panic!("a single read")
-    };
-    assert!(
-        shown.explain.contains("index by_code in data-key order")
-            && shown.explain.contains("descending data-key order"),
-        "{}",
+    assert_eq!(
+        hinted_route("by_code_salted", code()),
+        "single by_code_salted, buckets merged"
+    );
+    assert_eq!(
+        hinted_route("by_code_salted", vec![int_condition("code", Op::IN, &[404, 500])]),
+        "joins of 1"
+    );
+    let explained = |index: &str| {
+        let mut shown = request(vec![code()]);
+        (shown.reversed, shown.no_explain) = (true, false);
+        (shown.hint, shown.hint_index) = (IndexHint::USE_INDEX.into(), index.into());
+        let Some(Read::Single(shown)) = plan_query(&by_code_catalog, &shown).unwrap().read else {
+            panic!("a single read")
+        };
         shown.explain
+    };
+    let unsalted = explained("by_code");
+    assert!(
+        unsalted.contains("index by_code in data-key order: unsalted")
+            && unsalted.contains("descending data-key order"),
+        "{unsalted}"
+    );
+    let salted = explained("by_code_salted");
+    assert!(
+        salted.contains("index by_code_salted in data-key order within each of its 4 salt buckets")
+            && salted.contains("their rows merged by data key")
+            && salted.contains("descending data-key order"),
+        "{salted}"
     );
     let relayed = plan_query(&catalog, &request(vec![both()])).unwrap();
     let Some(Read::Joins(relay)) = relayed.read else {
@@ -1121,7 +1142,8 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
         let mut branch = PredicateSpec::new();
         branch.conditions = vec![int_condition("code", Op::EQ, &[404])];
         r.branches = vec![branch];
-        r.reversed = true;
+        // The last 10: a reversed read through the salted index with no limit is its single read.
+        (r.reversed, r.limit) = (true, 10);
         r.families = vec![b"f".to_vec()];
         (r.hint, r.hint_index) = (IndexHint::USE_INDEX.into(), "by_code_salted".into());
         edit(&mut r);
@@ -1151,11 +1173,7 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
         "every column: the index holds family f whole"
     );
     assert_eq!(streams(&|r| r.columns = vec![q.clone()]), "by_code_salted true");
-    assert_eq!(
-        streams(&|r| (r.reversed, r.limit) = (false, 10)),
-        "by_code_salted true",
-        "a limit"
-    );
+    assert_eq!(streams(&|r| r.reversed = false), "by_code_salted true", "the first 10");
     assert_eq!(
         streams(&|r| (r.families, r.key_only) = (vec![], true)),
         "by_code_salted true",
@@ -1220,7 +1238,7 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
     assert!(joins.explain.contains("then its data row read"), "{}", joins.explain);
     let mut shown = QueryPlanRequest::new();
     shown.branches = vec![two.branches[0].clone()];
-    (shown.reversed, shown.families, shown.no_explain) = (true, vec![b"f".to_vec()], false);
+    (shown.reversed, shown.limit, shown.families, shown.no_explain) = (true, 10, vec![b"f".to_vec()], false);
     (shown.hint, shown.hint_index) = (IndexHint::USE_INDEX.into(), "by_code_salted".into());
     let Some(Read::Joins(joins)) = plan_query(&catalog, &shown).unwrap().read else {
         panic!("joins")

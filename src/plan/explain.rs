@@ -89,9 +89,15 @@ pub(super) fn describe_union(
 }
 
 /// The line a reversed single read of an index adds to its plan's explain, before
-/// [`DESCENDING_WINDOWS`].
-pub(super) fn index_in_data_order(index: &str) -> String {
-    format!("  index {index} in data-key order: unsalted, each of its fields has one value\n")
+/// [`DESCENDING_WINDOWS`]: `salt_buckets` when the index is salted.
+pub(super) fn index_in_data_order(index: &str, salt_buckets: Option<u32>) -> String {
+    match salt_buckets {
+        None => format!("  index {index} in data-key order: unsalted, each of its fields has one value\n"),
+        Some(buckets) => format!(
+            "  index {index} in data-key order within each of its {buckets} salt buckets: each of its fields has one \
+             value;\n  the buckets read at once, their rows merged by data key\n"
+        ),
+    }
 }
 
 /// The line a reversed single read adds to its plan's explain.

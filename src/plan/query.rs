@@ -85,10 +85,11 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
     Ok(out)
 }
 
-/// The single read of a reversed query that reads the data table, or an unsalted index in which
-/// each of its fields has one value (there its keys sort as the data keys do: docs/indexes.md):
-/// its regions' ranges read as the forward plan reads them, each region in forward windows from
-/// the top down, so the rows come in descending data-key order (the reader's business:
+/// The single read of a reversed query that reads the data table, or an index in which each of its
+/// fields has one value (there its keys sort as the data keys do, within each salt bucket of a
+/// salted one: docs/indexes.md): its regions' ranges read as the forward plan reads them, each
+/// region in forward windows from the top down, a salted index's buckets all at once and merged by
+/// data key, so the rows come in descending data-key order (the reader's business:
 /// `ParallelScanner`). None when the query reads another index (whose order is not the data
 /// table's) or a relay: the joins answer it then.
 fn reversed_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
@@ -103,31 +104,38 @@ fn reversed_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<T
         fold: false,
     };
     let mut single = plan_table(catalog, &table)?;
-    if single.relay.is_some() || single.index_number != -1 && !in_data_order(catalog, &single.index, conditions) {
+    if single.relay.is_some() {
         return Ok(None);
     }
-    if query.explain {
-        if single.index_number != -1 {
-            single.explain.push_str(&explain::index_in_data_order(&single.index));
+    if single.index_number != -1 {
+        let Some(buckets) = in_data_order(catalog, &single.index, conditions) else {
+            return Ok(None);
+        };
+        single.merge_salt_buckets = buckets.is_some();
+        if query.explain {
+            single
+                .explain
+                .push_str(&explain::index_in_data_order(&single.index, buckets));
         }
+    }
+    if query.explain {
         single.explain.push_str(explain::DESCENDING_WINDOWS);
     }
     Ok(Some(single))
 }
 
-/// Whether `index`'s rows that meet `conditions` sort as their data rows do: it is unsalted and
-/// each of its fields has one value (an `=`, or an `IN` of one value, among the AND-ed conditions),
-/// so its keys differ only in the data salt byte and the other fields, in data order.
-fn in_data_order(catalog: &Catalog, index: &str, conditions: &[Condition]) -> bool {
-    let Some(index) = catalog.index(index) else {
-        return false;
-    };
-    index.schema().salt().is_none()
-        && index.key_fields().all(|field| {
-            conditions.iter().any(|c| {
-                c.field == field && c.values.len() == 1 && matches!(c.op.enum_value(), Ok(Op::EQ) | Ok(Op::IN))
-            })
-        })
+/// Whether `index`'s rows that meet `conditions` sort as their data rows do, within each salt
+/// bucket when it is salted (`Some(buckets)`): each of its fields has one value (an `=`, or an `IN`
+/// of one value, among the AND-ed conditions), so its keys differ only in the salt byte and the
+/// data key after the fields, in data order. None when they do not.
+fn in_data_order(catalog: &Catalog, index: &str, conditions: &[Condition]) -> Option<Option<u32>> {
+    let index = catalog.index(index)?;
+    let one_value = index.key_fields().all(|field| {
+        conditions
+            .iter()
+            .any(|c| c.field == field && c.values.len() == 1 && matches!(c.op.enum_value(), Ok(Op::EQ) | Ok(Op::IN)))
+    });
+    one_value.then(|| index.schema().salt().map(|salt| salt.buckets))
 }
 
 /// What the regions read of a plan they fold, decided here for the client and its explain alike:

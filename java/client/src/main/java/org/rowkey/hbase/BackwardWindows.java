@@ -58,8 +58,10 @@ final class BackwardWindows {
     private final List<RowRange> ranges;
     private final Function<List<RowRange>, Scan> scanOf;
     private final Consumer<ScanMetrics> metrics;
-    /** Rows a window keeps, at most; what a window aims at is half of it (or of {@link #KEEP_BYTES}). */
+    /** Rows a window keeps, at most; what a window aims at is half of it (or of {@link #keepBytes}). */
     private final int keep;
+    /** Bytes of rows a window keeps, at most, and the sample holds: {@link #KEEP_BYTES}, or a share of it. */
+    private final long keepBytes;
     /**
      * Bytes of rows a window keeps, at most, and the sample holds (it stops there): twice what HBase's
      * client returns a round trip by default ({@code hbase.client.scanner.max.result.size}, 2 MB), so
@@ -84,15 +86,17 @@ final class BackwardWindows {
 
     /**
      * {@code ranges} of {@code table}, each window read by the scan {@code scanOf} makes of its
-     * ranges, each scan's metrics given to {@code metrics}; at most {@code keep} rows a window.
+     * ranges, each scan's metrics given to {@code metrics}; at most {@code keep} rows a window, of
+     * at most {@code keepBytes} (at least a 64th of {@link #KEEP_BYTES}).
      */
     BackwardWindows(Table table, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf, Consumer<ScanMetrics> metrics,
-            int keep) {
+            int keep, long keepBytes) {
         this.table = table;
         this.ranges = ranges;
         this.scanOf = scanOf;
         this.metrics = metrics;
         this.keep = Math.max(2, keep);
+        this.keepBytes = Math.max(KEEP_BYTES / 64, keepBytes);
         this.sampleLooked = sampleLooked(table, 0);
         this.top = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1).getStopRow();
         this.ended = ranges.isEmpty();
@@ -120,7 +124,7 @@ final class BackwardWindows {
                     scan.setFilter(new RowBudgetFilter(scan.getFilter() == null ? new FilterList() : scan.getFilter(), sampleLooked));
                 }
             }
-            Window window = Window.read(table, scan, sample, keep, KEEP_BYTES, released, metrics);
+            Window window = Window.read(table, scan, sample, keep, keepBytes, released, metrics);
             if (released.getAsBoolean()) {
                 return true;
             }
@@ -130,7 +134,7 @@ final class BackwardWindows {
                 rowBytes = Math.max(1, window.bytes / window.last.size());
             }
             // A window aims at twice that: half of what it keeps, in rows and in bytes.
-            int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, KEEP_BYTES / 4 / rowBytes));
+            int wanted = rowBytes == 0 ? keep / 4 : (int) Math.max(1, Math.min(keep / 4, keepBytes / 4 / rowBytes));
             byte[] sampled = sample ? window.sampledBelow(sampleTop) : null;
             if (sampled != null) {
                 // More rows than a window looks at or keeps, or a region of several: the rows below

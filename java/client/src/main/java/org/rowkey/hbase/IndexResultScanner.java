@@ -34,7 +34,7 @@ final class IndexResultScanner implements ResultScanner {
 
     private final Entries entries;
     /** The index rows in the plan's ranges, made entries where they are read. */
-    private final ParallelScanner<Entry> indexRows;
+    private final RowBatches<Entry> indexRows;
     /** Reads the data rows and settles the index rows that need it. */
     private final IndexRowResolver resolver;
     private final ArrayDeque<Result> ready = new ArrayDeque<>();
@@ -44,7 +44,7 @@ final class IndexResultScanner implements ResultScanner {
     private boolean indexDone;
     private boolean exhausted;
 
-    IndexResultScanner(Connection connection, TableName data, Entries entries, ParallelScanner<Entry> indexRows) {
+    IndexResultScanner(Connection connection, TableName data, Entries entries, RowBatches<Entry> indexRows) {
         this.entries = entries;
         this.indexRows = indexRows;
         this.resolver = new IndexRowResolver(connection, data, entries.catalog);

@@ -1,6 +1,5 @@
 package org.rowkey.hbase;
 
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
@@ -59,7 +58,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * consumer's thread, a batch when one is asked for.
  */
 @RunsIn(RunsIn.Where.CLIENT)
-final class ParallelScanner<T> implements Closeable {
+final class ParallelScanner<T> implements RowBatches<T> {
     /**
      * The connection setting that bounds the threads reading chunks for all scans of one connection,
      * and the chunks one scan reads at once; 1 reads every query serially.
@@ -114,11 +113,24 @@ final class ParallelScanner<T> implements Closeable {
     private boolean closed;
     /** Metrics of every chunk's scanner, summed on demand. */
     private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
+    /** A descending chunk's windows keep this share of their bounds (one of several reads merged). */
+    private final int keepShare;
 
     private ParallelScanner(Connection connection, TableName name, List<List<RowRange>> pieces,
             Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare) {
+        this(connection, name, pieces, scanOf, parallelism, order, prepare, false, 1);
+    }
+
+    /**
+     * {@code pooled}: the chunks are read by the pool even one at a time (a read merged with
+     * others, all read at once); {@code keepShare}: see {@link #keepShare}.
+     */
+    private ParallelScanner(Connection connection, TableName name, List<List<RowRange>> pieces,
+            Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare, boolean pooled,
+            int keepShare) {
         this.parallelism = Math.max(1, Math.min(parallelism, pieces.size()));
-        this.pool = this.parallelism > 1 ? pool(connection) : null;
+        this.pool = this.parallelism > 1 || pooled ? pool(connection) : null;
+        this.keepShare = Math.max(1, keepShare);
         this.prepare = prepare;
         this.connectionCaching = connection.getConfiguration().getInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, Integer.MAX_VALUE);
         this.order = order;
@@ -181,6 +193,24 @@ final class ParallelScanner<T> implements Closeable {
             Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare) {
         return new ParallelScanner<>(connection, name, pieces(connection, name, ranges, parallelism), scanOf, parallelism,
                 order, prepare);
+    }
+
+    /**
+     * The batches of the rows of {@code streams} in descending order of {@code keyOf}: each stream
+     * (sorted, disjoint ranges: a salted index's bucket) read as {@link Order#DESCENDING} reads it,
+     * its rows then in descending {@code keyOf} order too, every stream at once (a serial read,
+     * {@code parallelism} 1: one after another as the merge asks), their batches merged. The
+     * streams' windows share the bounds of {@code parallelism} chunks read at once.
+     */
+    static <T> RowBatches<T> openMerged(Connection connection, TableName name, List<List<RowRange>> streams,
+            Function<List<RowRange>, Scan> scanOf, int parallelism, Prepare<T> prepare, Function<T, byte[]> keyOf) {
+        int share = (streams.size() + Math.max(1, parallelism) - 1) / Math.max(1, parallelism);
+        List<ParallelScanner<T>> reads = new ArrayList<>(streams.size());
+        for (List<RowRange> stream : streams) {
+            reads.add(new ParallelScanner<>(connection, name, pieces(connection, name, stream, parallelism), scanOf, 1,
+                    Order.DESCENDING, prepare, parallelism > 1, share));
+        }
+        return new MergedBatches<>(reads, keyOf);
     }
 
     /** The chunks of {@code ranges}: one per region they touch when read in parallel, else one. */
@@ -255,19 +285,14 @@ final class ParallelScanner<T> implements Closeable {
      * The next batch, prepared (empty when its rows made nothing); null when no row is left. It
      * throws the first failure of any chunk as it is (an IOException or an unchecked one).
      */
-    List<T> next() throws IOException {
+    @Override
+    public List<T> next() throws IOException {
         Chunk delivered = null;
         synchronized (lock) {
             if (closed) {
                 return null;
             }
-            while (started < chunks.size() && active.size() < parallelism) {
-                Chunk c = chunks.get(started++);
-                active.add(c);
-                if (pool != null) {
-                    c.fetch();
-                }
-            }
+            start();
             if (active.isEmpty()) {
                 return null;
             }
@@ -307,6 +332,19 @@ final class ParallelScanner<T> implements Closeable {
         }
     }
 
+    /** Starts reading the chunks up to the parallelism, in the pool (a merge starts every read so before it waits for one). */
+    void start() {
+        synchronized (lock) {
+            while (!closed && started < chunks.size() && active.size() < parallelism) {
+                Chunk c = chunks.get(started++);
+                active.add(c);
+                if (pool != null) {
+                    c.fetch();
+                }
+            }
+        }
+    }
+
     /** A chunk whose batch may be handed out now: the first in the read's order, or any in {@link Order#ANY}. */
     private Chunk deliverable() {
         if (order != Order.ANY) {
@@ -338,7 +376,8 @@ final class ParallelScanner<T> implements Closeable {
     }
 
     /** Renews the leases of the chunks' scanners that no task is reading. */
-    boolean renewLease() {
+    @Override
+    public boolean renewLease() {
         boolean renewed = true;
         synchronized (lock) {
             for (Chunk c : active) {
@@ -351,7 +390,8 @@ final class ParallelScanner<T> implements Closeable {
     }
 
     /** The sum of the chunks' scan metrics. */
-    ScanMetrics getScanMetrics() {
+    @Override
+    public ScanMetrics getScanMetrics() {
         ScanMetrics sum = new ScanMetrics();
         synchronized (chunkMetrics) {
             for (ScanMetrics m : chunkMetrics) {
@@ -421,8 +461,10 @@ final class ParallelScanner<T> implements Closeable {
                         table = connection.getTable(name);
                         // Windows keep 64 turns' rows and aim at 32, or at half of BackwardWindows.KEEP_BYTES
                         // when that is fewer (a forward round trip's bytes): a window is a scan of its
-                        // own, so fewer, larger ones are fewer round trips.
-                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 64 * turnRows);
+                        // own, so fewer, larger ones are fewer round trips. Merged with more reads than
+                        // the parallelism, a share of that: all of them hold their windows at once.
+                        windows = new BackwardWindows(table, ranges, scanOf, chunkMetrics::add, 64 * turnRows / keepShare,
+                                BackwardWindows.KEEP_BYTES / keepShare);
                     }
                     end = windows.read(rows, () -> released);
                     prepared = prepare.apply(rows);

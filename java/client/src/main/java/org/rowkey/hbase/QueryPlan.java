@@ -1,12 +1,15 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 
@@ -103,8 +106,8 @@ abstract class QueryPlan {
             this.plan = plan;
             this.ranges = ScanPlanner.ranges(plan.getPlan());
             // Reversed single reads are in data-key order (the planner's choice: the data table, or
-            // an index whose keys sort as its data keys do), descending, kept even when unordered,
-            // as the joins keep it.
+            // an index whose keys sort as its data keys do, in each salt bucket of a salted one,
+            // whose buckets are merged), descending, kept even when unordered, as the joins keep it.
             this.order = query.isReversed() ? ParallelScanner.Order.DESCENDING
                     : query.isUnordered() ? ParallelScanner.Order.ANY : ParallelScanner.Order.KEY;
         }
@@ -161,9 +164,28 @@ abstract class QueryPlan {
             IndexResultScanner.Entries entries = new IndexResultScanner.Entries(catalog, plan.getIndexNumber(), plan,
                     ReadShape.of(query));
             Filter rows = rows();
-            ParallelScanner<IndexResultScanner.Entry> indexRows = ParallelScanner.open(connection, source(), ranges,
-                    r -> ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true), parallelism(), order, entries);
+            Function<List<RowRange>, Scan> scanOf = r -> ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true);
+            RowBatches<IndexResultScanner.Entry> indexRows = plan.getMergeSaltBuckets()
+                    ? ParallelScanner.openMerged(connection, source(), bySaltByte(ranges), scanOf, parallelism(), entries,
+                            entry -> entry.dataKey)
+                    : ParallelScanner.open(connection, source(), ranges, scanOf, parallelism(), order, entries);
             return new IndexResultScanner(connection, table, entries, indexRows);
+        }
+
+        /** {@code ranges} grouped by their first byte, a salted index's bucket (a range from the table's start alone). */
+        static List<List<RowRange>> bySaltByte(List<RowRange> ranges) {
+            List<List<RowRange>> buckets = new ArrayList<>();
+            int bucket = -2;
+            for (RowRange r : ranges) {
+                byte[] start = r.getStartRow();
+                int b = start.length == 0 ? -1 : start[0] & 0xff;
+                if (b != bucket || b == -1) {
+                    buckets.add(new ArrayList<>());
+                    bucket = b;
+                }
+                buckets.get(buckets.size() - 1).add(r);
+            }
+            return buckets;
         }
 
         @Override

@@ -734,7 +734,8 @@ class OracleIT extends HBaseMiniClusterBase {
             }
             String[][] marks = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
                 {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"},
-                {"in data-key order: unsalted", "plan:reversed-index"}, {"covered stream:", "plan:covered-stream"}};
+                {"in data-key order: unsalted", "plan:reversed-index"}, {"their rows merged by data key", "plan:reversed-merge"},
+                {"covered stream:", "plan:covered-stream"}};
             for (String[] m : marks) {
                 if (plan.contains(m[0])) {
                     coverage.merge(m[1], 1, Integer::sum);

@@ -338,7 +338,7 @@ final class OracleModel {
             if (leadingPrefix) {
                 continue;
             }
-            int salt = random.nextInt(3) == 0 ? 2 + random.nextInt(3) : 0;
+            int salt = random.nextBoolean() ? 2 + random.nextInt(3) : 0;
             List<String> covers = new ArrayList<>();
             switch (random.nextInt(5)) {
                 case 0: break;

@@ -353,10 +353,11 @@ final class OracleQuery {
                 if ((q.reversed || limited) && !indexes.isEmpty() && random.nextInt(3) > 0) {
                     q.limit = limited ? 1 + random.nextInt(20) : 0;
                     // Read backwards through an index it hints, = or IN on each of its fields: where each
-                    // has one value (unsalted), the index's single read in its key order, which is then
-                    // the data's; where one field has several, the joins, which merge the index's runs
-                    // of data keys. Read in the index's order, those rows would come grouped by that
-                    // field's value: pool values, which rows hold, make such groups interleave.
+                    // has one value, the index's single read in its key order, which is then the data's
+                    // (a salted index's in each bucket: the buckets merged by data key); where one field
+                    // has several, the joins, which merge the index's runs of data keys. Read in the
+                    // index's order, those rows would come grouped by that field's value: pool values,
+                    // which rows hold, make such groups interleave.
                     OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
                     q.hint = index.name;
                     if (random.nextBoolean()) {

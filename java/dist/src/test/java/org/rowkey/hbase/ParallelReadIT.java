@@ -287,6 +287,105 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         }
     }
 
+    /**
+     * A reversed read through a salted index each of whose fields has one value reads every bucket
+     * at once, each from its top down, and merges them by data key: the rows of the forward read in
+     * descending data-key order, cells and all, with a bucket split across two regions and two
+     * buckets in one region; and so with 2 reading threads (16 buckets: the windows share their
+     * bounds) whose first reads look at 2 rows (each bucket then read in many windows), and serial.
+     */
+    @Test
+    void aReversedReadThroughASaltedIndexMergesItsBucketsByDataKey() throws Exception {
+        TableName name = TableName.valueOf("par_merged");
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, salted, Arrays.asList(RowKeyIndex.of("by_date_code", "sdate", "code").salt(16)
+                    .include("f")), F);
+        }
+        Random random = new Random(41);
+        Condition[] where = {new Condition("sdate", "=", 20161209), new Condition("code", "=", 404)};
+        TreeMap<String, Map<String, Object>> matching = new TreeMap<>();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (int i = 0; i < 4_000; i++) {
+                Map<String, Object> row = SeedTableIT.randomRow(random, i);
+                if (i % 4 != 0) {
+                    row.put("sdate", 20161209);
+                    row.put("code", 404);
+                }
+                byte[] key = salted.encode(row);
+                if (where[0].holds(row) && where[1].holds(row)) {
+                    matching.put(Bytes.toHex(key), row);
+                }
+                batch.add(new Put(key).addColumn(F, Q, Bytes.toBytes(i)).addColumn(F, R, Bytes.toBytes("r" + i)));
+            }
+            t.put(batch);
+        }
+        TableName index = RowKeyTable.indexTableName(name, "by_date_code");
+        try (Admin admin = connection().getAdmin(); Table t = connection().getTable(index)) {
+            // Bucket 5 in two regions: split at the middle of its rows.
+            List<byte[]> bucket5 = new ArrayList<>();
+            try (ResultScanner s = t.getScanner(new org.apache.hadoop.hbase.client.Scan().withStartRow(new byte[] {5})
+                    .withStopRow(new byte[] {6}))) {
+                for (Result r : s) {
+                    bucket5.add(r.getRow());
+                }
+            }
+            assertTrue(bucket5.size() > 100, bucket5.size() + " index rows in bucket 5");
+            int before = admin.getRegions(index).size();
+            admin.split(index, bucket5.get(bucket5.size() / 2));
+            for (int i = 0; i < 300 && admin.getRegions(index).size() <= before; i++) {
+                Thread.sleep(100);
+            }
+            assertTrue(admin.getRegions(index).size() > before, "bucket 5's region split");
+            // Buckets 7 and 8 in one region.
+            List<org.apache.hadoop.hbase.client.RegionInfo> regions = new ArrayList<>(admin.getRegions(index));
+            regions.sort((x, y) -> Bytes.compareTo(x.getStartKey(), y.getStartKey()));
+            org.apache.hadoop.hbase.client.RegionInfo seven = null;
+            org.apache.hadoop.hbase.client.RegionInfo eight = null;
+            for (org.apache.hadoop.hbase.client.RegionInfo r : regions) {
+                seven = Bytes.equals(r.getStartKey(), new byte[] {7}) ? r : seven;
+                eight = Bytes.equals(r.getStartKey(), new byte[] {8}) ? r : eight;
+            }
+            assertNotNull(seven, "bucket 7's region");
+            assertNotNull(eight, "bucket 8's region");
+            admin.mergeRegionsAsync(new byte[][] {seven.getEncodedNameAsBytes(), eight.getEncodedNameAsBytes()}, false)
+                    .get(60, TimeUnit.SECONDS);
+        }
+        List<String> descending = new ArrayList<>(matching.descendingKeySet());
+        Configuration small = new Configuration(conf());
+        small.setInt(ParallelScanner.THREADS_KEY, 2);
+        small.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 2);
+        try (Connection fresh = ConnectionFactory.createConnection(conf()); Connection twoThreads = ConnectionFactory.createConnection(small);
+                Table data = connection().getTable(name)) {
+            List<String> whole = new ArrayList<>();
+            for (String key : descending) {
+                whole.add(describe(data.get(new Get(Bytes.fromHex(key)))));
+            }
+            for (Connection c : Arrays.asList(fresh, twoThreads)) {
+                RowKeyTable table = RowKeyTable.open(c, name);
+                for (boolean serial : new boolean[] {false, true}) {
+                    RowKeyQuery reversed = query(salted, where).reversed();
+                    if (serial) {
+                        reversed.serial();
+                    }
+                    String explain = table.explain(reversed);
+                    assertTrue(explain.contains("INDEX by_date_code") && explain.contains("merged by data key"), explain);
+                    List<String> got = new ArrayList<>();
+                    try (ResultScanner scanner = table.scan(reversed)) {
+                        for (Result r : scanner) {
+                            got.add(describe(r));
+                        }
+                        assertEquals(0, scanner.getScanMetrics().getCounter(RowKeyTable.DATA_ROWS_READ_METRIC).get(),
+                                "covered: no data row read");
+                    }
+                    String label = (c == fresh ? "16 threads" : "2 threads, first reads of 2 rows") + (serial ? ", serial" : "");
+                    assertEquals(whole.size(), got.size(), label);
+                    assertEquals(whole, got, label);
+                }
+            }
+        }
+    }
+
     /** A connection whose descending reads' first reads look at 100 rows at most. */
     private Connection firstReadOf100Rows() throws IOException {
         Configuration budgeted = new Configuration(conf());
