@@ -175,7 +175,7 @@ final class JoinScanner implements ResultScanner {
         Scan scan = ScanPlanner.scan(plan, query.toPredicateComparatorSpec());
         Filter rows = scan.getFilter();
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null, dataRows()), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true)));
+                rows, reversed, null, dataRows(), false), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true, false)));
         leaves.add(all);
         return all;
     }
@@ -219,9 +219,9 @@ final class JoinScanner implements ResultScanner {
             for (StreamPoint p : s.getPointsList()) {
                 rangeCount += p.getRangesCount();
             }
-            int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays,
-                    filtersOnServer));
             int budget = relays ? relayBudget : 0;
+            int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays,
+                    filtersOnServer, budget > 0));
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null
                     : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
@@ -238,7 +238,7 @@ final class JoinScanner implements ResultScanner {
                 for (KeyRange r : p.getRangesList()) {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
-                            reversed, met, answers);
+                            reversed, met, answers, true);
                     RangeKeyStream leaf = index < 0
                             ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),

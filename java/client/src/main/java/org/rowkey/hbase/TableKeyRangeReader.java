@@ -53,6 +53,17 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private static final int WINDOW_CACHING = 1000;
     /** Rows a descending read's sample looks at per row the read needs (at most its budget). */
     private static final int SAMPLE_PER_ROW_NEEDED = 16;
+    /**
+     * A small descending read first reads from the top ({@link #probeFromTop}): for a stream's range
+     * under the branch's row filter, not for a data-table scan with the skip scan, whose seeks in a
+     * reversed scan cost more than its windows (seed 2's last 10 took 21.8 ms probing, 7.7 not).
+     */
+    private final boolean probesFromTop;
+    /** A descending read needing at most this many rows first reads them from the top ({@link #probeFromTop}). */
+    private static final int PROBE_MOST_NEEDED = 64;
+    /** Rows a probe from the top looks at per row it needs, and more. */
+    private static final int PROBE_LOOKS_PER_ROW = 8;
+    private static final int PROBE_LOOKS_MORE = 16;
     /** Rows of a window kept beyond a descending read's limit, for the next read. */
     static final int SPARE = 2048;
     /**
@@ -88,12 +99,16 @@ final class TableKeyRangeReader implements KeyRangeReader {
 
     /** {@code unverified}: null for the data table (its reads are key-only). */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified) {
-        this(table, start, stop, filter, descending, unverified, null);
+        this(table, start, stop, filter, descending, unverified, null, false);
     }
 
-    /** A reader that reads its rows as {@code dataRows} shapes them and hands them over. */
+    /**
+     * A reader that reads its rows as {@code dataRows} shapes them and hands them over;
+     * {@code probesFromTop}: see {@link #probesFromTop}.
+     */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified,
-            DataRows dataRows) {
+            DataRows dataRows, boolean probesFromTop) {
+        this.probesFromTop = probesFromTop;
         this.table = table;
         this.unverified = unverified;
         this.dataRows = dataRows;
@@ -227,13 +242,17 @@ final class TableKeyRangeReader implements KeyRangeReader {
      * and its rows handed out backwards. Windows partition the keys exactly, so the rows are those a
      * reversed scan returns whatever the windows' sizes; sizes only decide the cost ({@link KeyWindows}).
      * The rows of a window beyond the read's limit are kept, up to {@value #SPARE} of them, for the
-     * next read if it goes on where this one stopped (as a scanner's caching does); the first read
-     * of the reader reads the range forward up to that many rows, looking at {@value #SAMPLE_PER_ROW_NEEDED}
+     * next read if it goes on where this one stopped (as a scanner's caching does). A stream's read
+     * needing at most {@value #PROBE_MOST_NEEDED} rows first probes from the top with a reversed scan that
+     * looks at a few rows per row needed ({@link #probeFromTop}): it answers where the filter keeps
+     * most rows, and else its rows size the windows. Otherwise the first read of the reader reads
+     * the range forward up to that many rows, looking at {@value #SAMPLE_PER_ROW_NEEDED}
      * rows per row it needs (at least {@value KeyWindows#LEAST_AIM}, at most
      * {@value BackwardWindows#SAMPLE_LOOKED}: {@link BackwardWindows#SAMPLE_ROWS_KEY}), which answers a
-     * small range whole and tells a large one's density. (A reversed scan from the top as the first
-     * read was measured: one round trip for the last 10, but it looks at every row it passes, without
-     * the skip scan's seeks, 10 times the rows, and was no faster: docs/performance.md.)
+     * small range whole and tells a large one's density. (A reversed scan from the top that reads on
+     * until it holds the rows needed was measured: one round trip for the last 10, but where the
+     * filter keeps few it looks at every row it passes, without the skip scan's seeks, 10 times the
+     * rows, and was no faster: docs/performance.md. The probe's look is bounded for that.)
      * A budget is kept as a reversed scan keeps it: once the windows read have looked at
      * {@code budget} rows, the read ends with the next row below them, undecided ({@link Read#cut}).
      */
@@ -249,6 +268,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
         List<Result> handed = new ArrayList<>();
         long looked = 0;
         boolean cut = false;
+        boolean probed = false;
         while (rows.size() < limit && (!spare.isEmpty() || !reachedStart)) {
             if (!spare.isEmpty()) {
                 Result r = spare.pollFirst();
@@ -268,6 +288,11 @@ final class TableKeyRangeReader implements KeyRangeReader {
             }
             int need = limit - rows.size();
             boolean sample = !windows.sized();
+            if (sample && probesFromTop && !probed && need <= PROBE_MOST_NEEDED) {
+                probed = true;
+                looked += probeFromTop(need, budget > 0 ? (int) Math.max(1, budget - looked) : 0, rows, handed);
+                continue;
+            }
             byte[] bottom = sample ? start : windows.bottom(start, frontier);
             byte[] sampleTop = sample ? BackwardWindows.sampleTop(table, start, frontier) : null;
             Scan scan = new Scan().setCaching(WINDOW_CACHING).withStartRow(bottom, true);
@@ -310,6 +335,65 @@ final class TableKeyRangeReader implements KeyRangeReader {
         handed.forEach(this::handOver);
         resumeBelow = cut || rows.size() == limit ? rows.get(rows.size() - 1) : null;
         return new Read(rows, cut);
+    }
+
+    /**
+     * The first read of a small descending read: one reversed scan from the frontier down, looking at
+     * {@value #PROBE_LOOKS_PER_ROW} rows per row needed and {@value #PROBE_LOOKS_MORE} more (at most
+     * {@code budget}, 0: no bound). Where the filter keeps most rows (an index range whose fields
+     * are all fixed, a bucket of a salted one) it finds them in one round trip, where a sample from
+     * the range's start and a window from the top took two; a reversed scan costs about ten times
+     * a forward one per row, so it looks at few. Its rows, the highest of the range, are handed out
+     * ({@code rows}, {@code handed}); when its look ended first, the rows it looked at size the
+     * windows below it in place of a sample. Returns the rows looked at.
+     */
+    private long probeFromTop(int need, int budget, List<byte[]> rows, List<Result> handed) throws IOException {
+        // At most what a first read looks at (BackwardWindows.SAMPLE_ROWS_KEY: the oracle harness sets a few rows).
+        int look = Math.min(Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED)),
+                PROBE_LOOKS_PER_ROW * need + PROBE_LOOKS_MORE);
+        Scan scan = new Scan().setReversed(true).setLimit(need + 1).setCaching(need + 1).setScanMetricsEnabled(true);
+        if (frontier.length > 0) {
+            scan.withStartRow(frontier, frontierInclusive);
+        }
+        if (start.length > 0) {
+            scan.withStopRow(start, true);
+        }
+        List<Filter> filters = new ArrayList<>();
+        shape(scan, filters);
+        scan.setFilter(new RowBudgetFilter(new FilterList(FilterList.Operator.MUST_PASS_ALL, filters),
+                budget > 0 ? Math.min(budget, look) : look));
+        byte[] marker = null;
+        int held = 0;
+        long looked;
+        try (ResultScanner scanner = table.getScanner(scan)) {
+            for (Result r; held < need && (r = scanner.next()) != null;) {
+                if (RowBudgetFilter.isEnd(r)) {
+                    marker = r.getRow();
+                    break;
+                }
+                rows.add(r.getRow());
+                handed.add(r);
+                held++;
+            }
+            looked = countRead(scanner, held);
+        }
+        if (marker != null) {
+            // Every row above the marker was looked at: the windows go on from it, sized by the rows
+            // up to the highest held (the frontier when none was, unless it is the table's end: the
+            // key space above the rows would thin the density, and a sample from the start sizes them).
+            byte[] highest = held > 0 ? rows.get(rows.size() - held) : frontier;
+            if (highest.length > 0) {
+                windows.sampled(marker, highest, held, looked, need - held, 0);
+            }
+            frontier = marker;
+            frontierInclusive = true;
+        } else if (held == need) {
+            frontier = rows.get(rows.size() - 1);
+            frontierInclusive = false;
+        } else {
+            reachedStart = true; // the scan reached the range's start
+        }
+        return looked;
     }
 
     /** The first row of the range below {@code top} ({@code inclusive}: at or below), whatever it holds (one row of a reversed scan), or null. */

@@ -455,14 +455,14 @@ class KeyStreamsTest {
         for (int b = 0; b < 4; b++) {
             MemoryReader reader = new MemoryReader(spaced(10_000, 4, b), false);
             readers.add(reader);
-            buckets.add(RangeKeyStream.ofDataKeys(reader, RangeKeyStream.firstBatch(10, 4, true, false)));
+            buckets.add(RangeKeyStream.ofDataKeys(reader, RangeKeyStream.firstBatch(10, 4, true, false, false)));
         }
         List<byte[]> sparse = spaced(10, 50, 0); // then no match until far on: the eleventh would need reads
         sparse.addAll(spaced(100, 50, 30_000));
         MemoryReader follower = new MemoryReader(sparse, false);
         readers.add(follower);
         KeyStream join = KeyStreams.intersection(KeyStreams.ASCENDING, Arrays.asList(KeyStreams.union(KeyStreams.ASCENDING,
-                buckets), RangeKeyStream.ofDataKeys(follower, RangeKeyStream.firstBatch(10, 4, false, false))));
+                buckets), RangeKeyStream.ofDataKeys(follower, RangeKeyStream.firstBatch(10, 4, false, false, false))));
         List<String> first = new ArrayList<>();
         long rows = 0;
         while (first.size() < 10) { // as JoinScanner takes them: the key, then past it
@@ -473,6 +473,42 @@ class KeyStreamsTest {
         assertEquals(spaced(10, 50, 0).stream().map(KeyStreamsTest::hex).collect(java.util.stream.Collectors.toList()), first);
         assertTrue(rows <= 3 * 451, rows + " rows read for the first 10");
         assertEquals(rows, readers.stream().mapToLong(r -> r.rowsRead).sum(), "rows read by the advance past the tenth key");
+    }
+
+    /**
+     * Under {@code limit(10)}, a union of 16 leaves (a salted index's buckets) whose keys all match,
+     * the first 10 in 10 different buckets, in both orders: one read per bucket settles them (their
+     * first reads hold a few keys more than their share, {@link RangeKeyStream#firstBatch}); with
+     * one key each, each bucket a key was taken from read again before the next key (25 reads).
+     */
+    @Test
+    void aLimitedUnionOfBucketsReadsEachBucketOnce() throws IOException {
+        for (boolean descending : new boolean[] {false, true}) {
+            List<MemoryReader> readers = new ArrayList<>();
+            List<KeyStream> buckets = new ArrayList<>();
+            for (int b = 0; b < 16; b++) {
+                List<byte[]> keys = spaced(500, 16, b);
+                if (descending) {
+                    keys.sort(KeyStreams.DESCENDING);
+                }
+                MemoryReader reader = new MemoryReader(keys, descending);
+                readers.add(reader);
+                buckets.add(RangeKeyStream.ofDataKeys(reader, RangeKeyStream.firstBatch(10, 16, true, true, false)));
+            }
+            KeyStream union = KeyStreams.union(descending ? KeyStreams.DESCENDING : KeyStreams.ASCENDING, buckets);
+            List<byte[]> every = spaced(500 * 16, 1, 0);
+            if (descending) {
+                every.sort(KeyStreams.DESCENDING);
+            }
+            for (int i = 0; i < 10; i++) {
+                assertEquals(hex(every.get(i)), hex(union.key()), "key " + i);
+                union.advance();
+            }
+            long reads = readers.stream().mapToLong(r -> r.reads).sum();
+            assertEquals(16, reads, reads + " reads for the first 10" + (descending ? ", descending" : ""));
+        }
+        assertEquals(1, RangeKeyStream.firstBatch(10, 16, true, true, true), "a budgeted read: its share");
+        assertEquals(10, RangeKeyStream.firstBatch(10, 1, true, true, false), "one range: the limit");
     }
 
     /**
