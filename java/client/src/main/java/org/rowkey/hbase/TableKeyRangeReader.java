@@ -55,8 +55,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private static final int SAMPLE_PER_ROW_NEEDED = 16;
     /**
      * A small descending read first reads from the top ({@link #probeFromTop}): for a stream's range
-     * under the branch's row filter, not for a data-table scan with the skip scan, whose seeks in a
-     * reversed scan cost more than its windows (seed 2's last 10 took 21.8 ms probing, 7.7 not).
+     * under the branch's row filter, not for the data-table scan of the branches no stream serves
+     * (the skip scan or a residual filter over sparse matches), where a reversed scan cost more than
+     * its windows (seed 2's last 10 took 21.8 ms probing, 7.7 not).
      */
     private final boolean probesFromTop;
     /** A descending read needing at most this many rows first reads them from the top ({@link #probeFromTop}). */
