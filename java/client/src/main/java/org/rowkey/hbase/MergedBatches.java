@@ -108,11 +108,11 @@ final class MergedBatches<T> implements RowBatches<T> {
     /** The sum of the reads' scan metrics. */
     @Override
     public ScanMetrics getScanMetrics() {
-        ScanMetrics sum = new ScanMetrics();
+        List<ScanMetrics> each = new ArrayList<>(reads.size());
         for (ParallelScanner<T> read : reads) {
-            read.getScanMetrics().getMetricsMap().forEach(sum::addToCounter);
+            each.add(read.getScanMetrics());
         }
-        return sum;
+        return ParallelScanner.sum(each);
     }
 
     @Override

@@ -392,11 +392,16 @@ final class ParallelScanner<T> implements RowBatches<T> {
     /** The sum of the chunks' scan metrics. */
     @Override
     public ScanMetrics getScanMetrics() {
-        ScanMetrics sum = new ScanMetrics();
         synchronized (chunkMetrics) {
-            for (ScanMetrics m : chunkMetrics) {
-                m.getMetricsMap().forEach((counter, value) -> sum.addToCounter(counter, value));
-            }
+            return sum(chunkMetrics);
+        }
+    }
+
+    /** The sum of {@code metrics}, counter by counter. */
+    static ScanMetrics sum(Iterable<ScanMetrics> metrics) {
+        ScanMetrics sum = new ScanMetrics();
+        for (ScanMetrics m : metrics) {
+            m.getMetricsMap().forEach(sum::addToCounter);
         }
         return sum;
     }

@@ -60,6 +60,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
      * its windows (seed 2's last 10 took 21.8 ms probing, 7.7 not).
      */
     private final boolean probesFromTop;
+    /** Rows a descending read's first read (a sample, or a probe from the top) looks at, at most. */
+    private final int firstReadLooks;
     /** A descending read needing at most this many rows first reads them from the top ({@link #probeFromTop}). */
     private static final int PROBE_MOST_NEEDED = 64;
     /** Rows a probe from the top looks at per row it needs, and more. */
@@ -98,18 +100,15 @@ final class TableKeyRangeReader implements KeyRangeReader {
         void read(Result row);
     }
 
-    /** {@code unverified}: null for the data table (its reads are key-only). */
-    TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified) {
-        this(table, start, stop, filter, descending, unverified, null, false);
-    }
-
     /**
-     * A reader that reads its rows as {@code dataRows} shapes them and hands them over;
-     * {@code probesFromTop}: see {@link #probesFromTop}.
+     * A reader of {@code table}'s range: an index table's when {@code unverified} is given (null: the
+     * data table's, key-only), its rows read as {@code dataRows} shapes them and handed over (null:
+     * keys); {@code probesFromTop}: see {@link #probesFromTop}.
      */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified,
             DataRows dataRows, boolean probesFromTop) {
         this.probesFromTop = probesFromTop;
+        this.firstReadLooks = Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED));
         this.table = table;
         this.unverified = unverified;
         this.dataRows = dataRows;
@@ -309,8 +308,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
             // A sample only sizes the windows of a large range: in proportion to the rows needed.
-            int look = Math.min(Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED)),
-                    Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
+            int look = Math.min(firstReadLooks, Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
             scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
             // The window's last rows, in key order: at most what this read needs and the spare.
             BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, Long.MAX_VALUE, () -> false,
@@ -350,8 +348,7 @@ final class TableKeyRangeReader implements KeyRangeReader {
      */
     private long probeFromTop(int need, int budget, List<byte[]> rows, List<Result> handed) throws IOException {
         // At most what a first read looks at (BackwardWindows.SAMPLE_ROWS_KEY: the oracle harness sets a few rows).
-        int look = Math.min(Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED)),
-                PROBE_LOOKS_PER_ROW * need + PROBE_LOOKS_MORE);
+        int look = Math.min(firstReadLooks, PROBE_LOOKS_PER_ROW * need + PROBE_LOOKS_MORE);
         Scan scan = new Scan().setReversed(true).setLimit(need + 1).setCaching(need + 1).setScanMetricsEnabled(true);
         if (frontier.length > 0) {
             scan.withStartRow(frontier, frontierInclusive);
