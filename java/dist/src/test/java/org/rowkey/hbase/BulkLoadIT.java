@@ -129,12 +129,14 @@ class BulkLoadIT extends HBaseMiniClusterBase {
      * reopen in under a second, and a window that took longer would be opened again), and closes its
      * window this long after that timestamp (the product's 2 s are for servers whose clocks differ;
      * here they share one). Each load waited out both, 12 s less the time it ran. The load beside
-     * live writes keeps the product's defaults.
+     * live writes keeps the product's defaults. Every region holding more than its share of these
+     * small loads' cells is cut between reducers, as a large load's would be.
      */
     private Configuration loadConf() {
         Configuration c = new Configuration(conf());
         c.setLong(BulkLoad.WINDOW_LEAD_KEY, 3_000);
         c.setLong(BulkLoad.SETTLE_KEY, 100);
+        c.setLong(ReducePartitions.MIN_CELLS_KEY, 1_000);
         return c;
     }
 
@@ -347,6 +349,18 @@ class BulkLoadIT extends HBaseMiniClusterBase {
         return Arrays.asList(rows, verified);
     }
 
+    /** The HFiles a stopped load's job wrote for {@code table} (under its work directory). */
+    private int hfiles(String work, TableName table) throws IOException {
+        FileSystem fs = FileSystem.get(conf());
+        int files = 0;
+        org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> it = fs.listFiles(
+                new Path(new Path(work, "hfiles"), table.getQualifierAsString()), true);
+        while (it.hasNext()) {
+            files += it.next().getPath().getName().startsWith(".") ? 0 : 1;
+        }
+        return files;
+    }
+
     private int count(TableName table) throws IOException {
         int n = 0;
         try (Table t = connection().getTable(table); ResultScanner s = t.getScanner(new Scan().setRaw(true))) {
@@ -488,6 +502,16 @@ class BulkLoadIT extends HBaseMiniClusterBase {
             String work = "/bulk/stop-" + step.name().toLowerCase();
             assertEquals(0, bulkLoad(new BulkLoad(), name, work, "--format", "csv", "--input", csv,
                     "--stop-after", step.name().toLowerCase()));
+            if (step == BulkLoad.Step.HFILES) {
+                // The index tables' one region each, cut between reducers: HFiles of several.
+                for (RowKeyIndex index : indexes()) {
+                    TableName indexTable = RowKeyTable.indexTableName(name, index.name());
+                    try (org.apache.hadoop.hbase.client.RegionLocator locator = connection().getRegionLocator(indexTable)) {
+                        assertEquals(1, locator.getStartKeys().length, indexTable + ": regions");
+                    }
+                    assertTrue(hfiles(work, indexTable) > 1, indexTable + ": " + hfiles(work, indexTable) + " HFile(s)");
+                }
+            }
             boolean dataLoaded = step == BulkLoad.Step.DATA;
             assertQueriesEqual(name, dataLoaded ? rows : new ArrayList<Row>());
             int indexRows = count(RowKeyTable.indexTableName(name, "by_date_code"));

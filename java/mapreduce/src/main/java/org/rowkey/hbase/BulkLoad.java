@@ -256,7 +256,7 @@ public final class BulkLoad extends Configured implements Tool {
                     tables.addAll(indexTables);
                     SplitSampler.split(connection, tables, catalog, mapping, o.format, inputFiles, o.splitRegions, conf, out);
                 }
-                Job job = job(conf, connection, o, inputFiles, timestamp, catalog, data, indexTables, hfiles);
+                Job job = job(conf, connection, o, mapping, inputFiles, timestamp, catalog, data, indexTables, work, out);
                 runWithProgress(job, o.quiet ? null : out);
                 rows = job.getCounters().findCounter(Counter.ROWS).getValue();
                 replaced = job.getCounters().findCounter(Counter.REPLACED).getValue();
@@ -483,9 +483,10 @@ public final class BulkLoad extends Configured implements Tool {
         return "bulk load under way (at timestamp " + window + ", work directory " + workDir + ")";
     }
 
-    /** The job writing every table's HFiles into {@code hfiles}. */
-    private static Job job(Configuration conf, Connection connection, Options o, List<Path> inputFiles, long timestamp,
-            Catalog catalog, TableDescriptor data, List<TableName> indexTables, Path hfiles) throws IOException {
+    /** The job writing every table's HFiles into the work directory's. */
+    private static Job job(Configuration conf, Connection connection, Options o, LoadMapping mapping, List<Path> inputFiles,
+            long timestamp, Catalog catalog, TableDescriptor data, List<TableName> indexTables, LoadWorkDir work,
+            PrintStream out) throws IOException {
         Job job = Job.getInstance(new Configuration(conf), "hbase-rowkey bulk load into " + o.table);
         Configuration jc = job.getConfiguration();
         jc.set(CATALOG, Base64.getEncoder().encodeToString(catalog.toByteArray()));
@@ -516,13 +517,24 @@ public final class BulkLoad extends Configured implements Tool {
         job.setMapperClass(LineMapper.class);
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
         List<Object> tables = new ArrayList<>();
-        tables.add(tableInfo(data, connection.getRegionLocator(o.table)));
+        List<ReducePartitions.LoadedTable> loaded = new ArrayList<>();
+        RegionLocator dataRegions = connection.getRegionLocator(o.table);
+        tables.add(tableInfo(data, dataRegions));
+        loaded.add(new ReducePartitions.LoadedTable(o.table, dataRegions.getStartKeys(), mapping.columns().size()));
         try (Admin admin = connection.getAdmin()) {
-            for (TableName index : indexTables) {
-                tables.add(tableInfo(admin.getDescriptor(index), connection.getRegionLocator(index)));
+            for (int i = 0; i < indexTables.size(); i++) {
+                RegionLocator indexRegions = connection.getRegionLocator(indexTables.get(i));
+                tables.add(tableInfo(admin.getDescriptor(indexTables.get(i)), indexRegions));
+                // Its status, its VERIFIED status and the covered cells.
+                int cells = 2;
+                for (LoadMapping.ColumnRule column : mapping.columns()) {
+                    cells += catalog.coverage(i).covers(column.family, column.qualifier) ? 1 : 0;
+                }
+                loaded.add(new ReducePartitions.LoadedTable(indexTables.get(i), indexRegions.getStartKeys(), cells));
             }
         }
         configureIncrementalLoad(job, tables);
+        partitionReducers(job, loaded, mapping, o.format, inputFiles, catalog, work.partitions(), out);
         // Set after configureIncrementalLoad, which knows no reducer for it: ours is set here.
         job.setMapOutputValueClass(LineCell.class);
         job.setReducerClass(RowReducer.class);
@@ -533,9 +545,36 @@ public final class BulkLoad extends Configured implements Tool {
         }
         jc.set(OUTPUT_TABLES, String.join(";", outputs));
         TableMapReduceUtil.addDependencyJarsForClasses(jc, JsonParser.class);
-        FileOutputFormat.setOutputPath(job, hfiles);
+        FileOutputFormat.setOutputPath(job, work.hfiles());
         MultipleOutputs.addNamedOutput(job, REJECTS, TextOutputFormat.class, NullWritable.class, Text.class);
         return job;
+    }
+
+    /**
+     * One reducer per region of each table, and more for a region holding more than its share of
+     * the cells (cut at keys of lines sampled from the input): see {@link ReducePartitions}.
+     */
+    private static void partitionReducers(Job job, List<ReducePartitions.LoadedTable> tables, LoadMapping mapping,
+            Format format, List<Path> inputFiles, Catalog catalog, Path file, PrintStream out) throws IOException {
+        Configuration jc = job.getConfiguration();
+        int localSlots = "local".equals(jc.get("mapreduce.framework.name", "local"))
+                ? jc.getInt("mapreduce.local.reduce.tasks.maximum", 1) : 0;
+        int wanted = ReducePartitions.wanted(tables, localSlots);
+        SplitSampler.Sample sample = SplitSampler.sampleKeys(mapping, format, inputFiles, ReducePartitions.samplesFor(wanted), jc);
+        List<List<byte[]>> sampled = new ArrayList<>();
+        sampled.add(sample.keys);
+        for (int i = 1; i < tables.size(); i++) {
+            List<byte[]> indexKeys = new ArrayList<>(sample.keys.size());
+            for (byte[] key : sample.keys) {
+                indexKeys.add(catalog.indexKey(i - 1, key));
+            }
+            sampled.add(indexKeys);
+        }
+        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, sampled, sample.rows, wanted,
+                jc.getLong(ReducePartitions.MIN_CELLS_KEY, ReducePartitions.MIN_CELLS_DEFAULT));
+        int regionsCut = ReducePartitions.configure(job, tables, cuts, file);
+        out.printf(Locale.ROOT, "%d reducer(s) for %d region(s)%s%n", job.getNumReduceTasks(), ReducePartitions.regions(tables),
+                regionsCut == 0 ? "" : ", " + regionsCut + " of them cut at keys sampled from the input");
     }
 
     /**

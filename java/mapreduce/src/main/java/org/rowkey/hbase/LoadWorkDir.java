@@ -111,6 +111,11 @@ final class LoadWorkDir implements AutoCloseable {
         return new Path(dir, "hfiles");
     }
 
+    /** The job's reduce partitions (the total-order partitioner's file). */
+    Path partitions() {
+        return new Path(dir, "partitions");
+    }
+
     /** Where the job's rejects files are kept (a new load's run removes a finished load's). */
     Path rejects() {
         return new Path(dir, "rejects");
@@ -161,6 +166,7 @@ final class LoadWorkDir implements AutoCloseable {
     /** Forgets the load: it finished, or it ended before anything of it was loaded. */
     void end() throws IOException {
         fs.delete(hfiles(), true);
+        fs.delete(partitions(), false);
         fs.delete(new Path(dir, RECORD), false);
     }
 

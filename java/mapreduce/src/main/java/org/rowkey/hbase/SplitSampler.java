@@ -60,7 +60,7 @@ final class SplitSampler {
         if (toSplit.isEmpty() || regions < 2) {
             return;
         }
-        List<byte[]> dataKeys = sampleKeys(mapping, format, inputFiles, regions * SAMPLES_PER_REGION, conf);
+        List<byte[]> dataKeys = sampleKeys(mapping, format, inputFiles, regions * SAMPLES_PER_REGION, conf).keys;
         if (dataKeys.size() < regions) {
             out.println("Not pre-split: only " + dataKeys.size() + " sampled line(s) gave a key");
             return;
@@ -116,12 +116,23 @@ final class SplitSampler {
         }
     }
 
+    /** The data keys of lines sampled from the input, and the rows the whole input makes, estimated from them. */
+    static final class Sample {
+        final List<byte[]> keys;
+        final long rows;
+
+        Sample(List<byte[]> keys, long rows) {
+            this.keys = keys;
+            this.rows = rows;
+        }
+    }
+
     /**
      * The data keys of about {@code wanted} lines read at random byte offsets of the input files (each
      * file in proportion to its size; a line cut by the offset is skipped); lines that would be
      * rejected are left out.
      */
-    static List<byte[]> sampleKeys(LoadMapping mapping, Format format, List<Path> inputFiles, int wanted, Configuration conf)
+    static Sample sampleKeys(LoadMapping mapping, Format format, List<Path> inputFiles, int wanted, Configuration conf)
             throws IOException {
         List<FileStatus> files = new ArrayList<>();
         long total = 0;
@@ -134,6 +145,7 @@ final class SplitSampler {
         }
         Random random = new Random(42);
         List<byte[]> keys = new ArrayList<>();
+        long bytesRead = 0;
         for (FileStatus f : files) {
             int samples = (int) Math.max(1, wanted * f.getLen() / Math.max(total, 1));
             long[] offsets = new long[samples];
@@ -147,7 +159,11 @@ final class SplitSampler {
                 for (long offset : offsets) {
                     readLine(in, offset); // the rest of the line the offset cut
                     String line = readLine(in, in.getPos());
-                    if (line == null || line.trim().isEmpty()) {
+                    if (line == null) {
+                        continue;
+                    }
+                    bytesRead += line.getBytes(StandardCharsets.UTF_8).length + 1;
+                    if (line.trim().isEmpty()) {
                         continue;
                     }
                     try {
@@ -162,7 +178,9 @@ final class SplitSampler {
                 throw new IOException(f.getPath() + ": the header line cannot be read: " + badHeader.getMessage());
             }
         }
-        return keys;
+        // Rows: as many per byte of the input as the sampled lines gave keys per byte read.
+        long rows = bytesRead == 0 ? 0 : (long) ((double) total * keys.size() / bytesRead);
+        return new Sample(keys, rows);
     }
 
     /** The line starting at {@code offset} (UTF-8, without its end), or null at the end of the file. */

@@ -1,0 +1,185 @@
+package org.rowkey.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.io.NullWritable;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.mapreduce.lib.partition.TotalOrderPartitioner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.rowkey.hbase.InputRecords.Format;
+import org.rowkey.hbase.ReducePartitions.LoadedTable;
+
+/** The bulk load's reduce partitions: which regions are cut, where, and the file the partitioner reads. */
+class ReducePartitionsTest {
+    private static final TableName DATA = TableName.valueOf("urlscan");
+    private static final TableName INDEX = TableName.valueOf("urlscan.idx.sdate_code");
+
+    @TempDir
+    File dir;
+
+    private static byte[] randomKey(Random random) {
+        byte[] key = new byte[12];
+        random.nextBytes(key);
+        return key;
+    }
+
+    private static List<byte[]> randomKeys(Random random, int n) {
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keys.add(randomKey(random));
+        }
+        return keys;
+    }
+
+    /** A data table split in 8 at its first byte, one cell a row; an index table of one region, 3 cells a row. */
+    private static List<LoadedTable> eightDataRegionsAndAnIndexOfOne() {
+        byte[][] starts = new byte[8][];
+        for (int r = 0; r < 8; r++) {
+            starts[r] = r == 0 ? new byte[0] : new byte[] {(byte) (r * 32)};
+        }
+        return Arrays.asList(new LoadedTable(DATA, starts, 1), new LoadedTable(INDEX, new byte[][] {new byte[0]}, 3));
+    }
+
+    @Test
+    void anIndexRegionHoldingAWholeTablesRowsIsCutIntoEqualShares() {
+        Random random = new Random(7);
+        List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
+        int partitions = ReducePartitions.wanted(tables, 2);
+        assertEquals(9, partitions, "one per region, more than twice the 2 slots");
+        int samples = ReducePartitions.samplesFor(partitions);
+        List<byte[]> indexKeys = randomKeys(random, samples);
+        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, samples), indexKeys),
+                1_000_000, partitions, ReducePartitions.MIN_CELLS_DEFAULT);
+        // 4,000,000 cells in 9 shares of 444,444: the index's 3,000,000 in 7, each data region's 125,000 in one.
+        assertEquals(Collections.emptyList(), cuts.get(0), "no data region holds more than a share");
+        assertEquals(6, cuts.get(1).size(), "the index region cut in 7");
+        List<byte[]> sorted = new ArrayList<>(indexKeys);
+        sorted.sort(Bytes.BYTES_COMPARATOR);
+        int from = 0;
+        for (int p = 0; p <= cuts.get(1).size(); p++) {
+            int to = from;
+            while (to < sorted.size() && (p == cuts.get(1).size() || Bytes.compareTo(sorted.get(to), cuts.get(1).get(p)) < 0)) {
+                to++;
+            }
+            int expected = samples / 7;
+            assertTrue(Math.abs(to - from - expected) <= 1, "partition " + p + " holds " + (to - from) + " sampled keys, not " + expected);
+            from = to;
+        }
+    }
+
+    @Test
+    void aLoadOfFewerCellsThanAReducersLeastIsNotCut() {
+        Random random = new Random(8);
+        List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
+        // 20,000 lines: the index's 60,000 cells are fewer than a cut partition's least.
+        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
+                20_000, 9, ReducePartitions.MIN_CELLS_DEFAULT);
+        assertEquals(Arrays.asList(Collections.emptyList(), Collections.emptyList()), cuts);
+        // A load this large cut, had the least been lower.
+        assertEquals(6, ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
+                20_000, 9, 1_000).get(1).size());
+    }
+
+    @Test
+    void cutsAreDistinctAndStrictlyInsideTheirRegionsWhenKeysRepeat() {
+        // Every sampled key 40 times, among them a region's own start key: no cut repeats, none is a start key.
+        byte[][] starts = {new byte[0], {0x40}, {(byte) 0x80}};
+        List<LoadedTable> tables = Collections.singletonList(new LoadedTable(DATA, starts, 5));
+        List<byte[]> keys = new ArrayList<>();
+        Random random = new Random(9);
+        for (int i = 0; i < 50; i++) {
+            byte[] key = i == 0 ? new byte[] {0x40} : randomKey(random);
+            for (int k = 0; k < 40; k++) {
+                keys.add(key);
+            }
+        }
+        List<byte[]> cuts = ReducePartitions.cuts(tables, Collections.singletonList(keys), 10_000_000, 100, 1_000).get(0);
+        assertTrue(cuts.size() > 10, cuts.size() + " cuts");
+        for (int i = 0; i < cuts.size(); i++) {
+            assertTrue(i == 0 || Bytes.compareTo(cuts.get(i - 1), cuts.get(i)) < 0, "cuts in order, each once");
+            for (byte[] start : starts) {
+                assertTrue(!Bytes.equals(start, cuts.get(i)), "a cut at a region's start key");
+            }
+        }
+    }
+
+    /** The file configure writes is the partitioner's: each region and cut piece a partition of its own, in key order. */
+    @Test
+    void thePartitionerSendsEachPieceToItsOwnReducerInKeyOrder() throws Exception {
+        List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
+        List<byte[]> indexCuts = Arrays.asList(new byte[] {0x10}, new byte[] {0x70, 1}, new byte[] {(byte) 0xe0});
+        Job job = Job.getInstance(new Configuration());
+        job.setMapOutputKeyClass(ImmutableBytesWritable.class);
+        int cut = ReducePartitions.configure(job, tables, Arrays.asList(Collections.emptyList(), indexCuts),
+                new Path(new File(dir, "partitions").toURI()));
+        assertEquals(1, cut, "regions cut");
+        assertEquals(8 + 4, job.getNumReduceTasks());
+        TotalOrderPartitioner<ImmutableBytesWritable, NullWritable> partitioner = new TotalOrderPartitioner<>();
+        partitioner.setConf(job.getConfiguration());
+        int last = -1;
+        // Every data region's start and middle, then each index piece's start and a key inside it.
+        List<byte[]> composites = new ArrayList<>();
+        for (int r = 0; r < 8; r++) {
+            composites.add(MultiTableHFileOutputFormat.createCompositeKey(DATA.getName(), new byte[] {(byte) (r * 32)}));
+            composites.add(MultiTableHFileOutputFormat.createCompositeKey(DATA.getName(), new byte[] {(byte) (r * 32 + 16)}));
+        }
+        byte[][] indexKeys = {{0x00}, {0x0f}, {0x10}, {0x70}, {0x70, 1}, {(byte) 0xdf}, {(byte) 0xe0}, {(byte) 0xff, 9}};
+        int[] indexPiece = {0, 0, 1, 1, 2, 2, 3, 3};
+        composites.sort(Bytes.BYTES_COMPARATOR);
+        List<Integer> dataPartitions = new ArrayList<>();
+        for (byte[] composite : composites) {
+            dataPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(composite), NullWritable.get(), 12));
+        }
+        List<Integer> indexPartitions = new ArrayList<>();
+        for (byte[] key : indexKeys) {
+            indexPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(
+                    INDEX.getName(), key)), NullWritable.get(), 12));
+        }
+        // The index table's name sorts first ("urlscan." < "urlscan;"): its 4 pieces are partitions 0-3.
+        for (int i = 0; i < indexKeys.length; i++) {
+            assertEquals(indexPiece[i], (int) indexPartitions.get(i), Bytes.toStringBinary(indexKeys[i]));
+        }
+        for (int i = 0; i < composites.size(); i++) {
+            assertEquals(4 + i / 2, (int) dataPartitions.get(i), Bytes.toStringBinary(composites.get(i)));
+        }
+    }
+
+    /** The rows a load will write are estimated from the lines sampled at random offsets. */
+    @Test
+    void theSampleEstimatesTheInputsRows() throws Exception {
+        RowKeySchema schema = RowKeySchema.builder().int32("code").fixedString("site", 6).build();
+        LoadMapping mapping = LoadMapping.parse(schema, Arrays.asList("column f:url=url"));
+        StringBuilder lines = new StringBuilder();
+        Random random = new Random(10);
+        for (int i = 0; i < 20_000; i++) {
+            // Lines of different lengths, some rejected (no site): the estimate counts the rows, not the lines.
+            String url = "http://x/" + new String(new char[random.nextInt(60)]).replace('\0', 'p');
+            lines.append(i % 10 == 0 ? "{\"code\": " + i + ", \"url\": \"" + url + "\"}\n"
+                    : "{\"code\": " + i + ", \"site\": \"s" + String.format("%05d", i % 100000) + "\", \"url\": \"" + url + "\"}\n");
+        }
+        File input = new File(dir, "input.json");
+        Files.write(input.toPath(), lines.toString().getBytes(StandardCharsets.UTF_8));
+        SplitSampler.Sample sample = SplitSampler.sampleKeys(mapping, Format.JSON,
+                Collections.singletonList(new Path(input.toURI())), 2_000, new Configuration());
+        assertTrue(sample.keys.size() > 1_500, sample.keys.size() + " keys sampled");
+        assertTrue(Math.abs(sample.rows - 18_000) < 900, sample.rows + " rows estimated, 18,000 in the input");
+    }
+}
