@@ -14,9 +14,7 @@ import java.util.Random;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
-import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.mapreduce.Job;
@@ -29,9 +27,6 @@ import org.rowkey.hbase.ReducePartitions.LoadedTable;
 
 /** The bulk load's reduce partitions: which regions are cut, where, and the file the partitioner reads. */
 class ReducePartitionsTest {
-    private static final TableName DATA = TableName.valueOf("urlscan");
-    private static final TableName INDEX = TableName.valueOf("urlscan.idx.sdate_code");
-
     @TempDir
     File dir;
 
@@ -49,13 +44,13 @@ class ReducePartitionsTest {
         return keys;
     }
 
-    /** A data table split in 8 at its first byte, one cell a row; an index table of one region, 3 cells a row. */
+    /** In the shuffle's order: an index table of one region, 3 cells a row; a data table split in 8 at its first byte, one cell a row. */
     private static List<LoadedTable> eightDataRegionsAndAnIndexOfOne() {
         byte[][] starts = new byte[8][];
         for (int r = 0; r < 8; r++) {
             starts[r] = r == 0 ? new byte[0] : new byte[] {(byte) (r * 32)};
         }
-        return Arrays.asList(new LoadedTable(DATA, starts, 1), new LoadedTable(INDEX, new byte[][] {new byte[0]}, 3));
+        return Arrays.asList(new LoadedTable(new byte[][] {new byte[0]}, 3), new LoadedTable(starts, 1));
     }
 
     @Test
@@ -66,17 +61,17 @@ class ReducePartitionsTest {
         assertEquals(9, partitions, "one per region, more than twice the 2 slots");
         int samples = ReducePartitions.samplesFor(partitions);
         List<byte[]> indexKeys = randomKeys(random, samples);
-        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, samples), indexKeys),
+        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(indexKeys, randomKeys(random, samples)),
                 1_000_000, partitions, ReducePartitions.MIN_CELLS_DEFAULT);
         // 4,000,000 cells in 9 shares of 444,444: the index's 3,000,000 in 7, each data region's 125,000 in one.
-        assertEquals(Collections.emptyList(), cuts.get(0), "no data region holds more than a share");
-        assertEquals(6, cuts.get(1).size(), "the index region cut in 7");
+        assertEquals(Collections.emptyList(), cuts.get(1), "no data region holds more than a share");
+        assertEquals(6, cuts.get(0).size(), "the index region cut in 7");
         List<byte[]> sorted = new ArrayList<>(indexKeys);
         sorted.sort(Bytes.BYTES_COMPARATOR);
         int from = 0;
-        for (int p = 0; p <= cuts.get(1).size(); p++) {
+        for (int p = 0; p <= cuts.get(0).size(); p++) {
             int to = from;
-            while (to < sorted.size() && (p == cuts.get(1).size() || Bytes.compareTo(sorted.get(to), cuts.get(1).get(p)) < 0)) {
+            while (to < sorted.size() && (p == cuts.get(0).size() || Bytes.compareTo(sorted.get(to), cuts.get(0).get(p)) < 0)) {
                 to++;
             }
             int expected = samples / 7;
@@ -95,14 +90,14 @@ class ReducePartitionsTest {
         assertEquals(Arrays.asList(Collections.emptyList(), Collections.emptyList()), cuts);
         // A load this large cut, had the least been lower.
         assertEquals(6, ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
-                20_000, 9, 1_000).get(1).size());
+                20_000, 9, 1_000).get(0).size());
     }
 
     @Test
     void cutsAreDistinctAndStrictlyInsideTheirRegionsWhenKeysRepeat() {
         // Every sampled key 40 times, among them a region's own start key: no cut repeats, none is a start key.
         byte[][] starts = {new byte[0], {0x40}, {(byte) 0x80}};
-        List<LoadedTable> tables = Collections.singletonList(new LoadedTable(DATA, starts, 5));
+        List<LoadedTable> tables = Collections.singletonList(new LoadedTable(starts, 5));
         List<byte[]> keys = new ArrayList<>();
         Random random = new Random(9);
         for (int i = 0; i < 50; i++) {
@@ -128,7 +123,7 @@ class ReducePartitionsTest {
         List<byte[]> indexCuts = Arrays.asList(new byte[] {0x10}, new byte[] {0x70, 1}, new byte[] {(byte) 0xe0});
         Job job = Job.getInstance(new Configuration());
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        int cut = ReducePartitions.configure(job, tables, Arrays.asList(Collections.emptyList(), indexCuts),
+        int cut = ReducePartitions.configure(job, tables, Arrays.asList(indexCuts, Collections.emptyList()),
                 new Path(new File(dir, "partitions").toURI()));
         assertEquals(1, cut, "regions cut");
         assertEquals(8 + 4, job.getNumReduceTasks());
@@ -138,8 +133,8 @@ class ReducePartitionsTest {
         // Every data region's start and middle, then each index piece's start and a key inside it.
         List<byte[]> composites = new ArrayList<>();
         for (int r = 0; r < 8; r++) {
-            composites.add(MultiTableHFileOutputFormat.createCompositeKey(DATA.getName(), new byte[] {(byte) (r * 32)}));
-            composites.add(MultiTableHFileOutputFormat.createCompositeKey(DATA.getName(), new byte[] {(byte) (r * 32 + 16)}));
+            composites.add(ReducePartitions.shuffleKey(1, new byte[] {(byte) (r * 32)}));
+            composites.add(ReducePartitions.shuffleKey(1, new byte[] {(byte) (r * 32 + 16)}));
         }
         byte[][] indexKeys = {{0x00}, {0x0f}, {0x10}, {0x70}, {0x70, 1}, {(byte) 0xdf}, {(byte) 0xe0}, {(byte) 0xff, 9}};
         int[] indexPiece = {0, 0, 1, 1, 2, 2, 3, 3};
@@ -150,10 +145,10 @@ class ReducePartitionsTest {
         }
         List<Integer> indexPartitions = new ArrayList<>();
         for (byte[] key : indexKeys) {
-            indexPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(
-                    INDEX.getName(), key)), NullWritable.get(), 12));
+            indexPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(ReducePartitions.shuffleKey(0, key)),
+                    NullWritable.get(), 12));
         }
-        // The index table's name sorts first ("urlscan." < "urlscan;"): its 4 pieces are partitions 0-3.
+        // The index table first: its 4 pieces are partitions 0-3, the data table's 8 regions 4-11.
         for (int i = 0; i < indexKeys.length; i++) {
             assertEquals(indexPiece[i], (int) indexPartitions.get(i), Bytes.toStringBinary(indexKeys[i]));
         }

@@ -27,7 +27,6 @@ import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.KeyValue;
-import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -48,6 +47,8 @@ import org.apache.hadoop.hbase.mapreduce.TableMapReduceUtil;
 import org.apache.hadoop.hbase.tool.BulkLoadHFiles;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.LongWritable;
+import org.apache.hadoop.io.DataInputBuffer;
+import org.apache.hadoop.io.DataOutputBuffer;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.Text;
 import org.apache.hadoop.io.Writable;
@@ -518,25 +519,24 @@ public final class BulkLoad extends Configured implements Tool {
         job.setMapOutputKeyClass(ImmutableBytesWritable.class);
         List<Object> tables = new ArrayList<>();
         List<ReducePartitions.LoadedTable> loaded = new ArrayList<>();
-        RegionLocator dataRegions = connection.getRegionLocator(o.table);
-        tables.add(tableInfo(data, dataRegions));
-        loaded.add(new ReducePartitions.LoadedTable(o.table, dataRegions.getStartKeys(), mapping.columns().size()));
+        List<TableName> order = shuffleOrder(o.table, catalog);
+        int dataAt = order.size() - 1;
         try (Admin admin = connection.getAdmin()) {
-            for (int i = 0; i < indexTables.size(); i++) {
-                RegionLocator indexRegions = connection.getRegionLocator(indexTables.get(i));
-                tables.add(tableInfo(admin.getDescriptor(indexTables.get(i)), indexRegions));
-                // Its status, its VERIFIED status and the covered cells.
-                int cells = 2;
+            for (int t = 0; t < order.size(); t++) {
+                RegionLocator regions = connection.getRegionLocator(order.get(t));
+                tables.add(tableInfo(t == dataAt ? data : admin.getDescriptor(order.get(t)), regions));
+                // A data row's mapped cells; an index row's status, VERIFIED status and covered cells.
+                int cells = t == dataAt ? mapping.columns().size() : 2;
                 for (LoadMapping.ColumnRule column : mapping.columns()) {
-                    cells += catalog.coverage(i).covers(column.family, column.qualifier) ? 1 : 0;
+                    cells += t != dataAt && catalog.coverage(t).covers(column.family, column.qualifier) ? 1 : 0;
                 }
-                loaded.add(new ReducePartitions.LoadedTable(indexTables.get(i), indexRegions.getStartKeys(), cells));
+                loaded.add(new ReducePartitions.LoadedTable(regions.getStartKeys(), cells));
             }
         }
         configureIncrementalLoad(job, tables);
         partitionReducers(job, loaded, mapping, o.format, inputFiles, catalog, work.partitions(), out);
         // Set after configureIncrementalLoad, which knows no reducer for it: ours is set here.
-        job.setMapOutputValueClass(LineCell.class);
+        job.setMapOutputValueClass(LineRow.class);
         job.setReducerClass(RowReducer.class);
         // The verify step's HFiles go to pseudo tables of their own (an output directory each).
         List<String> outputs = new ArrayList<>(Arrays.asList(jc.get(OUTPUT_TABLES).split(";")));
@@ -562,14 +562,14 @@ public final class BulkLoad extends Configured implements Tool {
         int wanted = ReducePartitions.wanted(tables, localSlots);
         SplitSampler.Sample sample = SplitSampler.sampleKeys(mapping, format, inputFiles, ReducePartitions.samplesFor(wanted), jc);
         List<List<byte[]>> sampled = new ArrayList<>();
-        sampled.add(sample.keys);
-        for (int i = 1; i < tables.size(); i++) {
+        for (int i = 0; i < catalog.indexes().size(); i++) {
             List<byte[]> indexKeys = new ArrayList<>(sample.keys.size());
             for (byte[] key : sample.keys) {
-                indexKeys.add(catalog.indexKey(i - 1, key));
+                indexKeys.add(catalog.indexKey(i, key));
             }
             sampled.add(indexKeys);
         }
+        sampled.add(sample.keys);
         List<List<byte[]>> cuts = ReducePartitions.cuts(tables, sampled, sample.rows, wanted,
                 jc.getLong(ReducePartitions.MIN_CELLS_KEY, ReducePartitions.MIN_CELLS_DEFAULT));
         int regionsCut = ReducePartitions.configure(job, tables, cuts, file);
@@ -696,32 +696,63 @@ public final class BulkLoad extends Configured implements Tool {
     }
 
     /**
-     * A cell of the row one input line makes, with the line's place in the load: its file's place
-     * among the load's input files and its line number. Of the lines of one key the last by that
-     * place makes the row, in the data table and in every index alike, whatever order the shuffle
-     * brings their cells in.
+     * The tables of a load in the order the job's map output keys name them, by a first byte: the
+     * index tables (index i is i), then the data table. A byte rather than the name
+     * MultiTableHFileOutputFormat's keys carry (the reducer adds it): every key is sorted and
+     * shuffled, and an index table's name is some 40 bytes. Index tables first: their rows weigh
+     * more, and a local job runs its reducers in partition order.
      */
-    public static final class LineCell implements Writable {
+    static List<TableName> shuffleOrder(TableName data, Catalog catalog) {
+        if (catalog.indexes().size() > 255) {
+            throw new IllegalArgumentException(data + " has " + catalog.indexes().size() + " indexes: a bulk load writes at most 255");
+        }
+        List<TableName> tables = new ArrayList<>();
+        for (IndexSpec index : catalog.indexes()) {
+            tables.add(IndexRowFormat.indexTableName(data, index.getName()));
+        }
+        tables.add(data);
+        return tables;
+    }
+
+    /**
+     * The cells one input line makes of one row (of the data table or of an index table), and the
+     * line's place in the load: its file's place among the load's input files and its line number.
+     * Of the lines of one key the last by that place makes the row, in the data table and in every
+     * index alike, whatever order the shuffle brings them in. The row is the record's key: the cells
+     * travel without it.
+     */
+    public static final class LineRow implements Writable {
         private int file;
         private long line;
-        private KeyValue cell;
+        /** Each cell: family and qualifier (a vint length, the bytes), timestamp (vlong), type (byte), value (vint length, bytes). */
+        private byte[] cells = new byte[0];
+        private int length;
 
-        public LineCell() {}
+        public LineRow() {}
 
-        LineCell set(int file, long line, KeyValue cell) {
+        /** This line's cells of one row (each of that row), held in {@code buffer} until it is reused. */
+        LineRow set(int file, long line, List<Cell> rowCells, DataOutputBuffer buffer) throws IOException {
             this.file = file;
             this.line = line;
-            this.cell = cell;
+            buffer.reset();
+            for (Cell c : rowCells) {
+                WritableUtils.writeVInt(buffer, c.getFamilyLength());
+                buffer.write(c.getFamilyArray(), c.getFamilyOffset(), c.getFamilyLength());
+                WritableUtils.writeVInt(buffer, c.getQualifierLength());
+                buffer.write(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+                WritableUtils.writeVLong(buffer, c.getTimestamp());
+                buffer.writeByte(c.getTypeByte());
+                WritableUtils.writeVInt(buffer, c.getValueLength());
+                buffer.write(c.getValueArray(), c.getValueOffset(), c.getValueLength());
+            }
+            cells = buffer.getData();
+            length = buffer.getLength();
             return this;
         }
 
-        /** Whether this cell's line comes after {@code other}'s in the load. */
-        boolean after(LineCell other) {
+        /** Whether this line comes after {@code other}'s in the load. */
+        boolean after(LineRow other) {
             return file != other.file ? file > other.file : line > other.line;
-        }
-
-        boolean sameLine(LineCell other) {
-            return file == other.file && line == other.line;
         }
 
         /** The line's place, as text. */
@@ -729,48 +760,68 @@ public final class BulkLoad extends Configured implements Tool {
             return file + ":" + line;
         }
 
+        /** The cells, of {@code row}. */
+        List<Cell> cells(byte[] row) throws IOException {
+            List<Cell> out = new ArrayList<>(2);
+            DataInputBuffer in = new DataInputBuffer();
+            in.reset(cells, length);
+            while (in.getPosition() < length) {
+                byte[] family = new byte[WritableUtils.readVInt(in)];
+                in.readFully(family);
+                byte[] qualifier = new byte[WritableUtils.readVInt(in)];
+                in.readFully(qualifier);
+                long timestamp = WritableUtils.readVLong(in);
+                KeyValue.Type type = KeyValue.Type.codeToType(in.readByte());
+                byte[] value = new byte[WritableUtils.readVInt(in)];
+                in.readFully(value);
+                out.add(new KeyValue(row, family, qualifier, timestamp, type, value));
+            }
+            return out;
+        }
+
         @Override
         public void write(DataOutput out) throws IOException {
             WritableUtils.writeVInt(out, file);
             WritableUtils.writeVLong(out, line);
-            out.writeInt(cell.getLength());
-            out.write(cell.getBuffer(), cell.getOffset(), cell.getLength());
+            WritableUtils.writeVInt(out, length);
+            out.write(cells, 0, length);
         }
 
-        /** Reads into a new cell (the reducer keeps the cells of a row while the object is reused). */
+        /** Reads into a new array: the reducer keeps the last line's while the object is reused. */
         @Override
         public void readFields(DataInput in) throws IOException {
             file = WritableUtils.readVInt(in);
             line = WritableUtils.readVLong(in);
-            byte[] bytes = new byte[in.readInt()];
-            in.readFully(bytes);
-            cell = new KeyValue(bytes, 0, bytes.length);
+            length = WritableUtils.readVInt(in);
+            cells = new byte[length];
+            in.readFully(cells);
         }
     }
 
     /**
-     * One input line in, the cells of the data row and of its index rows (UNVERIFIED, with their
-     * covered cells) out, each with the line's place in the load: cells, not Puts, which cost far
-     * more to serialize through the shuffle. A line that cannot be loaded goes to the rejects
+     * One input line in, the data row and its index rows (UNVERIFIED, with their covered cells)
+     * out, each a record of its cells with the line's place in the load (not Puts, which cost far
+     * more to serialize through the shuffle), keyed by its table's byte and its row. A line that cannot be loaded goes to the rejects
      * output: file, line number, reason, the line.
      */
-    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, LineCell> {
+    public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, LineRow> {
         private Catalog catalog;
         private LoadMapping mapping;
         private Format format;
         private long timestamp;
-        private byte[] dataTable;
-        private byte[][] indexTables;
+        private int indexes;
         private List<IndexCoverage> covered;
         /** The index timestamp of the load's index rows (see {@link IndexRowFormat#loadStamp}) and their UNVERIFIED status. */
         private long indexStamp;
         private byte[] unverified;
-        private MultipleOutputs<ImmutableBytesWritable, LineCell> rejects;
+        private MultipleOutputs<ImmutableBytesWritable, LineRow> rejects;
         private String file;
         /** The file's place among the load's input files. */
         private int fileRank;
         private long lineNumber;
-        private final LineCell out = new LineCell();
+        private final LineRow out = new LineRow();
+        private final DataOutputBuffer cellBytes = new DataOutputBuffer();
+        private final ImmutableBytesWritable outKey = new ImmutableBytesWritable();
         private List<String> header;
 
         @Override
@@ -780,13 +831,9 @@ public final class BulkLoad extends Configured implements Tool {
             mapping = LoadMapping.parse(catalog.schema(), Arrays.asList(conf.get(MAPPING).split("\n")));
             format = Format.valueOf(conf.get(FORMAT));
             timestamp = conf.getLong(TIMESTAMP, -1);
-            TableName data = TableName.valueOf(conf.get(DATA_TABLE));
-            dataTable = data.getName();
-            int n = catalog.indexes().size();
-            indexTables = new byte[n][];
+            indexes = catalog.indexes().size();
             covered = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                indexTables[i] = IndexRowFormat.indexTableName(data, catalog.indexes().get(i).getName()).getName();
+            for (int i = 0; i < indexes; i++) {
                 covered.add(catalog.coverage(i));
             }
             indexStamp = IndexRowFormat.loadStamp(timestamp);
@@ -853,22 +900,21 @@ public final class BulkLoad extends Configured implements Tool {
             }
             cells.sort(CellComparator.getInstance()); // a Result finds its columns by binary search
             Result dataRow = Result.create(cells);
-            emit(context, dataTable, data);
-            for (int i = 0; i < indexTables.length; i++) {
-                emit(context, indexTables[i], IndexRowFormat.wholeRow(catalog.indexKey(i, key), indexStamp, unverified,
-                        covered.get(i), dataRow));
+            emit(context, indexes, key, cells);
+            for (int i = 0; i < indexes; i++) {
+                Put index = IndexRowFormat.wholeRow(catalog.indexKey(i, key), indexStamp, unverified, covered.get(i), dataRow);
+                List<Cell> indexCells = new ArrayList<>();
+                for (List<Cell> family : index.getFamilyCellMap().values()) {
+                    indexCells.addAll(family);
+                }
+                emit(context, i, index.getRow(), indexCells);
             }
         }
 
-        /** The cells of {@code put}, keyed by table and row for MultiTableHFileOutputFormat's partitioner. */
-        private void emit(Context context, byte[] table, Put put) throws IOException, InterruptedException {
-            ImmutableBytesWritable key = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(table,
-                    put.getRow()));
-            for (List<Cell> family : put.getFamilyCellMap().values()) {
-                for (Cell cell : family) {
-                    context.write(key, out.set(fileRank, lineNumber, KeyValueUtil.ensureKeyValue(cell)));
-                }
-            }
+        /** The cells of one row, keyed by its table's byte (see {@link #shuffleOrder}) and the row. */
+        private void emit(Context context, int table, byte[] row, List<Cell> rowCells) throws IOException, InterruptedException {
+            outKey.set(ReducePartitions.shuffleKey(table, row));
+            context.write(outKey, out.set(fileRank, lineNumber, rowCells, cellBytes));
         }
 
         @Override
@@ -890,25 +936,27 @@ public final class BulkLoad extends Configured implements Tool {
      * loaded cells are in it. The check runs after the load window opened (the job runs in it), so a
      * row a live write makes later has a mark of its own, newer than the load's.
      */
-    public static final class RowReducer extends Reducer<ImmutableBytesWritable, LineCell, ImmutableBytesWritable, Cell> {
+    public static final class RowReducer extends Reducer<ImmutableBytesWritable, LineRow, ImmutableBytesWritable, Cell> {
         /** Index rows asked about at once. */
         private static final int EXISTS_BATCH = 1000;
-        private final Map<String, byte[]> verifiedTables = new java.util.HashMap<>();
-        private String dataTable;
+        /** The load's tables by their byte in the map output keys, and each index's VERIFIED pseudo table. */
+        private List<TableName> tables;
+        private byte[][] verifiedTables;
+        private int dataTable;
         private Connection connection;
-        /** The index table of the statuses waiting for the check, and their rows, in key order. */
-        private String pendingTable;
+        /** The index table of the statuses waiting for the check (its byte), and their rows, in key order. */
+        private int pendingTable = -1;
         private final List<Cell> pendingStatuses = new ArrayList<>();
 
         @Override
         protected void setup(Context context) {
             Configuration conf = context.getConfiguration();
             Catalog catalog = Catalog.parse(Base64.getDecoder().decode(conf.get(CATALOG)));
-            TableName data = TableName.valueOf(conf.get(DATA_TABLE));
-            dataTable = data.getNameAsString();
-            for (int i = 0; i < catalog.indexes().size(); i++) {
-                TableName index = IndexRowFormat.indexTableName(data, catalog.indexes().get(i).getName());
-                verifiedTables.put(index.getNameAsString(), verifiedName(index).getName());
+            tables = shuffleOrder(TableName.valueOf(conf.get(DATA_TABLE)), catalog);
+            dataTable = tables.size() - 1;
+            verifiedTables = new byte[dataTable][];
+            for (int i = 0; i < dataTable; i++) {
+                verifiedTables[i] = verifiedName(tables.get(i)).getName();
             }
         }
 
@@ -919,39 +967,42 @@ public final class BulkLoad extends Configured implements Tool {
         }
 
         @Override
-        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<LineCell> cells, Context context)
+        protected void reduce(ImmutableBytesWritable tableAndRow, Iterable<LineRow> lines, Context context)
                 throws IOException, InterruptedException {
-            // The last line's cells: the values come in the shuffle's order, the cells of several
-            // lines of a key mixed (the map side's sort is not stable).
-            List<Cell> lastLine = new ArrayList<>();
-            LineCell last = null;
+            // The last line's cells: a key's lines come in the shuffle's order (the map side's sort
+            // is not stable).
+            LineRow last = null;
             Set<String> earlierLines = null; // made only for a key of several lines
-            for (LineCell c : cells) {
-                if (last == null || c.after(last)) {
+            for (LineRow l : lines) {
+                if (last == null || l.after(last)) {
                     earlierLines = last == null ? null : with(earlierLines, last.place());
-                    last = new LineCell().set(c.file, c.line, null);
-                    lastLine.clear();
-                } else if (!c.sameLine(last)) {
-                    earlierLines = with(earlierLines, c.place());
-                    continue;
+                    last = new LineRow();
+                    last.file = l.file;
+                    last.line = l.line;
+                    last.cells = l.cells; // a new array per record read
+                    last.length = l.length;
+                } else {
+                    earlierLines = with(earlierLines, l.place());
                 }
-                lastLine.add(c.cell);
             }
-            lastLine.sort(CellComparator.getInstance());
+            int table = tableAndRow.get()[tableAndRow.getOffset()] & 0xff;
+            byte[] row = Arrays.copyOfRange(tableAndRow.get(), tableAndRow.getOffset() + 1,
+                    tableAndRow.getOffset() + tableAndRow.getLength());
+            List<Cell> cells = last.cells(row);
+            cells.sort(CellComparator.getInstance());
+            ImmutableBytesWritable out = new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(
+                    tables.get(table).getName(), row));
             Cell status = null;
-            for (Cell cell : lastLine) {
-                context.write(tableAndRow, cell);
+            for (Cell cell : cells) {
+                context.write(out, cell);
                 status = status == null && CellUtil.matchingColumn(cell, IndexRowFormat.FAMILY, IndexRowFormat.STATUS)
                         ? cell : status;
             }
-            byte[] composite = tableAndRow.copyBytes();
-            int separator = Bytes.indexOf(composite, (byte) ';');
-            String table = Bytes.toString(composite, 0, separator);
-            if (earlierLines != null && table.equals(dataTable)) {
+            if (earlierLines != null && table == dataTable) {
                 context.getCounter(Counter.REPLACED).increment(earlierLines.size());
             }
-            if (verifiedTables.containsKey(table) && status != null) {
-                if (!table.equals(pendingTable)) {
+            if (table != dataTable && status != null) {
+                if (table != pendingTable) {
                     verifyNewRows(context);
                     pendingTable = table;
                 }
@@ -975,11 +1026,11 @@ public final class BulkLoad extends Configured implements Tool {
                 gets.add(new Get(CellUtil.cloneRow(status)));
             }
             boolean[] exists;
-            try (Table index = connection.getTable(TableName.valueOf(pendingTable))) {
+            try (Table index = connection.getTable(tables.get(pendingTable))) {
                 exists = noRowBetween(index, gets.get(0).getRow(), gets.get(gets.size() - 1).getRow())
                         ? new boolean[gets.size()] : index.exists(gets);
             }
-            byte[] verified = verifiedTables.get(pendingTable);
+            byte[] verified = verifiedTables[pendingTable];
             for (int i = 0; i < exists.length; i++) {
                 if (!exists[i]) {
                     // The same version of the row (its covered cells are at the same timestamp), VERIFIED.

@@ -8,9 +8,7 @@ import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
-import org.apache.hadoop.hbase.mapreduce.MultiTableHFileOutputFormat;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.NullWritable;
 import org.apache.hadoop.io.SequenceFile;
@@ -43,12 +41,10 @@ final class ReducePartitions {
 
     /** A table the load writes: its regions' start keys and the cells the job writes per row of it. */
     static final class LoadedTable {
-        final TableName name;
         final byte[][] startKeys;
         final int cellsPerRow;
 
-        LoadedTable(TableName name, byte[][] startKeys, int cellsPerRow) {
-            this.name = name;
+        LoadedTable(byte[][] startKeys, int cellsPerRow) {
             this.startKeys = startKeys;
             this.cellsPerRow = cellsPerRow;
         }
@@ -116,31 +112,39 @@ final class ReducePartitions {
         return cuts;
     }
 
+    /** A map output key: the table's place in the job's list of tables (a byte), then the row. */
+    static byte[] shuffleKey(int table, byte[] row) {
+        byte[] key = new byte[1 + row.length];
+        key[0] = (byte) table;
+        System.arraycopy(row, 0, key, 1, row.length);
+        return key;
+    }
+
     /**
      * Writes the partition file of {@code tables}' regions and {@code cuts} to {@code file} and
      * sets the job's total-order partitioner to it with a reducer per partition, in place of the
-     * one {@code configureIncrementalLoad} wrote. Returns the number of regions cut.
+     * one {@code configureIncrementalLoad} wrote (whose keys carry the table's name, ours its place
+     * in {@code tables}: see {@link #shuffleKey}). Returns the number of regions cut.
      */
     static int configure(Job job, List<LoadedTable> tables, List<List<byte[]>> cuts, Path file) throws IOException {
         TreeSet<ImmutableBytesWritable> points = new TreeSet<>();
         int regionsCut = 0;
         for (int t = 0; t < tables.size(); t++) {
             LoadedTable table = tables.get(t);
-            byte[] name = table.name.getName();
             TreeSet<byte[]> starts = new TreeSet<>(Bytes.BYTES_COMPARATOR);
             for (byte[] start : table.startKeys) {
-                points.add(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(name, start)));
+                points.add(new ImmutableBytesWritable(shuffleKey(t, start)));
                 starts.add(start);
             }
             TreeSet<byte[]> cutRegions = new TreeSet<>(Bytes.BYTES_COMPARATOR);
             for (byte[] cut : cuts.get(t)) {
-                points.add(new ImmutableBytesWritable(MultiTableHFileOutputFormat.createCompositeKey(name, cut)));
+                points.add(new ImmutableBytesWritable(shuffleKey(t, cut)));
                 cutRegions.add(starts.floor(cut));
             }
             regionsCut += cutRegions.size();
         }
         // Keys below the first point go to partition 0: the first point (the first table's empty
-        // start key) is no cut, as in HBase's own partition file.
+        // start key) is no cut.
         points.pollFirst();
         Configuration conf = job.getConfiguration();
         try (SequenceFile.Writer writer = SequenceFile.createWriter(conf, SequenceFile.Writer.file(file),
