@@ -201,6 +201,9 @@ final class Values {
     }
 
     private static long fromBigDecimal(FieldSpec field, BigDecimal d) {
+        if (d.scale() == 0 && d.precision() <= 18) {
+            return d.longValue(); // a whole number of at most 18 digits: exact (the bulk load's every key field)
+        }
         if (d.signum() == 0) {
             return 0;
         }

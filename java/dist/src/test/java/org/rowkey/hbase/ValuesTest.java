@@ -60,6 +60,14 @@ class ValuesTest {
         assertEquals(12, intOf(CODE, new BigDecimal("12.000")));
         assertEquals(1200, intOf(CODE, new BigDecimal("1.2E+3")));
         assertEquals(0, intOf(CODE, new BigDecimal("0E-10")));
+        // Whole decimals (JSON's and CSV's numbers) of 18 digits and around it, each exact.
+        assertEquals(-404, intOf(CODE, new BigDecimal("-404")));
+        assertEquals(999_999_999_999_999_999L, intOf(BIG, new BigDecimal("999999999999999999")));
+        assertEquals(-999_999_999_999_999_999L, intOf(BIG, new BigDecimal("-999999999999999999")));
+        assertEquals(Long.MAX_VALUE, intOf(BIG, new BigDecimal(Long.toString(Long.MAX_VALUE))));
+        assertEquals(Long.MIN_VALUE, intOf(BIG, new BigDecimal(Long.toString(Long.MIN_VALUE))));
+        assertTrue(error(BIG, new BigDecimal("9223372036854775808")).contains("out of range"));
+        assertTrue(error(CODE, new BigDecimal("2147483648")).contains("out of range"));
         assertEquals(3, intOf(CODE, 3.0d));
         assertEquals(-3, intOf(CODE, -3.0f));
         assertEquals(Long.MIN_VALUE, intOf(BIG, Long.MIN_VALUE));
