@@ -62,7 +62,7 @@ class ReducePartitionsTest {
         int samples = ReducePartitions.samplesFor(partitions);
         List<byte[]> indexKeys = randomKeys(random, samples);
         List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(indexKeys, randomKeys(random, samples)),
-                1_000_000, partitions, ReducePartitions.MIN_CELLS_DEFAULT);
+                1_000_000, partitions, ReducePartitions.MIN_CELLS_DEFAULT, 8);
         // 4,000,000 cells in 9 shares of 444,444: the index's 3,000,000 in 7, each data region's 125,000 in one.
         assertEquals(Collections.emptyList(), cuts.get(1), "no data region holds more than a share");
         assertEquals(6, cuts.get(0).size(), "the index region cut in 7");
@@ -81,16 +81,30 @@ class ReducePartitionsTest {
     }
 
     @Test
+    void aRegionIsCutIntoAQuarterOfTheStoreFilesThatBlockItsFlushesAtMost() {
+        Random random = new Random(11);
+        List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
+        List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
+                1_000_000, 9, ReducePartitions.MIN_CELLS_DEFAULT, ReducePartitions.maxPerRegion(new Configuration()));
+        assertEquals(3, cuts.get(0).size(), "the index region in 4 (HBase's 16 blocking store files), not 7");
+        Configuration more = new Configuration();
+        more.setInt("hbase.hstore.blockingStoreFiles", 40);
+        assertEquals(10, ReducePartitions.maxPerRegion(more));
+        more.setInt("hbase.hstore.blockingStoreFiles", 3);
+        assertEquals(1, ReducePartitions.maxPerRegion(more), "never cut when 3 files block a region");
+    }
+
+    @Test
     void aLoadOfFewerCellsThanAReducersLeastIsNotCut() {
         Random random = new Random(8);
         List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
         // 20,000 lines: the index's 60,000 cells are fewer than a cut partition's least.
         List<List<byte[]>> cuts = ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
-                20_000, 9, ReducePartitions.MIN_CELLS_DEFAULT);
+                20_000, 9, ReducePartitions.MIN_CELLS_DEFAULT, 8);
         assertEquals(Arrays.asList(Collections.emptyList(), Collections.emptyList()), cuts);
         // A load this large cut, had the least been lower.
         assertEquals(6, ReducePartitions.cuts(tables, Arrays.asList(randomKeys(random, 1800), randomKeys(random, 1800)),
-                20_000, 9, 1_000).get(0).size());
+                20_000, 9, 1_000, 8).get(0).size());
     }
 
     @Test
@@ -106,7 +120,7 @@ class ReducePartitionsTest {
                 keys.add(key);
             }
         }
-        List<byte[]> cuts = ReducePartitions.cuts(tables, Collections.singletonList(keys), 10_000_000, 100, 1_000).get(0);
+        List<byte[]> cuts = ReducePartitions.cuts(tables, Collections.singletonList(keys), 10_000_000, 100, 1_000, 100).get(0);
         assertTrue(cuts.size() > 10, cuts.size() + " cuts");
         for (int i = 0; i < cuts.size(); i++) {
             assertTrue(i == 0 || Bytes.compareTo(cuts.get(i - 1), cuts.get(i)) < 0, "cuts in order, each once");

@@ -569,7 +569,7 @@ public final class BulkLoad extends Configured implements Tool {
         }
         sampled.add(sample.keys);
         List<List<byte[]>> cuts = ReducePartitions.cuts(tables, sampled, sample.rows, wanted,
-                jc.getLong(ReducePartitions.MIN_CELLS_KEY, ReducePartitions.MIN_CELLS_DEFAULT));
+                jc.getLong(ReducePartitions.MIN_CELLS_KEY, ReducePartitions.MIN_CELLS_DEFAULT), ReducePartitions.maxPerRegion(jc));
         int regionsCut = ReducePartitions.configure(job, tables, cuts, file);
         out.printf(Locale.ROOT, "%d reducer(s) for %d region(s)%s%n", job.getNumReduceTasks(), ReducePartitions.regions(tables),
                 regionsCut == 0 ? "" : ", " + regionsCut + " of them cut at keys sampled from the input");

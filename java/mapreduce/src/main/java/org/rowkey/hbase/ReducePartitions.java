@@ -39,6 +39,16 @@ final class ReducePartitions {
     /** At most this many lines are sampled, whatever the partitions (each a seek into the input). */
     static final int MAX_SAMPLES = 10_000;
 
+    /**
+     * The most partitions a region is cut into: each adds an HFile per family to the region in
+     * each of two load steps (its rows, then its VERIFIED statuses), and HBase holds back a
+     * region's flushes once a store has {@code hbase.hstore.blockingStoreFiles} (16) files until
+     * compactions catch up: a quarter of that, so a load leaves half of it.
+     */
+    static int maxPerRegion(Configuration conf) {
+        return Math.max(1, conf.getInt("hbase.hstore.blockingStoreFiles", 16) / 4);
+    }
+
     /** A table the load writes: its regions' start keys and the cells the job writes per row of it. */
     static final class LoadedTable {
         final byte[][] startKeys;
@@ -71,11 +81,11 @@ final class ReducePartitions {
     /**
      * The keys at which each table's regions are cut (by table, in key order, each strictly inside
      * a region of it), given each table's keys of the same sampled lines ({@code sampled.get(t)}),
-     * the input's estimated {@code lines}, the {@code partitions} wanted in all and the fewest
-     * cells a partition of a cut region gets.
+     * the input's estimated {@code lines}, the {@code partitions} wanted in all, the fewest
+     * cells a partition of a cut region gets and the most partitions of a region.
      */
     static List<List<byte[]>> cuts(List<LoadedTable> tables, List<List<byte[]>> sampled, long lines, int partitions,
-            long minCells) {
+            long minCells, int maxPerRegion) {
         long cells = 0;
         for (LoadedTable t : tables) {
             cells += lines * t.cellsPerRow;
@@ -96,7 +106,8 @@ final class ReducePartitions {
                     to++;
                 }
                 int inRegion = to - from;
-                int parts = (int) Math.min(Math.ceil(inRegion * cellsPerSample / share), inRegion / MIN_SAMPLES_PER_PARTITION);
+                int parts = (int) Math.min(Math.min(Math.ceil(inRegion * cellsPerSample / share),
+                        inRegion / MIN_SAMPLES_PER_PARTITION), maxPerRegion);
                 byte[] last = table.startKeys[r];
                 for (int p = 1; p < parts; p++) {
                     byte[] cut = keys.get(from + (int) ((long) p * inRegion / parts));
