@@ -95,7 +95,15 @@ class LoadMappingTest {
                 .contains("not a number"));
         assertTrue(reason(m, with(good, "code", "4.5")).contains("code"), reason(m, with(good, "code", "4.5")));
         assertTrue(reason(m, with(good, "code", "99999999999")).contains("code"));
-        assertTrue(reason(m, with(good, "free", "7")).contains("not a bool"));
+        assertTrue(reason(m, with(good, "free", "7")).contains("key field 'free': '7' is not a bool"), reason(m, with(good, "free", "7")));
+        // A bool's every accepted spelling: 1/0 as they are, true/false in any case, trimmed.
+        for (String yes : new String[] {"1", " 1 ", "true", "TRUE", " True"}) {
+            assertArrayEquals(m.rowKey(good), m.rowKey(with(good, "free", yes)), yes);
+        }
+        for (String no : new String[] {"0", "0 ", "false", "False"}) {
+            assertArrayEquals(m.rowKey(with(good, "free", "false")), m.rowKey(with(good, "free", no)), no);
+        }
+        assertTrue(!Arrays.equals(m.rowKey(good), m.rowKey(with(good, "free", "0"))));
         assertTrue(reason(m, with(good, "at", "yesterday")).contains("ISO-8601"));
         assertTrue(reason(m, with(good, "site", "longer than six")).contains("site"),
                 reason(m, with(good, "site", "longer than six")));

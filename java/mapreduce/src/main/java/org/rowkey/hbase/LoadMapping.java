@@ -50,12 +50,15 @@ final class LoadMapping {
         final byte[] qualifier;
         final String input;
         final String type;
+        /** The column, as a reject's reason names it. */
+        final String where;
 
         ColumnRule(byte[] family, byte[] qualifier, String input, String type) {
             this.family = family;
             this.qualifier = qualifier;
             this.input = input;
             this.type = type;
+            this.where = "column " + Bytes.toString(family) + ":" + Bytes.toString(qualifier);
         }
     }
 
@@ -172,7 +175,7 @@ final class LoadMapping {
         if (raw == null) {
             return null;
         }
-        String where = "column " + Bytes.toString(rule.family) + ":" + Bytes.toString(rule.qualifier);
+        String where = rule.where;
         try {
             switch (rule.type) {
                 case "int":
@@ -191,7 +194,7 @@ final class LoadMapping {
         }
     }
 
-    private static BigDecimal number(String where, Object raw) throws Rejected {
+    private static BigDecimal number(Object label, Object raw) throws Rejected {
         if (raw instanceof BigDecimal) {
             return (BigDecimal) raw;
         }
@@ -202,15 +205,18 @@ final class LoadMapping {
             try {
                 return new BigDecimal(((String) raw).trim());
             } catch (NumberFormatException e) {
-                throw new Rejected(where + ": '" + raw + "' is not a number");
+                throw new Rejected(where(label) + ": '" + raw + "' is not a number");
             }
         }
-        throw new Rejected(where + ": " + describe(raw) + " is not a number");
+        throw new Rejected(where(label) + ": " + describe(raw) + " is not a number");
     }
 
-    private static boolean bool(String where, Object raw) throws Rejected {
+    private static boolean bool(Object label, Object raw) throws Rejected {
         if (raw instanceof Boolean) {
             return (Boolean) raw;
+        }
+        if ("1".equals(raw) || "0".equals(raw)) { // CSV's usual form, without trimming and lower-casing a copy
+            return "1".equals(raw);
         }
         String s = raw instanceof BigDecimal ? ((BigDecimal) raw).toPlainString() : raw instanceof String
                 ? ((String) raw).trim().toLowerCase(Locale.ROOT) : "";
@@ -220,7 +226,7 @@ final class LoadMapping {
         if (s.equals("false") || s.equals("0")) {
             return false;
         }
-        throw new Rejected(where + ": " + describe(raw) + " is not a bool (true/false or 1/0)");
+        throw new Rejected(where(label) + ": " + describe(raw) + " is not a bool (true/false or 1/0)");
     }
 
     private static String text(Object raw) {
@@ -233,40 +239,49 @@ final class LoadMapping {
 
     /** The Java value {@link RowKeySchema#encode} takes for {@code field}, from an input value. */
     private static Object keyValue(FieldSpec field, Object raw) throws Rejected {
-        String where = "key field '" + field.getName() + "'";
         switch (field.getType()) {
             case INT32:
             case INT64:
-                return number(where, raw);
+                return number(field, raw);
             case TIMESTAMP:
             case REVERSED_TIMESTAMP:
-                if (raw instanceof String && !((String) raw).trim().matches("-?\\d+")) {
+                if (raw instanceof String && !WHOLE_NUMBER.matcher(((String) raw).trim()).matches()) {
                     try {
                         return Instant.parse(((String) raw).trim());
                     } catch (DateTimeParseException e) {
-                        throw new Rejected(where + ": '" + raw + "' is neither epoch milliseconds nor an ISO-8601 instant");
+                        throw new Rejected(where(field) + ": '" + raw + "' is neither epoch milliseconds nor an ISO-8601 instant");
                     }
                 }
-                return number(where, raw);
+                return number(field, raw);
             case BOOL:
-                return bool(where, raw);
+                return bool(field, raw);
             case FIXED_BYTES:
                 if (raw instanceof String) {
-                    return hex(where, (String) raw);
+                    return hex(field, (String) raw);
                 }
-                throw new Rejected(where + ": " + describe(raw) + " is not a hex string");
+                throw new Rejected(where(field) + ": " + describe(raw) + " is not a hex string");
             default: // fixed strings, md5, javaHash
                 if (raw instanceof String) {
                     return raw;
                 }
-                throw new Rejected(where + ": " + describe(raw) + " is not a string");
+                throw new Rejected(where(field) + ": " + describe(raw) + " is not a string");
         }
     }
 
-    private static byte[] hex(String where, String s) throws Rejected {
+    /**
+     * How a reject's reason names a value: {@code label} a key field's spec or a column's text
+     * ({@link ColumnRule#where}). Made only for a reject: every line's every key field passes here.
+     */
+    private static String where(Object label) {
+        return label instanceof FieldSpec ? "key field '" + ((FieldSpec) label).getName() + "'" : String.valueOf(label);
+    }
+
+    private static final java.util.regex.Pattern WHOLE_NUMBER = java.util.regex.Pattern.compile("-?\\d+");
+
+    private static byte[] hex(Object label, String s) throws Rejected {
         String digits = s.startsWith("0x") ? s.substring(2) : s;
         if (digits.length() % 2 != 0 || !digits.matches("[0-9a-fA-F]*")) {
-            throw new Rejected(where + ": '" + s + "' is not hex");
+            throw new Rejected(where(label) + ": '" + s + "' is not hex");
         }
         return Bytes.fromHex(digits);
     }
