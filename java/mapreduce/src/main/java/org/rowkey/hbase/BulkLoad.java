@@ -759,6 +759,16 @@ public final class BulkLoad extends Configured implements Tool {
             return this;
         }
 
+        /** A copy that outlives the reducer's reuse of this object (its array is new per record read). */
+        LineRow kept() {
+            LineRow copy = new LineRow();
+            copy.file = file;
+            copy.line = line;
+            copy.cells = cells;
+            copy.length = length;
+            return copy;
+        }
+
         /** Whether this line comes after {@code other}'s in the load. */
         boolean after(LineRow other) {
             return file != other.file ? file > other.file : line > other.line;
@@ -810,8 +820,8 @@ public final class BulkLoad extends Configured implements Tool {
     /**
      * One input line in, the data row and its index rows (UNVERIFIED, with their covered cells)
      * out, each a record of its cells with the line's place in the load (not Puts, which cost far
-     * more to serialize through the shuffle), keyed by its table's byte and its row. A line that cannot be loaded goes to the rejects
-     * output: file, line number, reason, the line.
+     * more to serialize through the shuffle), keyed by its table's byte and its row. A line that
+     * cannot be loaded goes to the rejects output: file, line number, reason, the line.
      */
     public static final class LineMapper extends org.apache.hadoop.mapreduce.Mapper<LongWritable, Text, ImmutableBytesWritable, LineRow> {
         private Catalog catalog;
@@ -908,7 +918,7 @@ public final class BulkLoad extends Configured implements Tool {
             }
             cells.sort(CellComparator.getInstance()); // a Result finds its columns by binary search
             Result dataRow = Result.create(cells);
-            emit(context, indexes, key, cells);
+            emit(context, indexes, key, cells); // the data table's place: after the index tables
             for (int i = 0; i < indexes; i++) {
                 Put index = IndexRowFormat.wholeRow(catalog.indexKey(i, key), indexStamp, unverified, covered.get(i), dataRow);
                 List<Cell> indexCells = new ArrayList<>();
@@ -984,11 +994,7 @@ public final class BulkLoad extends Configured implements Tool {
             for (LineRow l : lines) {
                 if (last == null || l.after(last)) {
                     earlierLines = last == null ? null : with(earlierLines, last.place());
-                    last = new LineRow();
-                    last.file = l.file;
-                    last.line = l.line;
-                    last.cells = l.cells; // a new array per record read
-                    last.length = l.length;
+                    last = l.kept();
                 } else {
                     earlierLines = with(earlierLines, l.place());
                 }
