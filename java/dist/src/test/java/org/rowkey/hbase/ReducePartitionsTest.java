@@ -14,18 +14,14 @@ import java.util.Random;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.io.NullWritable;
-import org.apache.hadoop.mapreduce.Job;
-import org.apache.hadoop.mapreduce.lib.partition.TotalOrderPartitioner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.rowkey.hbase.InputRecords.Format;
 import org.rowkey.hbase.ReducePartitions.LoadedTable;
 
-/** The bulk load's reduce partitions: which regions are cut, where, and the file the partitioner reads. */
+/** The bulk load's reduce partitions: which regions are cut and where (the file Hadoop reads: {@link ReducePartitionFileTest}). */
 class ReducePartitionsTest {
     @TempDir
     File dir;
@@ -45,7 +41,7 @@ class ReducePartitionsTest {
     }
 
     /** In the shuffle's order: an index table of one region, 3 cells a row; a data table split in 8 at its first byte, one cell a row. */
-    private static List<LoadedTable> eightDataRegionsAndAnIndexOfOne() {
+    static List<LoadedTable> eightDataRegionsAndAnIndexOfOne() {
         byte[][] starts = new byte[8][];
         for (int r = 0; r < 8; r++) {
             starts[r] = r == 0 ? new byte[0] : new byte[] {(byte) (r * 32)};
@@ -130,47 +126,6 @@ class ReducePartitionsTest {
         }
     }
 
-    /** The file configure writes is the partitioner's: each region and cut piece a partition of its own, in key order. */
-    @Test
-    void thePartitionerSendsEachPieceToItsOwnReducerInKeyOrder() throws Exception {
-        List<LoadedTable> tables = eightDataRegionsAndAnIndexOfOne();
-        List<byte[]> indexCuts = Arrays.asList(new byte[] {0x10}, new byte[] {0x70, 1}, new byte[] {(byte) 0xe0});
-        Job job = Job.getInstance(new Configuration());
-        job.setMapOutputKeyClass(ImmutableBytesWritable.class);
-        int cut = ReducePartitions.configure(job, tables, Arrays.asList(indexCuts, Collections.emptyList()),
-                new Path(new File(dir, "partitions").toURI()));
-        assertEquals(1, cut, "regions cut");
-        assertEquals(8 + 4, job.getNumReduceTasks());
-        TotalOrderPartitioner<ImmutableBytesWritable, NullWritable> partitioner = new TotalOrderPartitioner<>();
-        partitioner.setConf(job.getConfiguration());
-        int last = -1;
-        // Every data region's start and middle, then each index piece's start and a key inside it.
-        List<byte[]> composites = new ArrayList<>();
-        for (int r = 0; r < 8; r++) {
-            composites.add(ReducePartitions.shuffleKey(1, new byte[] {(byte) (r * 32)}));
-            composites.add(ReducePartitions.shuffleKey(1, new byte[] {(byte) (r * 32 + 16)}));
-        }
-        byte[][] indexKeys = {{0x00}, {0x0f}, {0x10}, {0x70}, {0x70, 1}, {(byte) 0xdf}, {(byte) 0xe0}, {(byte) 0xff, 9}};
-        int[] indexPiece = {0, 0, 1, 1, 2, 2, 3, 3};
-        composites.sort(Bytes.BYTES_COMPARATOR);
-        List<Integer> dataPartitions = new ArrayList<>();
-        for (byte[] composite : composites) {
-            dataPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(composite), NullWritable.get(), 12));
-        }
-        List<Integer> indexPartitions = new ArrayList<>();
-        for (byte[] key : indexKeys) {
-            indexPartitions.add(partitioner.getPartition(new ImmutableBytesWritable(ReducePartitions.shuffleKey(0, key)),
-                    NullWritable.get(), 12));
-        }
-        // The index table first: its 4 pieces are partitions 0-3, the data table's 8 regions 4-11.
-        for (int i = 0; i < indexKeys.length; i++) {
-            assertEquals(indexPiece[i], (int) indexPartitions.get(i), Bytes.toStringBinary(indexKeys[i]));
-        }
-        for (int i = 0; i < composites.size(); i++) {
-            assertEquals(4 + i / 2, (int) dataPartitions.get(i), Bytes.toStringBinary(composites.get(i)));
-        }
-    }
-
     /** The rows a load will write are estimated from the lines sampled at random offsets. */
     @Test
     void theSampleEstimatesTheInputsRows() throws Exception {
@@ -187,7 +142,7 @@ class ReducePartitionsTest {
         File input = new File(dir, "input.json");
         Files.write(input.toPath(), lines.toString().getBytes(StandardCharsets.UTF_8));
         SplitSampler.Sample sample = SplitSampler.sampleKeys(mapping, Format.JSON,
-                Collections.singletonList(new Path(input.toURI())), 2_000, new Configuration());
+                Collections.singletonList(new Path(input.toURI())), 2_000, LoadMappingTest.localFiles());
         assertTrue(sample.keys.size() > 1_500, sample.keys.size() + " keys sampled");
         assertTrue(Math.abs(sample.rows - 18_000) < 900, sample.rows + " rows estimated, 18,000 in the input");
     }
