@@ -561,11 +561,7 @@ public final class BulkLoad extends Configured implements Tool {
         SplitSampler.Sample sample = SplitSampler.sampleKeys(mapping, format, inputFiles, ReducePartitions.samplesFor(wanted), jc);
         List<List<byte[]>> sampled = new ArrayList<>();
         for (int i = 0; i < catalog.indexes().size(); i++) {
-            List<byte[]> indexKeys = new ArrayList<>(sample.keys.size());
-            for (byte[] key : sample.keys) {
-                indexKeys.add(catalog.indexKey(i, key));
-            }
-            sampled.add(indexKeys);
+            sampled.add(SplitSampler.indexKeys(catalog, i, sample.keys));
         }
         sampled.add(sample.keys);
         List<List<byte[]>> cuts = ReducePartitions.cuts(tables, sampled, sample.rows, wanted,

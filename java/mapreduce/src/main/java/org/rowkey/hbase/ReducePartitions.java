@@ -81,14 +81,14 @@ final class ReducePartitions {
     /**
      * The keys at which each table's regions are cut (by table, in key order, each strictly inside
      * a region of it), given each table's keys of the same sampled lines ({@code sampled.get(t)}),
-     * the input's estimated {@code lines}, the {@code partitions} wanted in all, the fewest
+     * the input's estimated {@code rows}, the {@code partitions} wanted in all, the fewest
      * cells a partition of a cut region gets and the most partitions of a region.
      */
-    static List<List<byte[]>> cuts(List<LoadedTable> tables, List<List<byte[]>> sampled, long lines, int partitions,
+    static List<List<byte[]>> cuts(List<LoadedTable> tables, List<List<byte[]>> sampled, long rows, int partitions,
             long minCells, int maxPerRegion) {
         long cells = 0;
         for (LoadedTable t : tables) {
-            cells += lines * t.cellsPerRow;
+            cells += rows * t.cellsPerRow;
         }
         double share = Math.max((double) cells / Math.max(1, partitions), minCells);
         List<List<byte[]>> cuts = new ArrayList<>();
@@ -96,7 +96,7 @@ final class ReducePartitions {
             LoadedTable table = tables.get(t);
             List<byte[]> keys = new ArrayList<>(sampled.get(t));
             keys.sort(Bytes.BYTES_COMPARATOR);
-            double cellsPerSample = keys.isEmpty() ? 0 : (double) lines * table.cellsPerRow / keys.size();
+            double cellsPerSample = keys.isEmpty() ? 0 : (double) rows * table.cellsPerRow / keys.size();
             List<byte[]> tableCuts = new ArrayList<>();
             int from = 0;
             for (int r = 0; r < table.startKeys.length; r++) {
@@ -108,12 +108,9 @@ final class ReducePartitions {
                 int inRegion = to - from;
                 int parts = (int) Math.min(Math.min(Math.ceil(inRegion * cellsPerSample / share),
                         inRegion / MIN_SAMPLES_PER_PARTITION), maxPerRegion);
-                byte[] last = table.startKeys[r];
-                for (int p = 1; p < parts; p++) {
-                    byte[] cut = keys.get(from + (int) ((long) p * inRegion / parts));
-                    if (Bytes.compareTo(cut, last) > 0) { // distinct, and never the region's own start
+                for (byte[] cut : SplitSampler.quantiles(keys.subList(from, to), parts)) {
+                    if (Bytes.compareTo(cut, table.startKeys[r]) > 0) { // never the region's own start
                         tableCuts.add(cut);
-                        last = cut;
                     }
                 }
                 from = to;

@@ -70,17 +70,22 @@ final class SplitSampler {
                 if (!toSplit.contains(tables.get(t))) {
                     continue;
                 }
-                List<byte[]> keys = new ArrayList<>();
-                for (byte[] key : dataKeys) {
-                    keys.add(t == 0 ? key : catalog.indexKey(t - 1, key));
-                }
-                List<byte[]> points = quantiles(keys, regions);
+                List<byte[]> points = quantiles(t == 0 ? dataKeys : indexKeys(catalog, t - 1, dataKeys), regions);
                 for (byte[] point : points) {
                     splitAt(connection, admin, tables.get(t), point);
                 }
                 out.printf("Pre-split %s into %d regions at sampled keys%n", tables.get(t), points.size() + 1);
             }
         }
+    }
+
+    /** The keys in index {@code index} of the rows of {@code dataKeys}. */
+    static List<byte[]> indexKeys(Catalog catalog, int index, List<byte[]> dataKeys) {
+        List<byte[]> keys = new ArrayList<>(dataKeys.size());
+        for (byte[] key : dataKeys) {
+            keys.add(catalog.indexKey(index, key));
+        }
+        return keys;
     }
 
     /** The {@code regions - 1} distinct keys that cut sorted {@code keys} into equal parts. */
