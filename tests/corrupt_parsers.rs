@@ -8,15 +8,17 @@ mod budget;
 mod common;
 
 use budget::{corrupt_and_run, Harness};
-use common::absurd::{absurd_comparators, absurd_plans, absurd_rows, absurd_schemas, flood_inputs, FLOOD_NS_PER_BYTE};
+use common::absurd::{
+    absurd_comparators, absurd_flat_rows, absurd_plans, absurd_schemas, flood_inputs, FLOOD_NS_PER_BYTE,
+};
 use common::messages::{
-    all_type_fields, field, plan_bytes, predicate_spec, random_comparator_spec, row_bytes, schema_of,
+    all_type_fields, field, flat_row, plan_bytes, predicate_spec, random_comparator_spec, schema_of,
 };
 use common::mutation::{huge_varints, seeds_of, varint};
 use common::*;
 use hbase_rowkey::limits;
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::proto::rowkey::{Condition, FieldType};
+use hbase_rowkey::proto::rowkey::{Condition, FieldType, Value};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
@@ -88,30 +90,34 @@ fn row_test_schemas(rng: &mut Rng) -> Vec<(SchemaDef, Schema)> {
 }
 
 #[test]
-fn parser_encode_row_message() {
+fn parser_encode_flat() {
     let mut rng = Rng::new(0xe9c0_de04);
     let schemas = row_test_schemas(&mut rng);
-    let mut h = Harness::new("Schema::encode_row_message");
+    let mut h = Harness::new("Schema::encode_flat");
     let per_schema = INPUTS_PER_PARSER / schemas.len() + 1;
     let mut all_rows: Vec<Vec<u8>> = Vec::new();
     for (def, _) in &schemas {
         for _ in 0..5 {
-            all_rows.push(row_bytes(def.named(&random_row(&mut rng, def))));
+            all_rows.push(flat_row(&values_of(&random_row(&mut rng, def))));
         }
     }
     for (i, (def, schema)) in schemas.iter().enumerate() {
-        let mut seeds = seeds_of(20, || row_bytes(def.named(&random_row(&mut rng, def))));
-        seeds.extend(absurd_rows(def, i == 0));
-        // Rows of other schemas: unknown and mistyped fields.
+        let mut seeds = seeds_of(20, || flat_row(&values_of(&random_row(&mut rng, def))));
+        seeds.extend(absurd_flat_rows(def, &values_of(&random_row(&mut rng, def)), i == 0));
+        // Rows of other schemas: mistyped values, too few or too many.
         seeds.push(all_rows[(i * 5 + 7) % all_rows.len()].clone());
-        corrupt_and_run(&mut h, &mut rng, &seeds, per_schema, |b| schema.encode_row_message(b));
+        corrupt_and_run(&mut h, &mut rng, &seeds, per_schema, |b| schema.encode_flat(b));
     }
     let schema = &schemas[0].1;
     h.ns_per_byte = FLOOD_NS_PER_BYTE;
     for bytes in flood_inputs() {
-        h.check("flood", &bytes, |b| schema.encode_row_message(b));
+        h.check("flood", &bytes, |b| schema.encode_flat(b));
     }
     h.report(INPUTS_PER_PARSER);
+}
+
+fn values_of(row: &[V]) -> Vec<Value> {
+    row.iter().map(V::to_proto).collect()
 }
 
 #[test]
@@ -181,7 +187,7 @@ fn huge_declared_lengths_are_refused_without_allocating_them() {
                 h.check("schema", &d, Schema::from_bytes);
                 h.check("comparator", &d, Comparator::from_bytes);
                 h.check("plan", &d, plan_request);
-                h.check("row", &d, |b| row_schema.encode_row_message(b));
+                h.check("row", &d, |b| row_schema.encode_flat(b));
             }
         }
     }

@@ -76,11 +76,7 @@ fn limit_max_message_bytes() {
         "serialized scan plan request is",
     );
     let schema = Schema::from_spec(&schema_of(all_type_fields())).unwrap();
-    assert_limit(
-        schema.encode_row_message(&too_big),
-        limits::MAX_MESSAGE_BYTES,
-        "serialized row is",
-    );
+    assert_limit(schema.encode_flat(&too_big), limits::MAX_MESSAGE_BYTES, "flat row is");
     // A real message just above the limit, and a 10 MB field name inside one.
     let mut s = schema_of(vec![field(&"n".repeat(10 << 20), FieldType::INT32, 0)]);
     assert_limit(

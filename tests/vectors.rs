@@ -2,7 +2,10 @@
 //! generate.py): the Rust core must produce exactly these keys, results and errors. JUnit checks
 //! the same files through the Java shim.
 
-use hbase_rowkey::proto::rowkey::ComparatorSpec;
+mod common;
+
+use common::messages::flat_row;
+use hbase_rowkey::proto::rowkey::{ComparatorSpec, NamedValue, Value};
 use hbase_rowkey::proto::vectors::{SchemaErrorFile, Suite, VectorFile};
 use hbase_rowkey::{Comparator, Schema};
 
@@ -40,6 +43,7 @@ fn encodings_match_the_reference() {
     let file: VectorFile = load("encodings.txtpb");
     assert!(file.suite.len() >= 4);
     let mut checked = 0;
+    let mut flat_errors = 0;
     for suite in &file.suite {
         let schema = Schema::from_spec(&suite.schema).unwrap();
         for case in &suite.encode {
@@ -47,14 +51,47 @@ fn encodings_match_the_reference() {
                 .encode(&case.row.values)
                 .unwrap_or_else(|e| panic!("{}/{}: {e}", suite.name, case.name));
             assert_eq!(hex(&key), case.key_hex, "{}/{}", suite.name, case.name);
+            let flat = flat_in_key_order(&schema, &case.row.values).expect("a valid row has every field once");
+            let key = schema
+                .encode_flat(&flat)
+                .unwrap_or_else(|e| panic!("{}/{} (flat): {e}", suite.name, case.name));
+            assert_eq!(hex(&key), case.key_hex, "{}/{} (flat)", suite.name, case.name);
             checked += 1;
         }
         for case in &suite.encode_error {
             let err = schema.encode(&case.row.values).expect_err(&case.name);
             assert_error_names(&err, &case.error_contains, &format!("{}/{}", suite.name, case.name));
+            // A missing, unknown or repeated field has no flat form (it names no fields): the
+            // Java client refuses it by name before.
+            if let Some(flat) = flat_in_key_order(&schema, &case.row.values) {
+                let err = schema.encode_flat(&flat).expect_err(&case.name);
+                assert_error_names(
+                    &err,
+                    &case.error_contains,
+                    &format!("{}/{} (flat)", suite.name, case.name),
+                );
+                flat_errors += 1;
+            }
         }
     }
     assert!(checked >= 20);
+    assert!(flat_errors >= 5, "{flat_errors} value errors checked flat");
+}
+
+/// The row's values in the schema's field order, in the flat form, when it gives every field once.
+fn flat_in_key_order(schema: &Schema, values: &[NamedValue]) -> Option<Vec<u8>> {
+    let ordered: Vec<&Value> = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let mut given = values.iter().filter(|v| v.field == f.name);
+            match (given.next(), given.next()) {
+                (Some(v), None) => Some(v.value.get_or_default()),
+                _ => None,
+            }
+        })
+        .collect::<Option<_>>()?;
+    (ordered.len() == values.len()).then(|| flat_row(ordered))
 }
 
 #[test]

@@ -49,9 +49,9 @@ jni_export! {
 }
 
 jni_export! {
-    fn Java_org_rowkey_hbase_RowKeyNative_schemaEncode<'local>(env, schema: jlong, row: JByteArray<'local>) -> JByteArray<'local> {
+    fn Java_org_rowkey_hbase_RowKeyNative_schemaEncode<'local>(env, schema: jlong, values: JByteArray<'local>) -> JByteArray<'local> {
         let schema = schema_ref(schema)?;
-        let key = schema.encode_row_message(&read_message(env, &row, "row")?)?;
+        let key = schema.encode_flat(&read_message(env, &values, "values")?)?;
         Ok(env.byte_array_from_slice(&key)?)
     }
 }

@@ -8,12 +8,39 @@ use protobuf::Message;
 
 use super::schema::{Field, Kind, Location, Schema};
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::proto::rowkey::{value::Kind as ValueKind, NamedValue, Row, Value};
 
 pub type FieldBytes = Vec<u8>;
 
+/// A value to encode, borrowed from a wire `Value` or from a flat buffer of values (`encode_flat`).
+#[derive(Clone, Copy, Debug)]
+enum ValueRef<'a> {
+    Missing,
+    Int(i64),
+    Bool(bool),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> From<&'a Value> for ValueRef<'a> {
+    fn from(value: &'a Value) -> Self {
+        match &value.kind {
+            None => ValueRef::Missing,
+            Some(ValueKind::IntValue(v)) => ValueRef::Int(*v),
+            Some(ValueKind::BoolValue(b)) => ValueRef::Bool(*b),
+            Some(ValueKind::StringValue(s)) => ValueRef::Str(s),
+            Some(ValueKind::BytesValue(b)) => ValueRef::Bytes(b),
+        }
+    }
+}
+
 /// Encodes one value for `field`, checking its type and range.
 pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
+    encode_ref(field, value.into())
+}
+
+fn encode_ref(field: &Field, value: ValueRef<'_>) -> Result<FieldBytes> {
     let name = field.name.as_str();
     let mismatch = |expected: &str| {
         Error::value(
@@ -21,13 +48,13 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
             format!(
                 "expected {expected} for a {} field, got {}",
                 field.kind.name(),
-                describe(value)
+                describe(&value)
             ),
         )
     };
-    let mut bytes = match (field.kind, &value.kind) {
-        (Kind::Int32, Some(ValueKind::IntValue(v))) => {
-            let v = i32::try_from(*v).map_err(|_| {
+    let mut bytes = match (field.kind, value) {
+        (Kind::Int32, ValueRef::Int(v)) => {
+            let v = i32::try_from(v).map_err(|_| {
                 Error::value(
                     name,
                     format!("{v} is out of range for int32 [{}, {}]", i32::MIN, i32::MAX),
@@ -35,24 +62,24 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
             })?;
             ((v as u32) ^ 0x8000_0000).to_be_bytes().to_vec()
         }
-        (Kind::Int64 | Kind::Timestamp, Some(ValueKind::IntValue(v))) => {
-            ((*v as u64) ^ 0x8000_0000_0000_0000).to_be_bytes().to_vec()
+        (Kind::Int64 | Kind::Timestamp, ValueRef::Int(v)) => {
+            ((v as u64) ^ 0x8000_0000_0000_0000).to_be_bytes().to_vec()
         }
-        (Kind::ReversedTimestamp, Some(ValueKind::IntValue(v))) => {
-            if *v < 0 {
+        (Kind::ReversedTimestamp, ValueRef::Int(v)) => {
+            if v < 0 {
                 return Err(Error::value(
                     name,
                     format!("a reversed timestamp must be >= 0, got {v}"),
                 ));
             }
-            ((i64::MAX - *v) as u64).to_be_bytes().to_vec()
+            ((i64::MAX - v) as u64).to_be_bytes().to_vec()
         }
         (Kind::Int32 | Kind::Int64 | Kind::Timestamp | Kind::ReversedTimestamp, _) => {
             return Err(mismatch("an integer"))
         }
-        (Kind::Bool, Some(ValueKind::BoolValue(b))) => vec![u8::from(*b)],
+        (Kind::Bool, ValueRef::Bool(b)) => vec![u8::from(b)],
         (Kind::Bool, _) => return Err(mismatch("a boolean")),
-        (Kind::FixedString(width), Some(ValueKind::StringValue(s))) => {
+        (Kind::FixedString(width), ValueRef::Str(s)) => {
             if s.len() > width {
                 return Err(Error::value(
                     name,
@@ -72,20 +99,20 @@ pub fn encode_value(field: &Field, value: &Value) -> Result<FieldBytes> {
             padded.resize(width, 0);
             padded
         }
-        (Kind::FixedBytes(width), Some(ValueKind::BytesValue(b))) => {
+        (Kind::FixedBytes(width), ValueRef::Bytes(b)) => {
             if b.len() != width {
                 return Err(Error::value(
                     name,
                     format!("expected exactly {width} bytes, got {}", b.len()),
                 ));
             }
-            b.clone()
+            b.to_vec()
         }
-        (Kind::Md5(width), Some(ValueKind::StringValue(s))) => Md5::digest(s.as_bytes())[..width].to_vec(),
-        (Kind::JavaHash, Some(ValueKind::StringValue(s))) => java_string_hash(s).to_be_bytes().to_vec(),
+        (Kind::Md5(width), ValueRef::Str(s)) => Md5::digest(s.as_bytes())[..width].to_vec(),
+        (Kind::JavaHash, ValueRef::Str(s)) => java_string_hash(s).to_be_bytes().to_vec(),
         // Bytes of the digest's width are a digest already (what decode gives back), so decoded
         // keys re-encode and queries can use stored digests.
-        (Kind::Md5(_) | Kind::JavaHash, Some(ValueKind::BytesValue(b))) if b.len() == field.kind.width() => b.clone(),
+        (Kind::Md5(_) | Kind::JavaHash, ValueRef::Bytes(b)) if b.len() == field.kind.width() => b.to_vec(),
         (Kind::Md5(_) | Kind::JavaHash, _) => {
             return Err(mismatch(&format!(
                 "a string (or its {}-byte digest)",
@@ -198,30 +225,96 @@ pub(super) fn salt_bucket<B: AsRef<[u8]>>(buckets: u32, stored_fields: impl Into
     (hash % buckets) as u8
 }
 
-fn describe(value: &Value) -> &'static str {
-    match value.kind {
-        None => "no value",
-        Some(ValueKind::IntValue(_)) => "an integer",
-        Some(ValueKind::BoolValue(_)) => "a boolean",
-        Some(ValueKind::StringValue(_)) => "a string",
-        Some(ValueKind::BytesValue(_)) => "bytes",
+fn describe(value: &ValueRef<'_>) -> &'static str {
+    match value {
+        ValueRef::Missing => "no value",
+        ValueRef::Int(_) => "an integer",
+        ValueRef::Bool(_) => "a boolean",
+        ValueRef::Str(_) => "a string",
+        ValueRef::Bytes(_) => "bytes",
     }
 }
 
 impl Schema {
     /// Encodes a whole row: every field exactly once, in any order.
     pub fn encode(&self, values: &[NamedValue]) -> Result<Vec<u8>> {
-        let mut given: Vec<Option<&Value>> = vec![None; self.fields().len()];
+        let mut given: Vec<Option<ValueRef<'_>>> = vec![None; self.fields().len()];
         for named in values {
             let index = self.field_index(&named.field)?;
-            if given[index].replace(named.value.get_or_default()).is_some() {
+            if given[index].replace(named.value.get_or_default().into()).is_some() {
                 return Err(Error::DuplicateField(named.field.clone()));
             }
         }
+        let mut in_order = Vec::with_capacity(given.len());
+        for (field, value) in self.fields().iter().zip(given) {
+            in_order.push(value.ok_or_else(|| Error::MissingField(field.name.clone()))?);
+        }
+        self.encode_in_order(&in_order)
+    }
+
+    /// Encodes a whole row from a flat buffer of its values in field order (how the Java client
+    /// passes a row: no message and no field names to build and parse for each key). Each value
+    /// is a kind byte, then: 1 an int, 8 bytes big-endian; 2 a bool, one byte 0 or 1; 3 a
+    /// string, a 4-byte big-endian length and its UTF-8; 4 bytes, a 4-byte length and the bytes.
+    pub fn encode_flat(&self, flat: &[u8]) -> Result<Vec<u8>> {
+        const WHAT: &str = "flat row";
+        if flat.len() > limits::MAX_MESSAGE_BYTES {
+            return Err(Error::MessageTooLarge {
+                what: WHAT,
+                found: flat.len(),
+                limit: limits::MAX_MESSAGE_BYTES,
+            });
+        }
+        let corrupt = |detail: String| Error::Corrupt { what: WHAT, detail };
+        let mut rest = flat;
+        let mut take = |n: usize, field: &str| -> Result<&[u8]> {
+            if rest.len() < n {
+                return Err(corrupt(format!("it ends inside the value of field '{field}'")));
+            }
+            let (head, tail) = rest.split_at(n);
+            rest = tail;
+            Ok(head)
+        };
+        let mut values = Vec::with_capacity(self.fields().len());
+        for field in self.fields() {
+            let name = field.name.as_str();
+            let value = match take(1, name)?[0] {
+                1 => ValueRef::Int(i64::from_be_bytes(take(8, name)?.try_into().expect("8 bytes"))),
+                2 => match take(1, name)?[0] {
+                    0 => ValueRef::Bool(false),
+                    1 => ValueRef::Bool(true),
+                    other => return Err(corrupt(format!("field '{name}': bool byte {other}"))),
+                },
+                kind @ (3 | 4) => {
+                    let length = u32::from_be_bytes(take(4, name)?.try_into().expect("4 bytes")) as usize;
+                    let bytes = take(length, name)?;
+                    if kind == 4 {
+                        ValueRef::Bytes(bytes)
+                    } else {
+                        ValueRef::Str(
+                            std::str::from_utf8(bytes)
+                                .map_err(|_| corrupt(format!("field '{name}': the string is not UTF-8")))?,
+                        )
+                    }
+                }
+                other => return Err(corrupt(format!("field '{name}': value kind {other}"))),
+            };
+            values.push(value);
+        }
+        if !rest.is_empty() {
+            return Err(corrupt(format!(
+                "{} byte(s) after the values of all {} fields",
+                rest.len(),
+                values.len()
+            )));
+        }
+        self.encode_in_order(&values)
+    }
+
+    fn encode_in_order(&self, values: &[ValueRef<'_>]) -> Result<Vec<u8>> {
         let mut key = vec![0u8; self.key_length()];
-        for (field, value) in self.fields().iter().zip(&given) {
-            let value = value.ok_or_else(|| Error::MissingField(field.name.clone()))?;
-            write_field(field, &mut key, &encode_value(field, value)?);
+        for (field, value) in self.fields().iter().zip(values) {
+            write_field(field, &mut key, &encode_ref(field, *value)?);
         }
         if let Some(salt) = self.salt() {
             key[0] = self.salt_of(salt.fields.iter().map(|&i| read_field(&self.fields()[i], &key)));
@@ -251,12 +344,6 @@ impl Schema {
                 Ok(named)
             })
             .collect()
-    }
-
-    /// `encode` over a serialized `Row`.
-    pub fn encode_row_message(&self, row: &[u8]) -> Result<Vec<u8>> {
-        let row: Row = crate::wire::parse(row, "row")?;
-        self.encode(&row.values)
     }
 
     /// `decode` into a serialized `Row`.

@@ -5,14 +5,14 @@
 
 use hbase_rowkey::limits;
 use hbase_rowkey::proto::rowkey::{
-    comparator_spec::Kind, value::Kind as ValueKind, ComparatorSpec, Condition, EqualComparatorSpec, FieldType,
-    NamedValue, Op, RangeComparatorSpec, SaltSpec, ScanPlanRequest, SchemaSpec, Value,
+    comparator_spec::Kind, value::Kind as ValueKind, ComparatorSpec, Condition, EqualComparatorSpec, FieldType, Op,
+    RangeComparatorSpec, SaltSpec, ScanPlanRequest, SchemaSpec, Value,
 };
 use protobuf::{Message, MessageField};
 
 use super::messages::{
-    all_type_fields, boolean, bytes_value, condition, field, int, named, plan_bytes, predicate_spec, row_bytes,
-    salted_wide_in_lists, schema_of, string,
+    all_type_fields, boolean, bytes_value, condition, field, flat_row, int, named, plan_bytes, predicate_spec,
+    salted_wide_in_lists, schema_of, string, value,
 };
 use super::SchemaDef;
 
@@ -319,10 +319,12 @@ pub fn absurd_plans() -> Vec<(&'static str, Vec<u8>)> {
     out
 }
 
-/// Well-formed `Row`s for `def` whose contents are out of range.
-pub fn absurd_rows(def: &SchemaDef, with_flood: bool) -> Vec<Vec<u8>> {
+/// Flat rows (`Schema::encode_flat`) for `def` whose contents are out of range or malformed:
+/// `valid` (a good row of `def`) with its first value replaced by absurd ones, cut short, with
+/// bytes after it, and with lying lengths, kinds and bool bytes.
+pub fn absurd_flat_rows(def: &SchemaDef, valid: &[Value], with_flood: bool) -> Vec<Vec<u8>> {
+    assert_eq!(valid.len(), def.fields.len());
     let mut out = Vec::new();
-    let first = def.fields[0].name.clone();
     let kinds = [
         ValueKind::IntValue(i64::MIN),
         ValueKind::IntValue(i64::MAX),
@@ -334,17 +336,26 @@ pub fn absurd_rows(def: &SchemaDef, with_flood: bool) -> Vec<Vec<u8>> {
         ValueKind::BytesValue(vec![0xff; 17]),
         ValueKind::BytesValue(Vec::new()),
     ];
+    let rest = flat_row(&valid[1..]);
+    let with_first = |first: Vec<u8>| [first, rest.clone()].concat();
     for kind in kinds {
-        out.push(row_bytes(vec![named(&first, kind)]));
+        out.push(with_first(flat_row([&value(kind)])));
     }
-    out.push(row_bytes(Vec::new()));
-    let mut no_value = NamedValue::new();
-    no_value.field = first.clone();
-    out.push(row_bytes(vec![no_value]));
-    out.push(row_bytes(vec![named("no such field", ValueKind::IntValue(1))]));
+    out.push(Vec::new());
+    out.push(with_first(vec![0])); // no kind
+    out.push(with_first(vec![5]));
+    out.push(with_first(vec![2, 2])); // a bool byte that is neither 0 nor 1
+    out.push(with_first(vec![3, 0, 0, 0, 2, 0xc3, 0x28])); // not UTF-8
+    out.push(with_first(vec![3, 0xff, 0xff, 0xff, 0xff])); // 4 GiB claimed
+    out.push(with_first(vec![4, 0x7f, 0xff, 0xff, 0xff, 1]));
+    let whole = flat_row(valid);
+    out.push([whole.clone(), vec![1]].concat()); // a value too many
+    out.push(whole[..whole.len() - 1].to_vec()); // the last value cut short
     if with_flood {
-        out.push(row_bytes(vec![named(&first, ValueKind::IntValue(1)); 100_000]));
-        out.push(row_bytes(vec![named(&"x".repeat(500_000), ValueKind::IntValue(1))]));
+        out.push(flat_row(&vec![value(ValueKind::IntValue(1)); 100_000]));
+        out.push(with_first(flat_row([&value(ValueKind::StringValue(
+            "x".repeat(2 << 20),
+        ))])));
     }
     out
 }

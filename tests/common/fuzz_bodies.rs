@@ -8,12 +8,15 @@
 //! the test's `catch_unwind`) reports.
 //!
 //! Input framing (see [`frame`]): two little-endian bytes `n`, then `n` bytes of message (a
-//! `ComparatorSpec` or a `SchemaSpec`), then the rest (rows, or a `Row` message / key).
+//! `ComparatorSpec` or a `SchemaSpec`), then the rest (rows, or a flat row / key).
 #![allow(dead_code)]
 
 use protobuf::Message;
 
-use hbase_rowkey::proto::rowkey::{comparator_spec::Kind as SpecKind, ComparatorSpec, ScanPlan, ScanPlanRequest};
+use hbase_rowkey::proto::rowkey::value::Kind;
+use hbase_rowkey::proto::rowkey::{
+    comparator_spec::Kind as SpecKind, ComparatorSpec, Row, ScanPlan, ScanPlanRequest, Value,
+};
 use hbase_rowkey::{plan_wire, text};
 use hbase_rowkey::{Comparator, Error, ErrorClass, Schema};
 
@@ -167,9 +170,10 @@ fn check_plan(comparator: &Comparator, query: ComparatorSpec, rows: &[u8]) {
     }
 }
 
-/// Parses the message part as a `SchemaSpec`, then: the rest as a `Row` message to encode (a
-/// key made by `encode` decodes, and the decoded row encodes to the same key); the rest (and its
-/// first key-length bytes) as a key to decode (a decoded row that encodes decodes the same).
+/// Parses the message part as a `SchemaSpec`, then: the rest as a flat row to encode (a key made
+/// by `encode_flat` decodes, and the decoded row encodes to the same key, both as named values and
+/// flat); the rest (and its first key-length bytes) as a key to decode (a decoded row that encodes
+/// decodes the same).
 pub fn encode_decode(data: &[u8]) {
     let (spec, rest) = split(data);
     let schema = match Schema::from_bytes(spec) {
@@ -182,16 +186,21 @@ pub fn encode_decode(data: &[u8]) {
     assert_eq!(again.canonical_bytes(), canonical, "canonical form is not stable");
     assert_eq!(again.key_length(), schema.key_length());
 
-    match schema.encode_row_message(rest) {
+    match schema.encode_flat(rest) {
         Ok(key) => {
             assert_eq!(key.len(), schema.key_length(), "encode made a key of the wrong length");
             let row = schema
-                .decode_to_row_message(&key)
+                .decode(&key)
                 .unwrap_or_else(|e| panic!("a key made by encode does not decode: {e}"));
             let again = schema
-                .encode_row_message(&row)
+                .encode(&row)
                 .unwrap_or_else(|e| panic!("a decoded row does not encode again: {e}"));
             assert_eq!(again, key, "decode then encode changed the key");
+            let flat = flat_row(row.iter().map(|named| named.value.get_or_default()));
+            let again = schema
+                .encode_flat(&flat)
+                .unwrap_or_else(|e| panic!("a decoded row does not encode again from its flat form: {e}"));
+            assert_eq!(again, key, "decode then encode from the flat form changed the key");
         }
         Err(e) => check_error(&e),
     }
@@ -200,11 +209,12 @@ pub fn encode_decode(data: &[u8]) {
     for key in [Some(rest), prefix].into_iter().flatten() {
         match schema.decode_to_row_message(key) {
             Ok(row) => {
-                if let Ok(key) = schema.encode_row_message(&row) {
+                let row = Row::parse_from_bytes(&row).expect("a decoded row message parses");
+                if let Ok(key) = schema.encode(&row.values) {
                     let row_again = schema
-                        .decode_to_row_message(&key)
+                        .decode(&key)
                         .unwrap_or_else(|e| panic!("a key made by encode does not decode: {e}"));
-                    assert_eq!(row_again, row, "encode then decode changed the row");
+                    assert_eq!(row_again, row.values, "encode then decode changed the row");
                 }
             }
             Err(e) => check_error(&e),
@@ -249,4 +259,30 @@ pub fn parse_text(data: &[u8]) {
             Err(e) => check_error(&e),
         }
     }
+}
+
+/// The flat form `Schema::encode_flat` reads (the Java client's `FlatValues`): values in field
+/// order, each a kind byte (1 int, 2 bool, 3 string, 4 bytes) and its bytes, big-endian, a
+/// string's or bytes' behind a 4-byte length. A value without a kind is written as kind 0.
+pub fn flat_row<'a>(values: impl IntoIterator<Item = &'a Value>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        match &v.kind {
+            Some(Kind::IntValue(i)) => {
+                out.push(1);
+                out.extend_from_slice(&i.to_be_bytes());
+            }
+            Some(Kind::BoolValue(b)) => out.extend_from_slice(&[2, u8::from(*b)]),
+            Some(Kind::StringValue(s)) => flat_with_length(&mut out, 3, s.as_bytes()),
+            Some(Kind::BytesValue(b)) => flat_with_length(&mut out, 4, b),
+            _ => out.push(0),
+        }
+    }
+    out
+}
+
+fn flat_with_length(out: &mut Vec<u8>, kind: u8, bytes: &[u8]) {
+    out.push(kind);
+    out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    out.extend_from_slice(bytes);
 }

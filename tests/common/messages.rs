@@ -9,6 +9,7 @@ use hbase_rowkey::proto::rowkey::{
 };
 use protobuf::{Message, MessageField};
 
+pub use super::fuzz_bodies::flat_row;
 use super::{random_predicate, random_row, random_schema, random_value, Rng, SchemaDef};
 
 pub fn named(field: &str, kind: ValueKind) -> NamedValue {

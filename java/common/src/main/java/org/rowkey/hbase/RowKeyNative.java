@@ -25,8 +25,8 @@ final class RowKeyNative {
     /** The canonical serialized {@code SchemaSpec} of a schema. */
     static native byte[] schemaCanonical(long schema);
     static native int schemaKeyLength(long schema);
-    /** Encodes a serialized {@code Row} into a row key. */
-    static native byte[] schemaEncode(long schema, byte[] row);
+    /** Encodes a row's values in key order, in the form {@link FlatValues} writes, into a row key. */
+    static native byte[] schemaEncode(long schema, byte[] values);
     /** Decodes key[offset, offset+length) into a serialized {@code Row}. */
     static native byte[] schemaDecode(long schema, byte[] key, int offset, int length);
     static native void schemaFree(long schema);

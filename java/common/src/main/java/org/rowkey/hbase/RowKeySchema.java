@@ -181,18 +181,28 @@ public final class RowKeySchema {
      */
     public byte[] encode(Map<String, ?> values) {
         Objects.requireNonNull(values, "values");
-        Row.Builder row = Row.newBuilder();
-        for (Map.Entry<String, ?> e : values.entrySet()) {
-            FieldSpec f = field(e.getKey());
-            row.addValues(NamedValue.newBuilder().setField(f.getName()).setValue(Values.toValue(f, e.getValue())));
+        for (String name : values.keySet()) {
+            field(name);
         }
-        for (String name : fields.keySet()) {
-            if (!values.containsKey(name)) {
-                throw new IllegalArgumentException("field '" + name + "' is missing");
+        FlatValues flat = new FlatValues();
+        String missing = null;
+        for (FieldSpec f : fields.values()) {
+            if (values.containsKey(f.getName())) {
+                Values.convert(f, values.get(f.getName()), flat);
+            } else if (missing == null) {
+                missing = f.getName(); // reported after every given value's own error
             }
         }
+        if (missing != null) {
+            throw new IllegalArgumentException("field '" + missing + "' is missing");
+        }
+        return encode(flat);
+    }
+
+    /** The row key of every field's value, given in key order (see {@link #encode(Map)}). */
+    byte[] encode(FlatValues valuesInKeyOrder) {
         try {
-            return RowKeyNative.schemaEncode(handle.get(), row.build().toByteArray());
+            return RowKeyNative.schemaEncode(handle.get(), valuesInKeyOrder.toByteArray());
         } finally {
             NativeCleaner.keepAlive(handle);
         }

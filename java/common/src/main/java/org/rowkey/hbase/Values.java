@@ -41,42 +41,82 @@ import org.rowkey.hbase.proto.RowKeyProtos.Value;
 final class Values {
     private Values() {}
 
+    /** Takes a field's value in the form the native core encodes: one of four kinds. */
+    interface Sink<T> {
+        T integer(long v);
+
+        T bool(boolean b);
+
+        /** A well-formed string (no unpaired surrogate). */
+        T string(String s);
+
+        T bytes(byte[] b);
+    }
+
+    /** Builds the wire {@link Value}. */
+    private static final Sink<Value> WIRE = new Sink<Value>() {
+        @Override
+        public Value integer(long v) {
+            return Value.newBuilder().setIntValue(v).build();
+        }
+
+        @Override
+        public Value bool(boolean b) {
+            return Value.newBuilder().setBoolValue(b).build();
+        }
+
+        @Override
+        public Value string(String s) {
+            return Value.newBuilder().setStringValue(s).build();
+        }
+
+        @Override
+        public Value bytes(byte[] b) {
+            return Value.newBuilder().setBytesValue(ByteString.copyFrom(b)).build();
+        }
+    };
+
     /** The wire value of {@code value} for {@code field}. */
     static Value toValue(FieldSpec field, Object value) {
+        return convert(field, value, WIRE);
+    }
+
+    /** Gives {@code sink} the value of {@code value} for {@code field}, checked and converted. */
+    static <T> T convert(FieldSpec field, Object value, Sink<T> sink) {
         String name = field.getName();
         if (value == null) {
             throw new IllegalArgumentException("field '" + name + "': value is null");
         }
         switch (field.getType()) {
             case INT32:
-                return intValue(checkRange(field, integral(field, value), Integer.MIN_VALUE, Integer.MAX_VALUE));
+                return sink.integer(checkRange(field, integral(field, value), Integer.MIN_VALUE, Integer.MAX_VALUE));
             case INT64:
-                return intValue(integral(field, value));
+                return sink.integer(integral(field, value));
             case TIMESTAMP:
             case REVERSED_TIMESTAMP:
-                return intValue(timestamp(field, value));
+                return sink.integer(timestamp(field, value));
             case BOOL:
                 if (value instanceof Boolean) {
-                    return Value.newBuilder().setBoolValue((Boolean) value).build();
+                    return sink.bool((Boolean) value);
                 }
                 throw wrongType(field, "a Boolean", value);
             case FIXED_STRING:
                 if (value instanceof CharSequence) {
-                    return stringValue(field, value.toString());
+                    return sink.string(wellFormed(name, value.toString()));
                 }
                 throw wrongType(field, "a String", value);
             case MD5:
             case JAVA_HASH:
                 if (value instanceof CharSequence) {
-                    return stringValue(field, value.toString());
+                    return sink.string(wellFormed(name, value.toString()));
                 }
                 if (value instanceof byte[]) {
-                    return bytesValue((byte[]) value); // the digest itself, as decode gives it
+                    return sink.bytes((byte[]) value); // the digest itself, as decode gives it
                 }
                 throw wrongType(field, "a String (or its digest as byte[])", value);
             case FIXED_BYTES:
                 if (value instanceof byte[]) {
-                    return bytesValue((byte[]) value);
+                    return sink.bytes((byte[]) value);
                 }
                 throw wrongType(field, "a byte[]", value);
             default:
@@ -227,12 +267,12 @@ final class Values {
 
     // ---- strings and bytes ----
 
-    private static Value stringValue(FieldSpec field, String s) {
-        checkWellFormed(field.getName(), s);
-        return Value.newBuilder().setStringValue(s).build();
+    private static String wellFormed(String fieldName, String s) {
+        checkWellFormed(fieldName, s);
+        return s;
     }
 
-    /** Refuses an unpaired surrogate: UTF-8 cannot encode it and protobuf would write '?'. */
+    /** Refuses an unpaired surrogate: UTF-8 cannot encode it, and Java's encoder and protobuf write '?'. */
     static void checkWellFormed(String fieldName, String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -248,14 +288,6 @@ final class Values {
                     "field '%s': string has an unpaired surrogate U+%04X at index %d (not encodable as UTF-8)",
                     fieldName, (int) c, i));
         }
-    }
-
-    private static Value bytesValue(byte[] b) {
-        return Value.newBuilder().setBytesValue(ByteString.copyFrom(b)).build();
-    }
-
-    private static Value intValue(long v) {
-        return Value.newBuilder().setIntValue(v).build();
     }
 
     private static Value requireKind(FieldSpec field, Value value, Value.KindCase kind) {

@@ -161,6 +161,9 @@ class RowKeySchemaTest {
         row.remove("nope");
         row.remove("sdate");
         assertEquals("field 'sdate' is missing", iae(() -> schema.encode(row)));
+        row.remove("md5url");
+        row.put("code", "404"); // a given value's own error comes before a missing field's, wherever each is
+        assertEquals("field 'code': expected an integer number, got java.lang.String", iae(() -> schema.encode(row)));
 
         RowKeySchema s = RowKeySchema.builder().fixedString("name", 3).build();
         assertTrue(iae(() -> s.encode(TestData.map("name", "abcd"))).contains("'name'"));

@@ -66,11 +66,16 @@ final class LoadMapping {
     /** Key field name -> input field name, every field of the schema, in key order. */
     private final Map<String, String> keyInputs;
     private final List<ColumnRule> columns;
+    /** The key's fields and their input field names, in key order (as {@code keyInputs}). */
+    private final FieldSpec[] keyFields;
+    private final String[] keyFieldInputs;
 
     private LoadMapping(RowKeySchema schema, Map<String, String> keyInputs, List<ColumnRule> columns) {
         this.schema = schema;
         this.keyInputs = keyInputs;
         this.columns = columns;
+        this.keyFields = keyInputs.keySet().stream().map(schema::field).toArray(FieldSpec[]::new);
+        this.keyFieldInputs = keyInputs.values().toArray(new String[0]);
     }
 
     /**
@@ -154,15 +159,16 @@ final class LoadMapping {
      * Boolean, Long epoch millis of a {@code $date}, or null).
      */
     byte[] rowKey(Map<String, Object> record) throws Rejected {
-        Map<String, Object> values = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : keyInputs.entrySet()) {
-            Object raw = record.get(e.getValue());
-            if (raw == null) {
-                throw new Rejected("key field '" + e.getKey() + "': input field '" + e.getValue() + "' is missing");
-            }
-            values.put(e.getKey(), keyValue(schema.field(e.getKey()), raw));
-        }
+        FlatValues values = new FlatValues();
         try {
+            for (int i = 0; i < keyFields.length; i++) {
+                Object raw = record.get(keyFieldInputs[i]);
+                if (raw == null) {
+                    throw new Rejected("key field '" + keyFields[i].getName() + "': input field '" + keyFieldInputs[i]
+                            + "' is missing");
+                }
+                Values.convert(keyFields[i], keyValue(keyFields[i], raw), values);
+            }
             return schema.encode(values);
         } catch (IllegalArgumentException e) {
             throw new Rejected(e.getMessage());
