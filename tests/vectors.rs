@@ -163,3 +163,73 @@ fn bad_schemas_are_refused_by_name() {
         assert_error_names(&err, &case.error_contains, &case.name);
     }
 }
+
+/// A flat row that does not fit the schema is refused, naming what is wrong: the Java client writes
+/// one value per field in key order, so any other shape is a bug there, not a key to guess at.
+#[test]
+fn flat_rows_that_do_not_fit_the_schema_are_refused_by_name() {
+    let file: VectorFile = load("encodings.txtpb");
+    let suite = &file.suite[0];
+    let schema = Schema::from_spec(&suite.schema).unwrap();
+    let whole = flat_in_key_order(&schema, &suite.encode[0].row.values).unwrap();
+    let first = schema.fields()[0].name.clone();
+    let last = schema.fields().last().unwrap().name.clone();
+    let refused = |flat: &[u8], expected: &str| {
+        let err = schema.encode_flat(flat).expect_err(expected);
+        assert_error_names(&err, expected, expected);
+        assert_error_names(&err, "corrupt serialized flat row", expected);
+    };
+    refused(&[whole.clone(), vec![1]].concat(), "1 byte(s) after the values of all");
+    refused(
+        &whole[..whole.len() - 1],
+        &format!("ends inside the value of field '{last}'"),
+    );
+    refused(&[], &format!("ends inside the value of field '{first}'"));
+    refused(
+        &[vec![9], whole[1..].to_vec()].concat(),
+        &format!("field '{first}': value kind 9"),
+    );
+    // A length past the end (4 GiB claimed): refused before anything is allocated for it.
+    refused(
+        &[3, 0xff, 0xff, 0xff, 0xff],
+        &format!("ends inside the value of field '{first}'"),
+    );
+    let too_big = vec![0u8; hbase_rowkey::limits::MAX_MESSAGE_BYTES + 1];
+    let err = schema.encode_flat(&too_big).unwrap_err();
+    assert_error_names(&err, "flat row is", "too big");
+    // A bool byte other than 0 or 1, and a string that is not UTF-8, where the schema has them.
+    let mut odd_values = 0;
+    for (i, field) in schema.fields().iter().enumerate() {
+        let values: Vec<Value> = schema
+            .fields()
+            .iter()
+            .map(|f| {
+                suite.encode[0]
+                    .row
+                    .values
+                    .iter()
+                    .find(|v| v.field == f.name)
+                    .unwrap()
+                    .value
+                    .get_or_default()
+                    .clone()
+            })
+            .collect();
+        let before = flat_row(&values[..i]);
+        let after = flat_row(&values[i + 1..]);
+        let odd: &[u8] = match field.kind {
+            hbase_rowkey::key::Kind::Bool => &[2, 2],
+            hbase_rowkey::key::Kind::FixedString(_) => &[3, 0, 0, 0, 2, 0xc3, 0x28],
+            _ => continue,
+        };
+        let name = &field.name;
+        let expected = if odd[0] == 2 {
+            format!("field '{name}': bool byte 2")
+        } else {
+            format!("field '{name}': the string is not UTF-8")
+        };
+        refused(&[before, odd.to_vec(), after].concat(), &expected);
+        odd_values += 1;
+    }
+    assert!(odd_values >= 2, "the suite's schema has a bool and a fixed string");
+}
