@@ -41,8 +41,9 @@ pub(crate) fn serialize<M: MessageFull>(message: &M, what: &'static str) -> Resu
         .map_err(|e| Error::Internal(format!("serializing a {what}: {e}")))
 }
 
-/// The size check and the pre-scan of [`parse`], without parsing.
-pub(crate) fn check(descriptor: &MessageDescriptor, bytes: &[u8], what: &'static str) -> Result<()> {
+/// Refuses input longer than any message may be, before a byte of it is read: every buffer the
+/// core is handed, whether a message or not (a flat row).
+pub(crate) fn check_size(bytes: &[u8], what: &'static str) -> Result<()> {
     if bytes.len() > limits::MAX_MESSAGE_BYTES {
         return Err(Error::MessageTooLarge {
             what,
@@ -50,6 +51,12 @@ pub(crate) fn check(descriptor: &MessageDescriptor, bytes: &[u8], what: &'static
             limit: limits::MAX_MESSAGE_BYTES,
         });
     }
+    Ok(())
+}
+
+/// The size check and the pre-scan of [`parse`], without parsing.
+pub(crate) fn check(descriptor: &MessageDescriptor, bytes: &[u8], what: &'static str) -> Result<()> {
+    check_size(bytes, what)?;
     let mut scan = PreScan {
         what,
         repeated: HashMap::new(),

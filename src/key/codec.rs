@@ -8,8 +8,8 @@ use protobuf::Message;
 
 use super::schema::{Field, Kind, Location, Schema};
 use crate::error::{Error, Result};
-use crate::limits;
 use crate::proto::rowkey::{value::Kind as ValueKind, NamedValue, Row, Value};
+use crate::wire;
 
 pub type FieldBytes = Vec<u8>;
 
@@ -258,13 +258,7 @@ impl Schema {
     /// string, a 4-byte big-endian length and its UTF-8; 4 bytes, a 4-byte length and the bytes.
     pub fn encode_flat(&self, flat: &[u8]) -> Result<Vec<u8>> {
         const WHAT: &str = "flat row";
-        if flat.len() > limits::MAX_MESSAGE_BYTES {
-            return Err(Error::MessageTooLarge {
-                what: WHAT,
-                found: flat.len(),
-                limit: limits::MAX_MESSAGE_BYTES,
-            });
-        }
+        wire::check_size(flat, WHAT)?;
         let corrupt = |detail: String| Error::Corrupt { what: WHAT, detail };
         let mut rest = flat;
         let mut take = |n: usize, field: &str| -> Result<&[u8]> {

@@ -63,16 +63,13 @@ final class LoadMapping {
     }
 
     private final RowKeySchema schema;
-    /** Key field name -> input field name, every field of the schema, in key order. */
-    private final Map<String, String> keyInputs;
     private final List<ColumnRule> columns;
-    /** The key's fields and their input field names, in key order (as {@code keyInputs}). */
+    /** The key's fields (every field of the schema) and their input field names, in key order. */
     private final FieldSpec[] keyFields;
     private final String[] keyFieldInputs;
 
     private LoadMapping(RowKeySchema schema, Map<String, String> keyInputs, List<ColumnRule> columns) {
         this.schema = schema;
-        this.keyInputs = keyInputs;
         this.columns = columns;
         this.keyFields = keyInputs.keySet().stream().map(schema::field).toArray(FieldSpec[]::new);
         this.keyFieldInputs = keyInputs.values().toArray(new String[0]);
@@ -147,7 +144,7 @@ final class LoadMapping {
 
     /** The input field names the mapping reads, key fields first. */
     List<String> inputs() {
-        List<String> inputs = new ArrayList<>(keyInputs.values());
+        List<String> inputs = new ArrayList<>(Arrays.asList(keyFieldInputs));
         for (ColumnRule c : columns) {
             inputs.add(c.input);
         }
