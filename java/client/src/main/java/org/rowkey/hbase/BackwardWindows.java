@@ -180,14 +180,14 @@ final class BackwardWindows {
         long bytes;
         long held;
         long looked;
-        /** A sample's end marker: no row at or above it was looked at; null when its look did not end. */
+        /** The end marker of a read whose look is bounded: no row at or above it was looked at; null when its look did not end. */
         byte[] sampleEnd;
         /** A sample stopped at its {@code keep} rows or its {@code keepBytes}: rows above its last are not read. */
         boolean full;
 
         /**
-         * Reads {@code scan} whole (a {@code sample} up to its {@link RowBudgetFilter}'s end marker or
-         * its bounds), its metrics given to {@code metrics}, until {@code released}.
+         * Reads {@code scan} whole (up to its {@link RowBudgetFilter}'s end marker when it has one; a
+         * {@code sample} up to its bounds too), its metrics given to {@code metrics}, until {@code released}.
          */
         static Window read(Table table, Scan scan, boolean sample, int keep, long keepBytes, BooleanSupplier released,
                 Consumer<ScanMetrics> metrics) throws IOException {
@@ -197,8 +197,9 @@ final class BackwardWindows {
                 if (scanMetrics != null) {
                     metrics.accept(scanMetrics);
                 }
+                boolean budgeted = scan.getFilter() instanceof RowBudgetFilter;
                 for (Result r; !released.getAsBoolean() && (r = scanner.next()) != null;) {
-                    if (sample && RowBudgetFilter.isEnd(r)) {
+                    if (budgeted && RowBudgetFilter.isEnd(r)) {
                         w.sampleEnd = r.getRow();
                         break;
                     }

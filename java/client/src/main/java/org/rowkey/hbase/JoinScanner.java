@@ -26,12 +26,15 @@ import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.RowFilter;
 
+import com.google.protobuf.ByteString;
+
 import org.rowkey.hbase.IndexRowFormat.CoveredColumn;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
 import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyRange;
 import org.rowkey.hbase.proto.RowKeyProtos.KeyStreamSpec;
+import org.rowkey.hbase.proto.RowKeyProtos.PredicateComparatorSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.ScanPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.StreamPoint;
 import org.rowkey.hbase.join.KeyRangeReader;
@@ -143,7 +146,7 @@ final class JoinScanner implements ResultScanner {
                     scanned.add(RowKeyQuery.of(catalog.schema(), disjuncts.get(i)));
                 }
                 RowKeyQuery read = scanned.size() == 1 ? scanned.get(0) : RowKeyQuery.anyOf(scanned.toArray(new RowKeyQuery[0]));
-                branches.add(checked(dataScan(plan.getDataScan(), read), read));
+                branches.add(checked(dataScan(connection, name, plan.getDataScan(), read), read));
             }
             this.keys = branches.isEmpty() ? null : KeyStreams.union(order, branches);
             this.exhausted = keys == null;
@@ -171,11 +174,17 @@ final class JoinScanner implements ResultScanner {
      * or its reverse (a descending read's windows are forward scans, and the skip scan seeks in
      * reversed scans too).
      */
-    private KeyStream dataScan(ScanPlan plan, RowKeyQuery query) {
-        Scan scan = ScanPlanner.scan(plan, query.toPredicateComparatorSpec());
+    private KeyStream dataScan(Connection connection, TableName name, ScanPlan plan, RowKeyQuery query) {
+        PredicateComparatorSpec predicate = query.toPredicateComparatorSpec();
+        Scan scan = ScanPlanner.scan(plan, predicate);
         Filter rows = scan.getFilter();
+        // A descending scan's windows start from the density the last scan of these keys found.
+        DensityPriors.Slot density = reversed
+                ? DensityPriors.slot(connection, ByteString.copyFrom(name.getName()).concat(plan.toByteString()).concat(predicate.toByteString()))
+                : null;
         RangeKeyStream all = RangeKeyStream.ofDataKeys(new TableKeyRangeReader(data, scan.getStartRow(), scan.getStopRow(),
-                rows, reversed, null, dataRows(), false), Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true, false)));
+                rows, reversed, null, dataRows(), false, density),
+                Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, true, true, false)));
         leaves.add(all);
         return all;
     }
@@ -238,7 +247,7 @@ final class JoinScanner implements ResultScanner {
                 for (KeyRange r : p.getRangesList()) {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
-                            reversed, met, answers, true);
+                            reversed, met, answers, true, null);
                     RangeKeyStream leaf = index < 0
                             ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),

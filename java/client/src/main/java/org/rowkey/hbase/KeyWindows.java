@@ -22,6 +22,32 @@ final class KeyWindows {
     private BigInteger width;
     /** The length keys are taken at: the longest key seen (a width is of keys of this length). */
     private int length;
+    /** What the last window read (or the sample) found: null before one. */
+    private Density measured;
+
+    /**
+     * A width of the key space read (at keys of {@code length} bytes), the rows of the read's filter
+     * it {@code held} and the rows it {@code looked} at: what the next read of the same keys starts
+     * from ({@link DensityPriors}) in place of a sample.
+     */
+    static final class Density {
+        final BigInteger width;
+        final int length;
+        final long held;
+        final long looked;
+
+        Density(BigInteger width, int length, long held, long looked) {
+            this.width = width;
+            this.length = length;
+            this.held = held;
+            this.looked = looked;
+        }
+
+        /** The rows a width scaled from this one to hold {@code wanted} would look at (about). */
+        long looksFor(int wanted) {
+            return Math.round(looked * Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, 0))));
+        }
+    }
 
     /**
      * The bottom of the next window below {@code top} (exclusive), {@code start} itself when the
@@ -38,9 +64,24 @@ final class KeyWindows {
         return bottom.compareTo(low) <= 0 ? start : bytes(bottom, length);
     }
 
-    /** Whether a window was read, or a sample taken. */
+    /** Whether a window was read, a sample taken, or a density primed. */
     boolean sized() {
         return width != null;
+    }
+
+    /**
+     * Sizes the first window from what an earlier read of the same keys found, in place of a
+     * sample: its width scaled, as after a window, to hold {@code wanted}.
+     */
+    void prime(Density earlier, int wanted) {
+        width = earlier.width;
+        length = earlier.length;
+        held(earlier.held, earlier.looked, wanted, 0);
+    }
+
+    /** What the last window read (or the sample) found; null before one. */
+    Density measured() {
+        return measured;
     }
 
     /**
@@ -50,6 +91,7 @@ final class KeyWindows {
     void sampled(byte[] start, byte[] through, long held, long looked, int wanted, int budget) {
         lengthFor(start, through);
         BigInteger span = top(through, length).subtract(number(start, length));
+        measured = new Density(span.max(BigInteger.ONE), length, held, looked);
         width = span.multiply(BigInteger.valueOf(Math.round(scale(MOST, held, looked, wanted, budget) * 1024))).shiftRight(10)
                 .max(BigInteger.ONE);
     }
@@ -59,6 +101,7 @@ final class KeyWindows {
      * were still wanted; {@code budget}: rows a read may look at (0: any).
      */
     void held(long held, long looked, int wanted, int budget) {
+        measured = new Density(width, length, held, looked);
         double scale = Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, budget)));
         width = width.multiply(BigInteger.valueOf(Math.round(scale * 1024))).shiftRight(10).max(BigInteger.ONE);
     }

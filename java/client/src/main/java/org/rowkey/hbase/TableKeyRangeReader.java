@@ -62,6 +62,18 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final boolean probesFromTop;
     /** Rows a descending read's first read (a sample, or a probe from the top) looks at, at most. */
     private final int firstReadLooks;
+    /** {@link DensityPriors}: null when none is kept. */
+    private final DensityPriors.Slot density;
+    /**
+     * The rows the first window sized from an earlier read's density may look at (0: no such window
+     * pending): {@value #PRIMED_LOOKS_MORE} times what it would look at were the density unchanged,
+     * at least a first read's look; what the connection sets a first read's look to, when it does
+     * ({@link BackwardWindows#SAMPLE_ROWS_KEY}).
+     */
+    private long primedLook;
+    /** {@link BackwardWindows#SAMPLE_ROWS_KEY}, 0 when the connection does not set it. */
+    private final int firstReadLooksSet;
+    private static final int PRIMED_LOOKS_MORE = 4;
     /** A descending read needing at most this many rows first reads them from the top ({@link #probeFromTop}). */
     private static final int PROBE_MOST_NEEDED = 64;
     /** Rows a probe from the top looks at per row it needs, and more. */
@@ -103,12 +115,15 @@ final class TableKeyRangeReader implements KeyRangeReader {
     /**
      * A reader of {@code table}'s range: an index table's when {@code unverified} is given (null: the
      * data table's, key-only), its rows read as {@code dataRows} shapes them and handed over (null:
-     * keys); {@code probesFromTop}: see {@link #probesFromTop}.
+     * keys); {@code probesFromTop}: see {@link #probesFromTop}; {@code density}: where a descending
+     * read finds what the last read of the same keys found, and leaves what it finds (null: none).
      */
     TableKeyRangeReader(Table table, byte[] start, byte[] stop, Filter filter, boolean descending, Unverified unverified,
-            DataRows dataRows, boolean probesFromTop) {
+            DataRows dataRows, boolean probesFromTop, DensityPriors.Slot density) {
         this.probesFromTop = probesFromTop;
+        this.density = density;
         this.firstReadLooks = Math.max(1, BackwardWindows.sampleLooked(table, BackwardWindows.SAMPLE_LOOKED));
+        this.firstReadLooksSet = BackwardWindows.sampleLooked(table, 0);
         this.table = table;
         this.unverified = unverified;
         this.dataRows = dataRows;
@@ -287,6 +302,14 @@ final class TableKeyRangeReader implements KeyRangeReader {
                 break;
             }
             int need = limit - rows.size();
+            if (!windows.sized() && density != null) {
+                KeyWindows.Density earlier = density.get();
+                if (earlier != null) {
+                    windows.prime(earlier, need);
+                    primedLook = firstReadLooksSet > 0 ? firstReadLooksSet
+                            : Math.max(firstReadLooks, PRIMED_LOOKS_MORE * earlier.looksFor(need));
+                }
+            }
             boolean sample = !windows.sized();
             if (sample && probesFromTop && !probed && need <= PROBE_MOST_NEEDED) {
                 probed = true;
@@ -308,8 +331,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
             shape(scan, filters);
             Filter all = new FilterList(FilterList.Operator.MUST_PASS_ALL, filters);
             // A sample only sizes the windows of a large range: in proportion to the rows needed.
-            int look = Math.min(firstReadLooks, Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need));
-            scan.setFilter(sample ? new RowBudgetFilter(all, budget > 0 ? Math.min(budget, look) : look) : all);
+            long look = sample ? Math.min(firstReadLooks, Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need)) : primedLook;
+            scan.setFilter(look > 0 ? new RowBudgetFilter(all, (int) Math.min(budget > 0 ? budget : Integer.MAX_VALUE, look)) : all);
+            primedLook = 0;
             // The window's last rows, in key order: at most what this read needs and the spare.
             BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, Long.MAX_VALUE, () -> false,
                     m -> { });
@@ -319,6 +343,12 @@ final class TableKeyRangeReader implements KeyRangeReader {
             if (sampled != null) {
                 // More rows than one read looks at or keeps, or a region of several: from the bottom up to here, the density.
                 windows.sampled(start, sampled, window.held, window.looked, need, budget);
+                continue;
+            }
+            if (!sample && window.sampleEnd != null) {
+                // The earlier read's density no longer holds: its look ended below the window's top.
+                // The rows from the bottom up to there size the next windows; none is kept.
+                windows.sampled(bottom, window.sampleEnd, window.held, window.looked, need, budget);
                 continue;
             }
             if (sample) {
@@ -333,6 +363,9 @@ final class TableKeyRangeReader implements KeyRangeReader {
         }
         handed.forEach(this::handOver);
         resumeBelow = cut || rows.size() == limit ? rows.get(rows.size() - 1) : null;
+        if (density != null && windows.measured() != null) {
+            density.put(windows.measured());
+        }
         return new Read(rows, cut);
     }
 

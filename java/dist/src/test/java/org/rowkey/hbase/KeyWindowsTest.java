@@ -81,6 +81,33 @@ class KeyWindowsTest {
         assertEquals((byte) 0xfe, bottom[0], "the top 2/256 of the key space, not the whole table");
     }
 
+    /**
+     * A read primed with what an earlier read of the same keys found cuts its first window as that
+     * read would have cut its next one, for the rows this read wants: no sample first.
+     */
+    @Test
+    void aDensityFoundEarlierSizesTheFirstWindowAsTheNextWindowOfThatRead() {
+        byte[] top = new byte[37];
+        top[0] = (byte) 0x80;
+        KeyWindows earlier = new KeyWindows();
+        earlier.sampled(new byte[0], new byte[] {1}, 4, 1000, 10, 0); // 4 matches among the first 1,000 rows
+        earlier.bottom(new byte[0], top);
+        earlier.held(KeyWindows.LEAST_AIM / 4, 250, 10, 0); // the window held a quarter of what it aimed at
+        byte[] next = earlier.bottom(new byte[0], top);
+        assertEquals(0x60, next[0] & 0xff, "a window four times as wide: 32/256 of the key space");
+
+        KeyWindows primed = new KeyWindows();
+        primed.prime(earlier.measured(), 10);
+        assertTrue(primed.sized());
+        assertArrayEquals(next, primed.bottom(new byte[0], top));
+        // Scaled as a window is: four times the width for a quarter of the aim, about four times the rows looked.
+        assertEquals(1000, earlier.measured().looksFor(10));
+        // More rows wanted, a wider window: twice the aim (64 rows past the least), twice the width.
+        KeyWindows more = new KeyWindows();
+        more.prime(earlier.measured(), KeyWindows.LEAST_AIM);
+        assertTrue(Bytes.compareTo(more.bottom(new byte[0], top), next) < 0);
+    }
+
     private static byte[] key(Random random) {
         byte[] key = new byte[1 + random.nextInt(12)];
         random.nextBytes(key);

@@ -400,6 +400,92 @@ class ParallelReadIT extends HBaseMiniClusterBase {
         }
     }
 
+    /**
+     * "The last 10" of a data-table scan whose matches are sparse (1 row in 155), asked again on its
+     * connection: the first read samples the range's start, then reads windows from the top; asked
+     * again, its first window is sized by the density the last read found ({@link DensityPriors}),
+     * in fewer round trips. A connection that keeps no density takes what the first read took each
+     * time. Then rows that match are written densely at the top, where the density read last no
+     * longer holds (the primed window's look ends early): still the last 10, exactly.
+     */
+    @Test
+    void theLast10AskedAgainStartFromTheDensityTheLastReadFound() throws IOException {
+        TableName name = TableName.valueOf("par_last_ten");
+        byte[][] splits = new byte[15][];
+        for (int b = 1; b < 16; b++) {
+            splits[b - 1] = new byte[] {(byte) (b * 16)};
+        }
+        try (Admin admin = connection().getAdmin()) {
+            RowKeyTable.create(admin, name, plain, new ArrayList<>(), splits, F);
+        }
+        TreeSet<String> matching = new TreeSet<>();
+        try (Table t = connection().getTable(name)) {
+            List<Put> batch = new ArrayList<>();
+            for (Map<String, Object> row : sample) {
+                byte[] key = plain.encode(row);
+                batch.add(new Put(key).addColumn(F, Q, Bytes.toBytes(1)));
+                if (row.get("sdate").equals(20161205) && row.get("code").equals(404)) {
+                    matching.add(Bytes.toHex(key));
+                }
+            }
+            t.put(batch);
+        }
+        assertTrue(matching.size() > 20, matching.size() + " matches");
+        RowKeyQuery lastTen = RowKeyQuery.on(plain).eq("sdate", 20161205).eq("code", 404).noIndex().reversed().limit(10);
+        Configuration none = new Configuration(conf());
+        none.setInt(DensityPriors.ENTRIES_KEY, 0);
+        try (Connection keeps = ConnectionFactory.createConnection(conf()); Connection keepsNone = ConnectionFactory.createConnection(none)) {
+            long[] trips = new long[3];
+            long[] tripsKeepingNone = new long[3];
+            for (int ask = 0; ask < 3; ask++) {
+                trips[ask] = lastTenTrips(RowKeyTable.open(keeps, name), lastTen, matching);
+                tripsKeepingNone[ask] = lastTenTrips(RowKeyTable.open(keepsNone, name), lastTen, matching);
+            }
+            String figures = "round trips asked 3 times: " + Arrays.toString(trips) + ", keeping no density "
+                    + Arrays.toString(tripsKeepingNone);
+            System.out.println("the last 10, " + figures);
+            assertTrue(trips[1] < trips[0] && trips[2] < trips[0], figures);
+            assertEquals(tripsKeepingNone[0], tripsKeepingNone[2], figures);
+            assertEquals(trips[0], tripsKeepingNone[0], figures);
+
+            // Many rows at the top, 1 in 8 of them a match: four times the rows the window sized by the
+            // last read's density looks at, so its look ends below its top.
+            try (Table t = connection().getTable(name)) {
+                List<Put> batch = new ArrayList<>();
+                for (int i = 0; batch.size() < 24_000; i++) {
+                    Map<String, Object> row = new LinkedHashMap<>(sample.get(0));
+                    row.put("md5url", "top-" + i);
+                    row.put("sdate", 20161205);
+                    row.put("code", i % 8 == 0 ? 404 : 200);
+                    byte[] key = plain.encode(row);
+                    if ((key[0] & 0xff) >= 0xf0) {
+                        batch.add(new Put(key).addColumn(F, Q, Bytes.toBytes(2)));
+                        if (i % 8 == 0) {
+                            matching.add(Bytes.toHex(key));
+                        }
+                    }
+                }
+                t.put(batch);
+            }
+            lastTenTrips(RowKeyTable.open(keeps, name), lastTen, matching);
+            lastTenTrips(RowKeyTable.open(keepsNone, name), lastTen, matching);
+        }
+    }
+
+    /** Reads {@code lastTen}: the last 10 of {@code matching} (hex keys), backwards; its round trips. */
+    private static long lastTenTrips(RowKeyTable table, RowKeyQuery lastTen, TreeSet<String> matching) throws IOException {
+        List<String> got = new ArrayList<>();
+        long trips;
+        try (ResultScanner scanner = table.scan(lastTen)) {
+            for (Result r : scanner) {
+                got.add(Bytes.toHex(r.getRow()));
+            }
+            trips = scanner.getScanMetrics().countOfRPCcalls.get();
+        }
+        assertEquals(new ArrayList<>(matching.descendingSet()).subList(0, 10), got, "the last 10");
+        return trips;
+    }
+
     /** A connection whose descending reads' first reads look at 100 rows at most. */
     private Connection firstReadOf100Rows() throws IOException {
         Configuration budgeted = new Configuration(conf());

@@ -6,8 +6,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -24,7 +26,9 @@ import org.rowkey.hbase.RowKeyTable;
  * index on (sdate, code) serves again through it ({@link OurIndexedTable}: covered, salted like
  * the table), beside HBase's own floor in both directions, a plain scan of the whole table with no
  * filter. Medians of {@code --runs} runs after a warm-up, the ways taking turns. Every reversed read must return the
- * forward read's rows in the opposite order (else it stops, exit code 1).
+ * forward read's rows in the opposite order (else it stops, exit code 1). A limited reversed read is
+ * asked again on a connection that keeps no density of the reads before it: what the first read of
+ * its keys costs (its repeats start from the density the last read found).
  */
 public final class ReversedBench {
     private ReversedBench() {}
@@ -51,19 +55,35 @@ public final class ReversedBench {
     private static int run(Connection connection, Demo.Options options) throws Exception {
         Demo demo = new Demo(connection, options, false);
         DataSet data = demo.load();
+        Configuration keepsNone = new Configuration(connection.getConfiguration());
+        keepsNone.setInt("rowkey.descending.priors", 0);
+        try (Connection cold = ConnectionFactory.createConnection(keepsNone)) {
+            return run(connection, cold, demo, data, options);
+        }
+    }
+
+    /**
+     * Every read on {@code connection}; a limited reversed read also on {@code cold}, which keeps no
+     * density of the reads before it (each read's first read is a sample, as the first of its keys is).
+     */
+    private static int run(Connection connection, Connection cold, Demo demo, DataSet data, Demo.Options options) throws Exception {
         System.out.printf(Locale.ROOT, "%n%,d rows; each way 1 warm-up run, then %d measured, forward and reversed taking turns;"
-                + " median ms%n", data.size(), options.runs);
+                + " median ms; a limited reversed read also on a connection keeping no density (its first read a"
+                + " sample each time, as the first read of its keys)%n", data.size(), options.runs);
         System.out.println("| read | rows | forward, ms | reversed, ms | reversed / forward | rows looked at, forward / reversed"
-                + " | round trips, forward / reversed |");
-        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+                + " | round trips, forward / reversed | reversed keeping no density, ms / rows looked / round trips |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---|");
         measure(options.runs, "floor: HBase's plain scan of the whole table, no filter",
-                () -> plain(connection, Demo.PLAIN_TABLE, false), () -> plain(connection, Demo.PLAIN_TABLE, true), null);
+                () -> plain(connection, Demo.PLAIN_TABLE, false), () -> plain(connection, Demo.PLAIN_TABLE, true), null, null);
         for (DemoQuery q : DemoQuery.all(data)) {
-            RowKeyTable table = demo.table(q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE);
+            TableName name = q.salted ? Demo.SALTED_TABLE : Demo.PLAIN_TABLE;
+            RowKeyTable table = demo.table(name);
+            RowKeyTable coldTable = RowKeyTable.open(cold, name);
             List<String> all = measure(options.runs, q.name, () -> rows(table.scan(demo.planned(q))),
-                    () -> rows(table.scan(demo.planned(q).reversed())), null);
+                    () -> rows(table.scan(demo.planned(q).reversed())), null, null);
             measure(options.runs, q.name + ", first " + LAST + " / reversed: the last " + LAST,
-                    () -> rows(table.scan(demo.planned(q).limit(LAST))), () -> rows(table.scan(demo.planned(q).reversed().limit(LAST))), all);
+                    () -> rows(table.scan(demo.planned(q).limit(LAST))), () -> rows(table.scan(demo.planned(q).reversed().limit(LAST))),
+                    () -> rows(coldTable.scan(demo.planned(q).reversed().limit(LAST))), all);
         }
         OurIndexedTable[] indexed = {new OurIndexedTable(connection, demo, false), new OurIndexedTable(connection, demo, true)};
         for (OurIndexedTable t : indexed) {
@@ -75,11 +95,13 @@ public final class ReversedBench {
             }
             OurIndexedTable t = indexed[q.salted ? 1 : 0];
             String name = q.name + ", through the index" + (q.salted ? " (salted)" : "");
+            RowKeyTable coldTable = RowKeyTable.open(cold, t.name);
             List<String> all = measure(options.runs, name, () -> rows(t.table().scan(t.query(q, false))),
-                    () -> rows(t.table().scan(t.query(q, false).reversed())), null);
+                    () -> rows(t.table().scan(t.query(q, false).reversed())), null, null);
             measure(options.runs, name + ", first " + LAST + " / reversed: the last " + LAST,
                     () -> rows(t.table().scan(t.query(q, false).limit(LAST))),
-                    () -> rows(t.table().scan(t.query(q, false).reversed().limit(LAST))), all);
+                    () -> rows(t.table().scan(t.query(q, false).reversed().limit(LAST))),
+                    () -> rows(coldTable.scan(t.query(q, false).reversed().limit(LAST))), all);
         }
         for (OurIndexedTable t : indexed) {
             t.drop();
@@ -93,10 +115,12 @@ public final class ReversedBench {
      * in descending key order), else every
      * row of the query, of which the forward read must be the first and the reversed the last, backwards.
      */
-    private static List<String> measure(int runs, String name, Read forward, Read reversed, List<String> whole) throws IOException {
-        double[][] millis = new double[2][runs];
+    private static List<String> measure(int runs, String name, Read forward, Read reversed, Read reversedCold, List<String> whole)
+            throws IOException {
+        double[][] millis = new double[3][runs];
         List<String> rows = null;
         String cost = null;
+        String coldCost = "";
         for (int run = -1; run < runs; run++) {
             long start = System.nanoTime();
             Rows aheadRead = forward.rows();
@@ -104,6 +128,15 @@ public final class ReversedBench {
             start = System.nanoTime();
             Rows backRead = reversed.rows();
             double reversedMillis = Demo.millisSince(start);
+            if (reversedCold != null) {
+                start = System.nanoTime();
+                Rows coldRead = reversedCold.rows();
+                millis[2][Math.max(0, run)] = Demo.millisSince(start);
+                if (!coldRead.keys.equals(backRead.keys)) {
+                    throw new IllegalStateException("MISMATCH, " + name + ": the reversed reads keeping a density and none differ");
+                }
+                coldCost = String.format(Locale.ROOT, " / %,d / %,d", coldRead.looked, coldRead.trips);
+            }
             List<String> ahead = aheadRead.keys;
             List<String> back = backRead.keys;
             cost = String.format(Locale.ROOT, "%,d / %,d | %,d / %,d", aheadRead.looked, backRead.looked, aheadRead.trips,
@@ -129,7 +162,8 @@ public final class ReversedBench {
         }
         double f = EndToEnd.median(millis[0]);
         double r = EndToEnd.median(millis[1]);
-        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f | %s |%n", name, rows.size(), f, r, r / f, cost);
+        String cold = reversedCold == null ? "" : String.format(Locale.ROOT, "%.1f", EndToEnd.median(millis[2])) + coldCost;
+        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f | %s | %s |%n", name, rows.size(), f, r, r / f, cost, cold);
         return rows;
     }
 
