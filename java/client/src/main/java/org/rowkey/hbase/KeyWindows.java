@@ -43,10 +43,24 @@ final class KeyWindows {
             this.looked = looked;
         }
 
-        /** The rows a width scaled from this one to hold {@code wanted} would look at (about). */
-        long looksFor(int wanted) {
-            return Math.round(looked * Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, 0))));
+        /** What this width is scaled by for a first window to hold {@code wanted} and a margin ({@link #primedAim}). */
+        double scaleFor(int wanted) {
+            return Math.max(1 / MOST, Math.min(MOST, held > 0 ? (double) primedAim(wanted) / held : MOST / 2));
         }
+
+        /** The rows that first window would look at, were the density unchanged. */
+        long looksFor(int wanted) {
+            return Math.round(looked * scaleFor(wanted));
+        }
+    }
+
+    /**
+     * Rows a first window sized from a density found earlier aims at: those wanted and half as many
+     * more (at least 4), not a round trip's worth as a window sized by a sample: a limit's read
+     * needing 11 rows looks at half the rows, and a window short of them reads one more.
+     */
+    static long primedAim(int wanted) {
+        return wanted + Math.max(4, wanted / 2);
     }
 
     /**
@@ -71,12 +85,11 @@ final class KeyWindows {
 
     /**
      * Sizes the first window from what an earlier read of the same keys found, in place of a
-     * sample: its width scaled, as after a window, to hold {@code wanted}.
+     * sample: its width scaled to hold {@code wanted} and a margin ({@link #primedAim}).
      */
     void prime(Density earlier, int wanted) {
-        width = earlier.width;
         length = earlier.length;
-        held(earlier.held, earlier.looked, wanted, 0);
+        width = scaled(earlier.width, earlier.scaleFor(wanted));
     }
 
     /** What the last window read (or the sample) found; null before one. */
@@ -92,8 +105,7 @@ final class KeyWindows {
         lengthFor(start, through);
         BigInteger span = top(through, length).subtract(number(start, length));
         measured = new Density(span.max(BigInteger.ONE), length, held, looked);
-        width = span.multiply(BigInteger.valueOf(Math.round(scale(MOST, held, looked, wanted, budget) * 1024))).shiftRight(10)
-                .max(BigInteger.ONE);
+        width = scaled(span, scale(MOST, held, looked, wanted, budget));
     }
 
     /**
@@ -102,8 +114,11 @@ final class KeyWindows {
      */
     void held(long held, long looked, int wanted, int budget) {
         measured = new Density(width, length, held, looked);
-        double scale = Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, budget)));
-        width = width.multiply(BigInteger.valueOf(Math.round(scale * 1024))).shiftRight(10).max(BigInteger.ONE);
+        width = scaled(width, Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, budget))));
+    }
+
+    private static BigInteger scaled(BigInteger width, double scale) {
+        return width.multiply(BigInteger.valueOf(Math.round(scale * 1024))).shiftRight(10).max(BigInteger.ONE);
     }
 
     /** Takes keys at the length of the longest seen, the width kept in proportion to the key space. */

@@ -82,30 +82,32 @@ class KeyWindowsTest {
     }
 
     /**
-     * A read primed with what an earlier read of the same keys found cuts its first window as that
-     * read would have cut its next one, for the rows this read wants: no sample first.
+     * A read primed with what an earlier read of the same keys found cuts its first window from that
+     * read's last one, scaled to hold the rows this read wants and half as many more: no sample
+     * first, and no round trip's worth of rows on top as a window sized by a sample aims at.
      */
     @Test
-    void aDensityFoundEarlierSizesTheFirstWindowAsTheNextWindowOfThatRead() {
+    void aDensityFoundEarlierSizesTheFirstWindowForTheRowsWantedAndAMargin() {
         byte[] top = new byte[37];
         top[0] = (byte) 0x80;
         KeyWindows earlier = new KeyWindows();
         earlier.sampled(new byte[0], new byte[] {1}, 4, 1000, 10, 0); // 4 matches among the first 1,000 rows
-        earlier.bottom(new byte[0], top);
-        earlier.held(KeyWindows.LEAST_AIM / 4, 250, 10, 0); // the window held a quarter of what it aimed at
-        byte[] next = earlier.bottom(new byte[0], top);
-        assertEquals(0x60, next[0] & 0xff, "a window four times as wide: 32/256 of the key space");
+        earlier.bottom(new byte[0], top); // 8/256 of the key space: 32 rows at that density
+        earlier.held(8, 250, 10, 0); // the window held 8 rows among 250
+        assertEquals(0x60, earlier.bottom(new byte[0], top)[0] & 0xff, "its next window aims at 32: 32/256");
 
         KeyWindows primed = new KeyWindows();
         primed.prime(earlier.measured(), 10);
         assertTrue(primed.sized());
-        assertArrayEquals(next, primed.bottom(new byte[0], top));
-        // Scaled as a window is: four times the width for a quarter of the aim, about four times the rows looked.
-        assertEquals(1000, earlier.measured().looksFor(10));
-        // More rows wanted, a wider window: twice the aim (64 rows past the least), twice the width.
+        assertEquals(15, KeyWindows.primedAim(10));
+        assertEquals(0x80 - 15, primed.bottom(new byte[0], top)[0] & 0xff, "15 rows at 8 a 8/256: 15/256");
+        assertEquals(Math.round(250 * 15 / 8.0), earlier.measured().looksFor(10));
         KeyWindows more = new KeyWindows();
-        more.prime(earlier.measured(), KeyWindows.LEAST_AIM);
-        assertTrue(Bytes.compareTo(more.bottom(new byte[0], top), next) < 0);
+        more.prime(earlier.measured(), 32); // 32 + 16 rows: 48/256
+        assertEquals(0x80 - 48, more.bottom(new byte[0], top)[0] & 0xff);
+        KeyWindows none = new KeyWindows();
+        none.prime(new KeyWindows.Density(earlier.measured().width, 37, 0, 250), 10); // none held: 8 times as wide
+        assertEquals(0x80 - 64, none.bottom(new byte[0], top)[0] & 0xff);
     }
 
     private static byte[] key(Random random) {
