@@ -8,7 +8,10 @@ import java.util.TreeSet;
 
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * {@code cargo make bench-query-cost}: where a small query's time goes, on the demo's plain table
@@ -21,16 +24,83 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
  * With {@code --index}, the queries the (sdate, code) index answers instead (seed 2 and the salted
  * covered query, on tables with the demo's indexes); their floor is the plan's index key ranges
  * read plainly, one scan per region at once (every index row in them is a result row).
+ * With {@code --limit}, the queries on the key's leading field whole and their first 10 rows,
+ * beside the floor of those 10 rows.
  * Run the JVM with {@code -XX:StartFlightRecording} to profile it.
  */
 public final class QueryCost {
     private static final int THREADS = 16;
 
+    /** The rows a limited read asks for ({@code --limit}). */
+    private static final int FIRST = 10;
+
     public static void main(String[] args) {
         List<String> rest = new ArrayList<>(Arrays.asList(args));
         boolean indexQueries = rest.remove("--index");
+        boolean limited = rest.remove("--limit");
         Demo.Options options = Demo.Options.parse(rest.toArray(new String[0]), true);
-        Demo.benchmarkMain("bench-query-cost", options, connection -> new QueryCost().run(connection, options, indexQueries));
+        Demo.benchmarkMain("bench-query-cost", options,
+                connection -> limited ? new QueryCost().runLimited(connection, options) : new QueryCost().run(connection, options, indexQueries));
+    }
+
+    /**
+     * {@code --limit}: each query on the key's leading field whole and its first {@value #FIRST}
+     * rows ({@code limit}), beside the floor of those rows (their keys known in advance, read
+     * plainly, one scan per region at once), the ways taking turns.
+     */
+    private int runLimited(Connection connection, Demo.Options options) throws Exception {
+        DataSet data = new DataSet(options.rows, options.seed);
+        Demo demo = new Demo(connection, options, true);
+        demo.createAndLoad(Demo.PLAIN_TABLE, demo.schema(false), false, Demo.plainIndexes(), data);
+        ResultRowsFloor plain = new ResultRowsFloor(connection, THREADS);
+        int runs = Math.max(options.runs, 200);
+        System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
+                data.size(), runs, runs / 4);
+        System.out.println("| query | rows | ours whole, ms | ours first " + FIRST + ", ms | first " + FIRST + " / whole"
+                + " | floor of the first " + FIRST + ", ms | first " + FIRST + " / its floor |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+        boolean same = true;
+        for (DemoQuery q : DemoQuery.all(data)) {
+            if (q.salted || !q.name.contains("md5url")) {
+                continue;
+            }
+            TreeSet<String> expected = demo.runTable(q, false).rows;
+            TreeSet<String> first = new TreeSet<>();
+            for (String key : expected) {
+                if (first.size() == FIRST) {
+                    break;
+                }
+                first.add(key);
+            }
+            double[] whole = new double[runs];
+            double[] limited = new double[runs];
+            double[] floor = new double[runs];
+            for (int run = -runs / 4; run < runs; run++) {
+                Demo.Outcome o = demo.runTable(q, false);
+                long start = System.nanoTime();
+                TreeSet<String> rows = new TreeSet<>();
+                try (ResultScanner scanner = demo.table(Demo.PLAIN_TABLE).scan(demo.planned(q).limit(FIRST))) {
+                    for (Result r : scanner) {
+                        rows.add(Bytes.toHex(r.getRow()));
+                    }
+                }
+                double l = Demo.millisSince(start);
+                Demo.Outcome f = plain.read(Demo.PLAIN_TABLE, first);
+                same &= o.rows.equals(expected) && rows.equals(first) && f.rows.equals(first);
+                if (run >= 0) {
+                    whole[run] = o.millis;
+                    limited[run] = l;
+                    floor[run] = f.millis;
+                }
+            }
+            double w = EndToEnd.median(whole);
+            double l = EndToEnd.median(limited);
+            double f = EndToEnd.median(floor);
+            System.out.printf(Locale.ROOT, "| %s | %,d | %.2f | %.2f | %.2fx | %.2f | %.2fx |%n", q.name, first.size(), w, l, l / w, f,
+                    l / f);
+        }
+        System.out.println(same ? "Every way returned the same rows." : "MISMATCH: a way returned other rows.");
+        return same ? 0 : 1;
     }
 
     private int run(Connection connection, Demo.Options options, boolean indexQueries) throws Exception {
