@@ -17,7 +17,9 @@ import com.google.protobuf.ByteString;
 
 import org.rowkey.hbase.proto.RowKeyProtos.Column;
 import org.rowkey.hbase.proto.RowKeyProtos.Condition;
+import org.rowkey.hbase.proto.RowKeyProtos.JoinBranchPlan;
 import org.rowkey.hbase.proto.RowKeyProtos.JoinPlan;
+import org.rowkey.hbase.proto.RowKeyProtos.KeyStreamSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.PlannedQuery;
 import org.rowkey.hbase.proto.RowKeyProtos.PredicateSpec;
 import org.rowkey.hbase.proto.RowKeyProtos.QueryPlanRequest;
@@ -88,8 +90,17 @@ abstract class QueryPlan {
     /** The plan in words: what is read, what is filtered where, every alternative's estimate, how reads run. */
     abstract String explain();
 
-    /** Whether the plan reads an index table (joins read key streams, mostly indexes'). */
+    /** Whether the plan reads an index table or joins key streams ({@link RowKeyTable#readsIndex}). */
     abstract boolean readsIndex();
+
+    /**
+     * Whether a table the plan reads is an index's: only then may another client's change of the
+     * catalog (an index dropped, replaced, or a TTL set) change its rows, and only then is the
+     * descriptor read again before and after the read (a call to the master each).
+     */
+    boolean readsIndexTable() {
+        return readsIndex();
+    }
 
     int parallelism() {
         return query.isSerial() ? 1 : ParallelScanner.threads(connection);
@@ -224,6 +235,19 @@ abstract class QueryPlan {
         @Override
         boolean readsIndex() {
             return true;
+        }
+
+        /** A join of data-table streams alone (a limit on a query no index serves) needs no catalog check. */
+        @Override
+        boolean readsIndexTable() {
+            for (JoinBranchPlan b : plan.getBranchesList()) {
+                for (KeyStreamSpec s : b.getStreamsList()) {
+                    if (s.getIndexNumber() >= 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
 
         /** Where a join's ranges are read at once: the connection's pool, or none for a serial query. */

@@ -473,9 +473,9 @@ public final class RowKeyTable {
      * it is now when it reads an index (one call to the master: another client may have dropped or
      * replaced the index, or set a TTL, since).
      */
-    private <P> Planned<P> planned(Described known, Function<Described, P> planOf, Predicate<P> readsIndex) throws IOException {
+    private <P> Planned<P> planned(Described known, Function<Described, P> planOf, Predicate<P> readsIndexTable) throws IOException {
         P plan = planOf.apply(known);
-        Described now = readsIndex.test(plan) ? reread(known) : known;
+        Described now = readsIndexTable.test(plan) ? reread(known) : known;
         return new Planned<>(now == known ? plan : planOf.apply(now), now);
     }
 
@@ -584,7 +584,7 @@ public final class RowKeyTable {
     private final class Replanning implements ResultScanner {
         private final RowKeyQuery query;
         private Described planned;
-        private boolean readsIndex;
+        private boolean readsIndexTable;
         private ResultScanner scanner;
         private boolean returned;
         private boolean replanned;
@@ -596,9 +596,9 @@ public final class RowKeyTable {
         }
 
         private ResultScanner open(Described known) throws IOException {
-            Planned<QueryPlan> plan = planned(known, d -> plan(query, d, false), QueryPlan::readsIndex);
+            Planned<QueryPlan> plan = planned(known, d -> plan(query, d, false), QueryPlan::readsIndexTable);
             planned = plan.from;
-            readsIndex = plan.plan.readsIndex();
+            readsIndexTable = plan.plan.readsIndexTable();
             return plan.plan.open();
         }
 
@@ -612,7 +612,7 @@ public final class RowKeyTable {
                 returned |= r != null;
                 if (r == null) {
                     ended = true;
-                    if (readsIndex) {
+                    if (readsIndexTable) {
                         checkIndexesKept(planned);
                     }
                 }
@@ -674,12 +674,12 @@ public final class RowKeyTable {
      * (the Spark source reads them as one task per region).
      */
     public boolean readsIndex(RowKeyQuery query) throws IOException {
-        return planned(described, d -> plan(query, d, false), QueryPlan::readsIndex).plan.readsIndex();
+        return planned(described, d -> plan(query, d, false), QueryPlan::readsIndexTable).plan.readsIndex();
     }
 
     /** The plan {@link #scan} uses for {@code query}, and the estimate of every alternative. */
     public String explain(RowKeyQuery query) throws IOException {
-        return planned(described, d -> plan(query, d, true), QueryPlan::readsIndex).plan.explain();
+        return planned(described, d -> plan(query, d, true), QueryPlan::readsIndexTable).plan.explain();
     }
 
     /**

@@ -101,6 +101,60 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void aLimitedJoinThroughAnIndexAnotherClientReplacedIsNeverReadAsTheOneItReplaced() throws IOException {
+        // A limit is read by joins of key streams; the catalog check is skipped only for streams of
+        // the data table alone, never for an index's.
+        RowKeyTable stale = create("replaced_under_limit", new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).limit(10);
+        String explain = stale.explain(query);
+        assertTrue(explain.contains("\nJOIN") && explain.contains("by_code"), explain);
+        RowKeyTable other = RowKeyTable.open(connection(), TableName.valueOf("replaced_under_limit"));
+        other.dropIndex("by_code");
+        other.addIndex(RowKeyIndex.of("by_code", "day"));
+        List<Integer> truth = new ArrayList<>(truth("replaced_under_limit", "code", 1));
+        assertEquals(new TreeSet<>(truth.subList(0, 10)), users(stale.scan(query)));
+        assertEquals(new TreeSet<>(truth.subList(truth.size() - 10, truth.size())),
+                users(stale.scan(RowKeyQuery.on(schema).eq("code", 1).reversed().limit(10))));
+    }
+
+    @Test
+    void aReadOfTheDataTableAloneAsksTheMasterNothingAReadOfAnIndexAsksTwice() throws IOException {
+        // Regression: a limit on a query no index serves is a join of data-table streams; it asked
+        // the master for the descriptor before and after its read as an index read must (4 round
+        // trips: 2-3x the cost of its whole query on small reads).
+        create("catalog_calls", new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        Configuration counted = new Configuration(conf());
+        counted.setBoolean(org.apache.hadoop.hbase.client.MetricsConnection.CLIENT_SIDE_METRICS_ENABLED_KEY, true);
+        try (Connection reader = ConnectionFactory.createConnection(counted)) {
+            RowKeyTable table = RowKeyTable.open(reader, TableName.valueOf("catalog_calls"));
+            RowKeyQuery dataOnly = RowKeyQuery.on(schema).eq("day", 3).limit(10);
+            RowKeyQuery throughIndex = RowKeyQuery.on(schema).eq("code", 3).limit(10);
+            assertTrue(table.explain(dataOnly).contains("\nJOIN") && !table.explain(dataOnly).contains("by_code"), table.explain(dataOnly));
+            long before = descriptorCalls(reader);
+            assertEquals(new TreeSet<>(new ArrayList<>(truth("catalog_calls", "day", 3)).subList(0, 10)), users(table.scan(dataOnly)));
+            assertEquals(0, descriptorCalls(reader) - before, "descriptors asked for by a read of the data table alone");
+            before = descriptorCalls(reader);
+            assertEquals(new TreeSet<>(new ArrayList<>(truth("catalog_calls", "code", 3)).subList(0, 10)), users(table.scan(throughIndex)));
+            assertEquals(2, descriptorCalls(reader) - before, "descriptors asked for by a read of an index (the catalog before and after)");
+        }
+    }
+
+    /**
+     * The descriptors {@code connection} asked the master for so far (its client metrics must be on).
+     * Each is two round trips: HBase's connection asks whether the master runs before every call.
+     */
+    private static long descriptorCalls(Connection connection) {
+        long calls = 0;
+        for (java.util.Map.Entry<String, com.codahale.metrics.Counter> c
+                : ((org.apache.hadoop.hbase.client.ClusterConnection) connection).getConnectionMetrics().getRpcCounters().entrySet()) {
+            if (c.getKey().endsWith("MasterService_GetTableDescriptors")) {
+                calls += c.getValue().getCount();
+            }
+        }
+        return calls;
+    }
+
+    @Test
     void anIndexDroppedAndAddedAgainWhileAScanReadsItFailsTheScanInsteadOfAnsweringFromTheNewOne() throws IOException {
         // Regression (issue 34): a read planned on by_code(code) went on into the new by_code(day)
         // after the swap, and answered from its rows without an error.
