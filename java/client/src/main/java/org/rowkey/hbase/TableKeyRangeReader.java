@@ -64,15 +64,13 @@ final class TableKeyRangeReader implements KeyRangeReader {
     private final int firstReadLooks;
     /** {@link DensityPriors}: null when none is kept. */
     private final DensityPriors.Slot density;
-    /**
-     * The rows the first window sized from an earlier read's density may look at (0: no such window
-     * pending): {@value #PRIMED_LOOKS_MORE} times what it would look at were the density unchanged,
-     * at least a first read's look; what the connection sets a first read's look to, when it does
-     * ({@link BackwardWindows#SAMPLE_ROWS_KEY}).
-     */
-    private long primedLook;
     /** {@link BackwardWindows#SAMPLE_ROWS_KEY}, 0 when the connection does not set it. */
     private final int firstReadLooksSet;
+    /**
+     * A first window sized from an earlier read's density looks at this many times what it would
+     * look at were the density unchanged, at least a first read's look; what the connection sets a
+     * first read's look to, when it does ({@link BackwardWindows#SAMPLE_ROWS_KEY}).
+     */
     private static final int PRIMED_LOOKS_MORE = 4;
     /** A descending read needing at most this many rows first reads them from the top ({@link #probeFromTop}). */
     private static final int PROBE_MOST_NEEDED = 64;
@@ -302,6 +300,8 @@ final class TableKeyRangeReader implements KeyRangeReader {
                 break;
             }
             int need = limit - rows.size();
+            // The rows a first window sized from an earlier read's density may look at; 0: no such window.
+            long primedLook = 0;
             if (!windows.sized() && density != null) {
                 KeyWindows.Density earlier = density.get();
                 if (earlier != null) {
@@ -333,7 +333,6 @@ final class TableKeyRangeReader implements KeyRangeReader {
             // A sample only sizes the windows of a large range: in proportion to the rows needed.
             long look = sample ? Math.min(firstReadLooks, Math.max(KeyWindows.LEAST_AIM, SAMPLE_PER_ROW_NEEDED * need)) : primedLook;
             scan.setFilter(look > 0 ? new RowBudgetFilter(all, (int) Math.min(budget > 0 ? budget : Integer.MAX_VALUE, look)) : all);
-            primedLook = 0;
             // The window's last rows, in key order: at most what this read needs and the spare.
             BackwardWindows.Window window = BackwardWindows.Window.read(table, scan, sample, need + SPARE, Long.MAX_VALUE, () -> false,
                     m -> { });
