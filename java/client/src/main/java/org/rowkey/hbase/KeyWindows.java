@@ -45,7 +45,7 @@ final class KeyWindows {
 
         /** What this width is scaled by for a first window to hold {@code wanted} and a margin ({@link #primedAim}). */
         double scaleFor(int wanted) {
-            return Math.max(1 / MOST, Math.min(MOST, held > 0 ? (double) primedAim(wanted) / held : MOST / 2));
+            return bounded(held > 0 ? (double) primedAim(wanted) / held : MOST / 2);
         }
 
         /** The rows that first window would look at, were the density unchanged. */
@@ -114,7 +114,12 @@ final class KeyWindows {
      */
     void held(long held, long looked, int wanted, int budget) {
         measured = new Density(width, length, held, looked);
-        width = scaled(width, Math.max(1 / MOST, Math.min(MOST, scale(MOST, held, looked, wanted, budget))));
+        width = scaled(width, bounded(scale(MOST, held, looked, wanted, budget)));
+    }
+
+    /** A window grows or shrinks at most {@value #MOST} times a read. */
+    private static double bounded(double scale) {
+        return Math.max(1 / MOST, Math.min(MOST, scale));
     }
 
     private static BigInteger scaled(BigInteger width, double scale) {
