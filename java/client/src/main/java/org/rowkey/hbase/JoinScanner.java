@@ -25,6 +25,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.RowFilter;
+import org.apache.hadoop.hbase.util.Bytes;
 
 import com.google.protobuf.ByteString;
 
@@ -231,6 +232,10 @@ final class JoinScanner implements ResultScanner {
             int budget = relays ? relayBudget : 0;
             int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays,
                     filtersOnServer, budget > 0));
+            // A data-table stream's ranges are intervals of the data keys, their keys taken one range
+            // after another: the first in the read's order may hold every key the limit wants.
+            KeyRange first = index < 0 && budget == 0 ? firstInOrder(s) : null;
+            int firstRangeBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, streams.isEmpty(), filtersOnServer, false));
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null
                     : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
@@ -249,7 +254,7 @@ final class JoinScanner implements ResultScanner {
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met, answers, true, null);
                     RangeKeyStream leaf = index < 0
-                            ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
+                            ? RangeKeyStream.ofDataKeys(reader, r == first ? firstRangeBatch : firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),
                                     (target, after) -> indexStart(catalog, index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(index, key));
@@ -263,6 +268,29 @@ final class JoinScanner implements ResultScanner {
             streams.add(KeyStreams.union(order, ranges, readers));
         }
         return relays ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
+    }
+
+    /**
+     * The range of a data-table stream its keys come from first: the lowest, or the highest when the
+     * read is descending (an empty stop is the table's end).
+     */
+    private KeyRange firstInOrder(KeyStreamSpec s) {
+        KeyRange first = null;
+        for (StreamPoint p : s.getPointsList()) {
+            for (KeyRange r : p.getRangesList()) {
+                if (first == null || (reversed ? stopAbove(r, first) : r.getStart().toByteArray().length == 0
+                        || Bytes.compareTo(r.getStart().toByteArray(), first.getStart().toByteArray()) < 0)) {
+                    first = r;
+                }
+            }
+        }
+        return first;
+    }
+
+    private static boolean stopAbove(KeyRange r, KeyRange than) {
+        byte[] a = r.getStop().toByteArray();
+        byte[] b = than.getStop().toByteArray();
+        return b.length > 0 && (a.length == 0 || Bytes.compareTo(a, b) > 0);
     }
 
     /**
