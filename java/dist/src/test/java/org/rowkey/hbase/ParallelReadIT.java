@@ -506,16 +506,8 @@ class ParallelReadIT extends HBaseMiniClusterBase {
             }
             String explain = table.explain(first);
             assertTrue(explain.contains("\nJOIN") && explain.contains("5 range(s)"), explain);
-            List<String> got = new ArrayList<>();
-            long trips;
-            try (ResultScanner scanner = table.scan(first)) {
-                for (Result r : scanner) {
-                    got.add(Bytes.toHex(r.getRow()));
-                }
-                trips = scanner.getScanMetrics().countOfRPCcalls.get();
-            }
             List<String> inOrder = new ArrayList<>(reversed ? matching.descendingSet() : matching);
-            assertEquals(inOrder.subList(0, 10), got, reversed ? "the last 10" : "the first 10");
+            long trips = tripsReading(table, first, inOrder.subList(0, 10), reversed ? "the last 10" : "the first 10");
             // Each range read once, at once: 6 round trips when the first was read for its share first.
             assertTrue(trips <= 5, trips + " round trips for the " + (reversed ? "last" : "first") + " 10 of an IN of 5");
         }
@@ -523,15 +515,20 @@ class ParallelReadIT extends HBaseMiniClusterBase {
 
     /** Reads {@code lastTen}: the last 10 of {@code matching} (hex keys), backwards; its round trips. */
     private static long lastTenTrips(RowKeyTable table, RowKeyQuery lastTen, TreeSet<String> matching) throws IOException {
+        return tripsReading(table, lastTen, new ArrayList<>(matching.descendingSet()).subList(0, 10), "the last 10");
+    }
+
+    /** Reads {@code query}, whose rows must be {@code expected} (hex keys, in order); its round trips. */
+    private static long tripsReading(RowKeyTable table, RowKeyQuery query, List<String> expected, String what) throws IOException {
         List<String> got = new ArrayList<>();
         long trips;
-        try (ResultScanner scanner = table.scan(lastTen)) {
+        try (ResultScanner scanner = table.scan(query)) {
             for (Result r : scanner) {
                 got.add(Bytes.toHex(r.getRow()));
             }
             trips = scanner.getScanMetrics().countOfRPCcalls.get();
         }
-        assertEquals(new ArrayList<>(matching.descendingSet()).subList(0, 10), got, "the last 10");
+        assertEquals(expected, got, what);
         return trips;
     }
 
