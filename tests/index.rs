@@ -973,6 +973,29 @@ fn a_query_plan_decides_its_route_once_and_what_the_regions_fold() {
         let refused = plan_query(&catalog, &r).unwrap_err().to_string();
         assert!(refused.contains("answered by joins of key streams"), "{refused}");
     }
+    // A forward limit on the data table: its single read, one scan stopped at the limit; reversed,
+    // in an anyOf or through an index (above), the joins.
+    let mut limited = request(vec![vec![int_condition("sdate", Op::GE, &[1])]]);
+    limited.limit = 10;
+    limited.no_explain = false;
+    let Some(Read::Single(stopped)) = plan_query(&catalog, &limited).unwrap().read else {
+        panic!("a single read")
+    };
+    assert_eq!((stopped.index_number, stopped.limit), (-1, 10));
+    assert!(
+        stopped.explain.contains("stops after 10 rows: one scan in key order"),
+        "{}",
+        stopped.explain
+    );
+    limited.reversed = true;
+    assert_eq!(route(&limited), "joins of 1", "the last 10");
+    limited.reversed = false;
+    limited.any_of = true;
+    assert_eq!(route(&limited), "joins of 1", "an anyOf of one branch, limited");
+    limited.any_of = false;
+    limited.aggregate = true;
+    let refused = plan_query(&catalog, &limited).unwrap_err().to_string();
+    assert!(refused.contains("answered by joins of key streams"), "{refused}");
     let mut reversed = request(vec![vec![int_condition("sdate", Op::GE, &[1])]]);
     reversed.reversed = true;
     assert_eq!(
@@ -1210,7 +1233,8 @@ fn a_join_of_one_covered_index_stream_answers_from_the_index_rows() {
     );
     assert_eq!(
         streams(&|r| {
-            (r.hint, r.reversed, r.limit) = (IndexHint::NO_INDEX.into(), false, 10);
+            // The last 10: forward, the data table's single read stopped at the limit (above).
+            (r.hint, r.reversed, r.limit) = (IndexHint::NO_INDEX.into(), true, 10);
             r.branches[0].conditions = vec![messages::condition(
                 "md5url",
                 Op::IN,

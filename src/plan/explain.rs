@@ -104,6 +104,11 @@ pub(super) fn index_in_data_order(index: &str, salt_buckets: Option<u32>) -> Str
 pub(super) const DESCENDING_WINDOWS: &str =
     "  rows in descending data-key order: each region's ranges read in forward windows from the top down\n";
 
+/// The line of a forward limit's single read of the data table.
+pub(super) fn limited_scan(limit: u32) -> String {
+    format!("  stops after {limit} rows: one scan in key order, its regions one after another\n")
+}
+
 /// A join plan in words: each branch's streams in lead (or turn) order with their estimates, how
 /// they are combined, and the data-table scan of the branches with none.
 pub(super) fn describe_join(plan: &JoinPlan, conditions: &[&[Condition]], limit: u32, reversed: bool) -> String {

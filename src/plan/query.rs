@@ -33,7 +33,14 @@ pub(crate) struct Query<'a> {
 /// The plan of `query` over `catalog`'s table and indexes.
 pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<PlannedQuery> {
     let mut out = PlannedQuery::new();
-    let joins = query.any_of || query.branches.len() != 1 || query.limit > 0 || query.leapfrog;
+    let one_branch = !query.any_of && query.branches.len() == 1 && !query.leapfrog;
+    if one_branch && query.limit > 0 && !query.reversed && !query.aggregate {
+        if let Some(single) = limited_single_read(catalog, query)? {
+            out.set_single(single);
+            return Ok(out);
+        }
+    }
+    let joins = !one_branch || query.limit > 0;
     if !joins && query.reversed && !query.aggregate {
         if let Some(single) = reversed_single_read(catalog, query)? {
             out.set_single(single);
@@ -83,6 +90,32 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
     }
     out.set_single(single);
     Ok(out)
+}
+
+/// The single read of a forward limit that reads the data table: its ranges in key order, read
+/// by one scan that stops after the limit's rows (HBase's own scan limit), so it reads what the
+/// first rows take, as the joins' stream of the data table would, without the joins. None when
+/// the query reads an index or a relay: the joins answer it then (an index's keys are not in data
+/// order, and its rows need their data rows read).
+fn limited_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
+    let table = TableQuery {
+        query: SourceQuery {
+            conditions: &query.branches[0].conditions,
+            ..query.source
+        },
+        explain: query.explain,
+        relay_streams: true,
+        fold: false,
+    };
+    let mut single = plan_table(catalog, &table)?;
+    if single.relay.is_some() || single.index_number != -1 {
+        return Ok(None);
+    }
+    single.limit = query.limit;
+    if query.explain {
+        single.explain.push_str(&explain::limited_scan(query.limit));
+    }
+    Ok(Some(single))
 }
 
 /// The single read of a reversed query that reads the data table, or an index in which each of its

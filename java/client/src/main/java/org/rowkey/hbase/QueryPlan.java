@@ -30,7 +30,8 @@ import org.rowkey.hbase.proto.RowKeyProtos.TablePlan;
  * the native planner decided ({@code PlannedQuery}; Phoenix's {@code QueryPlan} with its scan and
  * union plans is the model): the data table's ranges ({@link DataTableRead}), an index's ranges and
  * the data rows they point to ({@link IndexRead}), or joins of key streams ({@link Joins}: an
- * {@code anyOf}, a limit, reversed through an index, the leapfrog, or the relay of several streams). Each kind reads
+ * {@code anyOf}, a limit but a forward one on the data table, reversed through an index, the leapfrog, or the relay
+ * of several streams). Each kind reads
  * ({@link #open}) and explains ({@link #explain}) itself from the same reply, so what is read and
  * what is shown cannot differ; {@link AggregatePlan} is the fourth kind, the regions folding.
  */
@@ -126,6 +127,12 @@ abstract class QueryPlan {
         /** The table the ranges are over. */
         abstract TableName source();
 
+        /** A forward limit's read (the planner's): one scan, its regions one after another, stopped at the limit. */
+        @Override
+        int parallelism() {
+            return plan.getLimit() > 0 ? 1 : super.parallelism();
+        }
+
         /** The rows' filter of the plan (its skip scan, or its residual): made for a read, not for explain. */
         Filter rows() {
             return ScanPlanner.rowsFilter(plan.getPlan(), query.toPredicateComparatorSpec());
@@ -149,8 +156,11 @@ abstract class QueryPlan {
         ResultScanner open() throws IOException {
             ReadShape shape = ReadShape.of(query);
             Filter rows = rows();
-            return ParallelScanner.open(connection, table, ranges,
-                    r -> shape.shape(ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true)), parallelism(), order);
+            int limit = plan.getLimit();
+            return ParallelScanner.open(connection, table, ranges, r -> {
+                Scan scan = ScanPlanner.scan(plan.getPlan(), rows, r).setScanMetricsEnabled(true);
+                return shape.shape(limit > 0 ? scan.setLimit(limit) : scan);
+            }, parallelism(), order);
         }
 
         @Override

@@ -557,7 +557,8 @@ public final class RowKeyTable {
      * {@code rowkey.index.stale.grace.ms} (default one hour). {@link RowKeyQuery#anyOf},
      * {@link RowKeyQuery#limit}, {@link RowKeyQuery#leapfrog} and {@link RowKeyQuery#reversed}
      * queries are answered by joins of key streams (docs/joins.md), in data-key order (or its
-     * reverse; a reversed query with no limit through the data table, or an index each of whose
+     * reverse; a forward limit of one branch through the data table is the single read, one scan
+     * in key order stopped at the limit; a reversed query with no limit through the data table, or an index each of whose
      * fields has one value, is the single read in descending data-key order, a salted index's
      * buckets merged by data key), each data row read from the data table (the branches of an {@code anyOf} that no
      * index answers by one data-table scan of the union of their ranges, each row matched against

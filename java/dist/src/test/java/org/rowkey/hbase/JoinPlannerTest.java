@@ -120,7 +120,7 @@ class JoinPlannerTest {
         JoinBranchPlan ranges = joins(RowKeyQuery.on(schema).between("age", 20, 30).limit(5)).getBranches(0);
         assertTrue(ranges.getStreamsList().isEmpty());
         assertTrue(joins(RowKeyQuery.on(schema).between("age", 20, 30).limit(5)).hasDataScan());
-        JoinBranchPlan noIndex = joins(RowKeyQuery.on(schema).eq("age", 20).noIndex().limit(5)).getBranches(0);
+        JoinBranchPlan noIndex = joins(RowKeyQuery.on(schema).eq("age", 20).noIndex().reversed().limit(5)).getBranches(0);
         assertTrue(noIndex.getStreamsList().isEmpty());
         JoinBranchPlan onlyAge = joins(RowKeyQuery.on(schema).eq("age", 20).eq("vip", true).useIndex("by_age")
                 .leapfrog()).getBranches(0);

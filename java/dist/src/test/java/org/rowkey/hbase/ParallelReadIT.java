@@ -505,7 +505,9 @@ class ParallelReadIT extends HBaseMiniClusterBase {
                 first.reversed();
             }
             String explain = table.explain(first);
-            assertTrue(explain.contains("\nJOIN") && explain.contains("5 range(s)"), explain);
+            // Forward, the whole query's single read stopped at the limit; reversed, the joins.
+            assertTrue(reversed ? explain.contains("\nJOIN") && explain.contains("5 range(s)") : explain.contains("stops after 10 rows: one scan in key order"),
+                    explain);
             List<String> inOrder = new ArrayList<>(reversed ? matching.descendingSet() : matching);
             long trips = tripsReading(table, first, inOrder.subList(0, 10), reversed ? "the last 10" : "the first 10");
             // Each range read once, at once: 6 round trips when the first was read for its share first.
