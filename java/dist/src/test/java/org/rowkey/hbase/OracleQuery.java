@@ -348,10 +348,13 @@ final class OracleQuery {
                 q.leapfrog = random.nextInt(3) == 0;
             } else {
                 q.reversed = random.nextInt(4) == 0; // one AND-branch read backwards, its streams' windows from the top down
-                // Or its first rows: a limit through an index it hints.
-                boolean limited = !q.reversed && random.nextInt(6) == 0;
-                if ((q.reversed || limited) && !indexes.isEmpty() && random.nextInt(3) > 0) {
-                    q.limit = limited ? 1 + random.nextInt(20) : 0;
+                // Or its first rows: a limit through an index it hints, or as the planner reads them
+                // (the data table's single read stopped at the limit, when no index serves them).
+                boolean limited = !q.reversed && random.nextInt(4) == 0;
+                if (limited) {
+                    q.limit = 1 + random.nextInt(20);
+                }
+                if ((q.reversed ? random.nextInt(3) > 0 : limited && random.nextBoolean()) && !indexes.isEmpty()) {
                     // Read backwards through an index it hints, = or IN on each of its fields: where each
                     // has one value, the index's single read in its key order, which is then the data's
                     // (a salted index's in each bucket: the buckets merged by data key); where one field
