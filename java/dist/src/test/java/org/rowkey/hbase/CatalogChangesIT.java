@@ -7,15 +7,19 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
+import com.codahale.metrics.Counter;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ClusterConnection;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.MetricsConnection;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -124,7 +128,7 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         // trips: 2-3x the cost of its whole query on small reads).
         create("catalog_calls", new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
         Configuration counted = new Configuration(conf());
-        counted.setBoolean(org.apache.hadoop.hbase.client.MetricsConnection.CLIENT_SIDE_METRICS_ENABLED_KEY, true);
+        counted.setBoolean(MetricsConnection.CLIENT_SIDE_METRICS_ENABLED_KEY, true);
         try (Connection reader = ConnectionFactory.createConnection(counted)) {
             RowKeyTable table = RowKeyTable.open(reader, TableName.valueOf("catalog_calls"));
             // Reversed: a forward limit on the data table alone is its single read, not a join.
@@ -147,8 +151,7 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
      */
     private static long descriptorCalls(Connection connection) {
         long calls = 0;
-        for (java.util.Map.Entry<String, com.codahale.metrics.Counter> c
-                : ((org.apache.hadoop.hbase.client.ClusterConnection) connection).getConnectionMetrics().getRpcCounters().entrySet()) {
+        for (Map.Entry<String, Counter> c : ((ClusterConnection) connection).getConnectionMetrics().getRpcCounters().entrySet()) {
             if (c.getKey().endsWith("MasterService_GetTableDescriptors")) {
                 calls += c.getValue().getCount();
             }
