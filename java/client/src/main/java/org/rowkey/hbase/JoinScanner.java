@@ -60,6 +60,8 @@ import org.rowkey.hbase.join.RangeKeyStream;
 final class JoinScanner implements ResultScanner {
     /** Keys whose data rows are read with one multi-get. */
     private static final int BATCH = 128;
+    /** Row keys' order: unsigned bytes, an empty start first. */
+    private static final Comparator<ByteString> KEY_ORDER = ByteString.unsignedLexicographicalComparator();
     /**
      * Rows the server may look at in a relayed stream's first read (it doubles after each read cut
      * short), set by {@value #RELAY_BUDGET_KEY}: a key-only row costs the server about a
@@ -230,12 +232,12 @@ final class JoinScanner implements ResultScanner {
                 rangeCount += p.getRangesCount();
             }
             int budget = relays ? relayBudget : 0;
-            int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, rangeCount, streams.isEmpty() || relays,
-                    filtersOnServer, budget > 0));
             // A data-table stream's ranges are intervals of the data keys, their keys taken one range
-            // after another: the first in the read's order may hold every key the limit wants.
-            KeyRange first = index < 0 && budget == 0 ? firstInOrder(s) : null;
-            int firstRangeBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, 1, streams.isEmpty(), filtersOnServer, false));
+            // after another: under a limit each is read only once those before it ended, for the
+            // whole limit (the first in the read's order may hold every key it wants).
+            List<KeyRange> sequence = index < 0 && budget == 0 && limit > 0 ? inReadOrder(s) : null;
+            int firstBatch = Math.min(mostFirstBatch, RangeKeyStream.firstBatch(limit, sequence != null ? 1 : rangeCount,
+                    streams.isEmpty() || relays, filtersOnServer, budget > 0));
             Table table = index < 0 ? data : indexTable(connection, name, catalog, index);
             TableKeyRangeReader.Unverified met = index < 0 ? null
                     : (row, status) -> remember(new Unverified(index, row), catalog.dataKeyOrNull(index, row));
@@ -243,7 +245,8 @@ final class JoinScanner implements ResultScanner {
             Filter branch = !filtersOnServer ? null : new RowFilter(CompareOperator.EQUAL, new PredicateComparator(
                     RowKeyQuery.of(index < 0 ? catalog.schema() : catalog.indexSchema(index), conditions)));
             List<KeyStream> ranges = new ArrayList<>();
-            for (StreamPoint p : s.getPointsList()) {
+            for (StreamPoint p : sequence != null ? Collections.singletonList(StreamPoint.newBuilder().addAllRanges(sequence).build())
+                    : s.getPointsList()) {
                 KeySeeker point = index < 0 ? null : KeySeeker.overWellFormedKeys(RowKeyQuery.of(catalog.schema(),
                         p.getEqualitiesList()));
                 if (point != null) {
@@ -253,8 +256,7 @@ final class JoinScanner implements ResultScanner {
                     byte[] prefix = r.getStart().toByteArray();
                     KeyRangeReader reader = new TableKeyRangeReader(table, prefix, r.getStop().toByteArray(), branch,
                             reversed, met, answers, true, null);
-                    RangeKeyStream leaf = index < 0
-                            ? RangeKeyStream.ofDataKeys(reader, r == first ? firstRangeBatch : firstBatch, budget, catalog.schema().keyLength())
+                    RangeKeyStream leaf = index < 0 ? RangeKeyStream.ofDataKeys(reader, firstBatch, budget, catalog.schema().keyLength())
                             : new RangeKeyStream(reader, firstBatch, budget, row -> catalog.dataKeyOrNull(index, row),
                                     (target, after) -> indexStart(catalog, index, point, prefix, target, after, reversed),
                                     key -> catalog.indexKey(index, key));
@@ -265,32 +267,40 @@ final class JoinScanner implements ResultScanner {
             if (ranges.isEmpty()) {
                 return null; // an IN with no value
             }
-            streams.add(KeyStreams.union(order, ranges, readers));
+            streams.add(sequence != null ? KeyStreams.sequence(order, ranges, ends(sequence)) : KeyStreams.union(order, ranges, readers));
         }
         return relays ? KeyStreams.relay(order, streams) : KeyStreams.intersection(order, streams);
     }
 
     /**
-     * The range of a data-table stream its keys come from first: the lowest, or the highest when the
-     * read is descending (an empty stop is the table's end).
+     * A data-table stream's ranges in the read's order (ascending starts; reversed, descending), or
+     * null when two overlap: then the keys of one do not all come before the next one's.
      */
-    private KeyRange firstInOrder(KeyStreamSpec s) {
-        KeyRange first = null;
+    private List<KeyRange> inReadOrder(KeyStreamSpec s) {
+        List<KeyRange> ranges = new ArrayList<>();
         for (StreamPoint p : s.getPointsList()) {
-            for (KeyRange r : p.getRangesList()) {
-                if (first == null || (reversed ? stopAbove(r, first) : r.getStart().toByteArray().length == 0
-                        || Bytes.compareTo(r.getStart().toByteArray(), first.getStart().toByteArray()) < 0)) {
-                    first = r;
-                }
+            ranges.addAll(p.getRangesList());
+        }
+        ranges.sort((a, b) -> KEY_ORDER.compare(a.getStart(), b.getStart())); // an empty start is the table's first key
+        for (int i = 1; i < ranges.size(); i++) {
+            ByteString stop = ranges.get(i - 1).getStop();
+            if (stop.isEmpty() || KEY_ORDER.compare(stop, ranges.get(i).getStart()) > 0) {
+                return null;
             }
         }
-        return first;
+        if (reversed) {
+            Collections.reverse(ranges);
+        }
+        return ranges;
     }
 
-    private static boolean stopAbove(KeyRange r, KeyRange than) {
-        byte[] a = r.getStop().toByteArray();
-        byte[] b = than.getStop().toByteArray();
-        return b.length > 0 && (a.length == 0 || Bytes.compareTo(a, b) > 0);
+    /** Each range's end in the read's order: its stop forward, its start reversed. */
+    private List<byte[]> ends(List<KeyRange> inOrder) {
+        List<byte[]> ends = new ArrayList<>(inOrder.size());
+        for (KeyRange r : inOrder) {
+            ends.add((reversed ? r.getStart() : r.getStop()).toByteArray());
+        }
+        return ends;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 import org.apache.hadoop.hbase.TableName;
@@ -344,6 +345,38 @@ class JoinIT extends HBaseMiniClusterBase {
             }
             assertEquals(oracle(any, limit, true), rows(query, null), "case " + c + ": " + text + "limit " + limit + "\n"
                     + table.explain(query));
+        }
+    }
+
+    /**
+     * A limit on an IN of the leading field (the data table's ranges, one per value, read one after
+     * another) intersected with an index by the leapfrog: the index's keys make the data table's
+     * stream seek across its ranges, forward and reversed; each answer is the oracle's.
+     */
+    @Test
+    void aLimitedLeapfrogSeeksAcrossTheDataTablesRanges() throws IOException {
+        Random random = new Random(23);
+        List<Map<String, Object>> rows = new ArrayList<>(live.values());
+        for (int c = 0; c < 16; c++) {
+            int age = 18 + random.nextInt(50);
+            // Ids of the age and others, so that the streams meet and miss.
+            TreeSet<Long> ids = new TreeSet<>();
+            while (ids.size() < 4) {
+                Map<String, Object> r = rows.get(random.nextInt(rows.size()));
+                if (((int) r.get("age") == age) == (ids.size() % 2 == 0)) {
+                    ids.add((long) r.get("user_id"));
+                }
+            }
+            boolean reversed = random.nextBoolean();
+            int limit = 1 + random.nextInt(10);
+            RowKeyQuery query = RowKeyQuery.on(schema).in("user_id", ids.toArray()).eq("age", age).leapfrog().limit(limit);
+            if (reversed) {
+                query.reversed();
+            }
+            String explain = table.explain(query);
+            assertTrue(explain.contains("DATA TABLE") && explain.contains("INDEX by_age"), explain);
+            assertEquals(oracle(r -> ids.contains((long) r.get("user_id")) && (int) r.get("age") == age, limit, reversed),
+                    rows(query, null), "case " + c + (reversed ? ", reversed" : "") + "\n" + explain);
         }
     }
 

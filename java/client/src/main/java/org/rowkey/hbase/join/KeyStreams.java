@@ -3,6 +3,7 @@ package org.rowkey.hbase.join;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -126,6 +127,23 @@ public final class KeyStreams {
         if (failure != null) {
             throw new IOException("a key stream read failed", failure);
         }
+    }
+
+    /**
+     * The keys of inputs that follow one another: every key of an input comes before every key of
+     * the next (a data-table stream's disjoint ranges, in the read's order), so only the input at
+     * hand is read, the next once it ends: a limit's rows are read range after range, where a
+     * {@link #union} reads each range's first keys at once. {@code ends.get(i)} is input
+     * {@code i}'s range end in that order: its stop ascending (exclusive; empty: the table's end),
+     * its start descending (inclusive; empty: the table's start). A seek skips, without reading,
+     * the inputs whose range ends before its target.
+     */
+    public static KeyStream sequence(Comparator<byte[]> order, List<? extends KeyStream> inputs, List<byte[]> ends) {
+        if (inputs.isEmpty() || inputs.size() != ends.size()) {
+            throw new IllegalArgumentException("a sequence needs inputs, each with its end: " + inputs.size() + " and "
+                    + ends.size());
+        }
+        return inputs.size() == 1 ? inputs.get(0) : new Sequence(order, inputs, ends);
     }
 
     /** The keys of {@code input} that pass {@code test}. */
@@ -317,6 +335,91 @@ public final class KeyStreams {
         @Override
         void seekInputs(byte[] target) throws IOException {
             inputs.get(holder).seek(target);
+        }
+    }
+
+    private static final class Sequence implements KeyStream {
+        private final List<KeyStream> inputs;
+        private final List<byte[]> ends;
+        private final boolean descending;
+        /** The input at hand: those before it have ended. */
+        private int at;
+
+        Sequence(Comparator<byte[]> order, List<? extends KeyStream> inputs, List<byte[]> ends) {
+            this.inputs = new ArrayList<>(inputs);
+            this.ends = new ArrayList<>(ends);
+            this.descending = order.compare(new byte[] {0}, new byte[] {1}) > 0;
+        }
+
+        /** Whether input {@code i} holds no key at or after {@code target} in the read's order. */
+        private boolean endsBefore(int i, byte[] target) {
+            byte[] end = ends.get(i);
+            return descending ? compare(target, end) < 0 : end.length > 0 && compare(target, end) >= 0;
+        }
+
+        @Override
+        public byte[] key() throws IOException {
+            for (; at < inputs.size(); at++) {
+                byte[] key = inputs.get(at).key();
+                if (key != null) {
+                    return key;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public void advance() throws IOException {
+            if (key() != null) {
+                inputs.get(at).advance();
+            }
+        }
+
+        @Override
+        public void seek(byte[] target) throws IOException {
+            seekAmong(target, null);
+        }
+
+        @Override
+        public void seekAmong(byte[] target, List<byte[]> candidates) throws IOException {
+            for (; at < inputs.size(); at++) {
+                if (endsBefore(at, target)) {
+                    continue;
+                }
+                KeyStream input = inputs.get(at);
+                if (candidates == null) {
+                    input.seek(target);
+                } else {
+                    input.seekAmong(target, candidates);
+                }
+                if (input.key() != null) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public boolean holds() {
+            for (int i = at; i < inputs.size(); i++) {
+                KeyStream input = inputs.get(i);
+                if (!input.holds()) {
+                    return false;
+                }
+                try {
+                    if (input.key() != null) {
+                        return true;
+                    }
+                } catch (IOException e) {
+                    return false; // not met: an input that holds its next key reads nothing for it
+                }
+            }
+            return true;
+        }
+
+        /** The input at hand's known keys: no key of a later input comes between them. */
+        @Override
+        public List<byte[]> known(int max) throws IOException {
+            return key() == null ? Collections.<byte[]>emptyList() : inputs.get(at).known(max);
         }
     }
 

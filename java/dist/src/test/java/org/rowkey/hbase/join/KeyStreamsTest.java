@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
@@ -548,6 +549,99 @@ class KeyStreamsTest {
             List<String> got = new ArrayList<>();
             drain(joined).forEach(k -> got.add(hex(k)));
             assertEquals(want, got, "case " + c + (leaves ? " (leaf streams)" : ""));
+        }
+    }
+
+    /**
+     * A sequence of disjoint ranges gives their keys in the read's order, both ways, under advances
+     * and seeks at random, and reads no range after the one its current key is in; a seek past
+     * ranges reads none of them.
+     */
+    @Test
+    void aSequenceOfDisjointRangesReadsNoRangeBeforeItsKeysAreReached() throws IOException {
+        Random random = new Random(29);
+        for (int c = 0; c < CASES; c++) {
+            boolean descending = random.nextBoolean();
+            Comparator<byte[]> order = descending ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+            int count = 1 + random.nextInt(5);
+            List<MemoryReader> readers = new ArrayList<>();
+            List<KeyStream> inputs = new ArrayList<>();
+            List<byte[]> ends = new ArrayList<>();
+            List<TreeSet<byte[]>> held = new ArrayList<>();
+            TreeSet<byte[]> all = new TreeSet<>(order);
+            for (int i = 0; i < count; i++) {
+                // Range i: the keys whose first byte is in [40 i, 40 i + 40); the first and the last open.
+                TreeSet<byte[]> keys = new TreeSet<>(order);
+                for (int k = random.nextInt(4) == 0 ? 0 : random.nextInt(30); k > 0; k--) {
+                    keys.add(new byte[] {(byte) (40 * i + random.nextInt(40)), (byte) random.nextInt(256)});
+                }
+                MemoryReader reader = new MemoryReader(new ArrayList<>(keys), descending);
+                readers.add(reader);
+                inputs.add(RangeKeyStream.ofDataKeys(reader, 1 + random.nextInt(8)));
+                byte[] start = i == 0 ? new byte[0] : new byte[] {(byte) (40 * i)};
+                byte[] stop = i == count - 1 ? new byte[0] : new byte[] {(byte) (40 * (i + 1))};
+                ends.add(descending ? start : stop);
+                held.add(keys);
+                all.addAll(keys);
+            }
+            if (descending) {
+                Collections.reverse(readers);
+                Collections.reverse(inputs);
+                Collections.reverse(ends);
+                Collections.reverse(held);
+            }
+            KeyStream sequence = KeyStreams.sequence(order, inputs, ends);
+            byte[] expected = all.isEmpty() ? null : all.first();
+            for (int step = random.nextInt(60); ; step--) {
+                byte[] key = sequence.key();
+                assertEquals(expected == null ? null : hex(expected), key == null ? null : hex(key), "case " + c);
+                if (key == null) {
+                    break;
+                }
+                int in = 0;
+                while (!held.get(in).contains(key)) {
+                    in++;
+                }
+                for (int later = in + 1; later < count; later++) {
+                    assertEquals(0, readers.get(later).reads, "case " + c + ": range " + later + " read before its keys");
+                }
+                if (step == 0) {
+                    break;
+                }
+                byte[] target = {(byte) random.nextInt(256), (byte) random.nextInt(256)};
+                if (random.nextInt(4) == 0 && order.compare(target, key) > 0) {
+                    sequence.seek(target);
+                    expected = all.ceiling(target);
+                } else {
+                    sequence.advance();
+                    expected = all.higher(key);
+                }
+            }
+        }
+        // A seek into the last range reads it alone.
+        for (boolean descending : new boolean[] {false, true}) {
+            Comparator<byte[]> order = descending ? KeyStreams.DESCENDING : KeyStreams.ASCENDING;
+            List<MemoryReader> readers = new ArrayList<>();
+            List<KeyStream> inputs = new ArrayList<>();
+            List<byte[]> ends = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int range = descending ? 3 - i : i;
+                List<byte[]> keys = spaced(10, 1, 40 * range);
+                keys.replaceAll(k -> new byte[] {k[2]});
+                if (descending) {
+                    keys.sort(order);
+                }
+                MemoryReader reader = new MemoryReader(keys, descending);
+                readers.add(reader);
+                inputs.add(RangeKeyStream.ofDataKeys(reader, 10));
+                ends.add(new byte[] {(byte) (descending ? 40 * range : 40 * (range + 1))});
+            }
+            KeyStream sequence = KeyStreams.sequence(order, inputs, ends);
+            byte[] target = {(byte) (descending ? 5 : 125)};
+            sequence.seek(target);
+            assertEquals(hex(target), hex(sequence.key()), descending ? "descending" : "ascending");
+            long[] reads = readers.stream().mapToLong(r -> r.reads).toArray();
+            assertEquals("[0, 0, 0, 1]", Arrays.toString(reads), descending ? "descending" : "ascending");
         }
     }
 
