@@ -346,6 +346,13 @@ final class OracleQuery {
                 q.limit = random.nextInt(3) == 0 ? 0 : 1 + random.nextInt(20);
                 q.reversed = random.nextBoolean();
                 q.leapfrog = random.nextInt(3) == 0;
+                if (q.leapfrog && q.branches.isEmpty() && !indexes.isEmpty() && random.nextBoolean()) {
+                    // An index's fields and the key's leading field: their streams intersected, the
+                    // data table's seeking across its ranges.
+                    q.shared.clear();
+                    aimAt(indexes.get(random.nextInt(indexes.size())), q.shared, schema, random);
+                    q.shared.add(leadingIn(schema, random));
+                }
             } else {
                 q.reversed = random.nextInt(4) == 0; // one AND-branch read backwards, its streams' windows from the top down
                 // Or its first rows: a limit through an index it hints, or as the planner reads them
@@ -436,9 +443,26 @@ final class OracleQuery {
             aimAt(index, into, schema, random);
             count = Math.max(0, count - index.fields.size());
         }
+        if (count > 0 && random.nextInt(10) < 2) {
+            into.add(leadingIn(schema, random));
+            count--;
+        }
         for (int i = 0; i < count; i++) {
             into.add(OracleModel.randomCondition(schema.fields.get(random.nextInt(schema.fields.size())), random));
         }
+    }
+
+    /**
+     * The key's leading field by an IN of several values: the data table's ranges, one per value (a
+     * data-table stream of the joins, each range read after the one before under a limit).
+     */
+    private static Condition leadingIn(OracleModel.Schema schema, Random random) {
+        Field lead = schema.fields.get(0);
+        List<Object> values = new ArrayList<>();
+        for (int n = 2 + random.nextInt(3); n > 0; n--) {
+            values.add(lead.conditionValue(random));
+        }
+        return new Condition(lead, OracleModel.Op.IN, values);
     }
 
     /** An = or IN condition on each field of {@code index}. */
