@@ -98,17 +98,10 @@ pub(crate) fn plan_query(catalog: &Catalog, query: &Query<'_>) -> Result<Planned
 /// the query reads an index or a relay: the joins answer it then (an index's keys are not in data
 /// order, and its rows need their data rows read).
 fn limited_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
-    let table = TableQuery {
-        query: SourceQuery {
-            conditions: &query.branches[0].conditions,
-            ..query.source
-        },
-        explain: query.explain,
-        relay_streams: true,
-        fold: false,
+    let Some(mut single) = branch_single_read(catalog, query)? else {
+        return Ok(None);
     };
-    let mut single = plan_table(catalog, &table)?;
-    if single.relay.is_some() || single.index_number != -1 {
+    if single.index_number != -1 {
         return Ok(None);
     }
     single.limit = query.limit;
@@ -126,22 +119,11 @@ fn limited_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<Ta
 /// `ParallelScanner`). None when the query reads another index (whose order is not the data
 /// table's) or a relay: the joins answer it then.
 fn reversed_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
-    let conditions = &query.branches[0].conditions;
-    let table = TableQuery {
-        query: SourceQuery {
-            conditions,
-            ..query.source
-        },
-        explain: query.explain,
-        relay_streams: true,
-        fold: false,
-    };
-    let mut single = plan_table(catalog, &table)?;
-    if single.relay.is_some() {
+    let Some(mut single) = branch_single_read(catalog, query)? else {
         return Ok(None);
-    }
+    };
     if single.index_number != -1 {
-        let Some(buckets) = in_data_order(catalog, &single.index, conditions) else {
+        let Some(buckets) = in_data_order(catalog, &single.index, &query.branches[0].conditions) else {
             return Ok(None);
         };
         single.merge_salt_buckets = buckets.is_some();
@@ -155,6 +137,22 @@ fn reversed_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<T
         single.explain.push_str(explain::DESCENDING_WINDOWS);
     }
     Ok(Some(single))
+}
+
+/// The single read of the query's one branch (its rows, not folded), or None when several
+/// indexes would relay it: what a limited or reversed single read starts from.
+fn branch_single_read(catalog: &Catalog, query: &Query<'_>) -> Result<Option<TablePlan>> {
+    let table = TableQuery {
+        query: SourceQuery {
+            conditions: &query.branches[0].conditions,
+            ..query.source
+        },
+        explain: query.explain,
+        relay_streams: true,
+        fold: false,
+    };
+    let single = plan_table(catalog, &table)?;
+    Ok(single.relay.is_none().then_some(single))
 }
 
 /// Whether `index`'s rows that meet `conditions` sort as their data rows do, within each salt
