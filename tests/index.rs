@@ -687,6 +687,18 @@ fn a_join_branch_plans_its_streams_in_one_call_and_obeys_hints_and_the_point_cap
         (1, "by_date_code")
     );
 
+    // A repeated value is one point: its keys are read once, and the points stay disjoint.
+    let repeated = branch(
+        vec![condition(
+            "md5url",
+            Op::IN,
+            vec![string("u1"), string("u0"), string("u1")],
+        )],
+        IndexHint::NO_INDEX,
+        "",
+    );
+    assert_eq!(repeated.streams[0].points.len(), 2, "{repeated:?}");
+
     // Over the cap of value combinations: no stream.
     let many = branch(vec![urls(MAX_POINTS + 1)], IndexHint::INDEX_HINT_AUTOMATIC, "");
     assert_eq!((many.streams.len(), many.left_out.len()), (0, 0));

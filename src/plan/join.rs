@@ -2,6 +2,8 @@
 //! source's value combinations planned by the table planner as exact prefixes of its keys, and
 //! the one data-table scan of the branches with no stream.
 
+use std::collections::BTreeSet;
+
 use crate::error::{Error, Result};
 use crate::eval::Comparator;
 use crate::key::Catalog;
@@ -179,10 +181,16 @@ fn plan_streams(
             continue;
         };
         let mut stream = KeyStreamSpec::new();
+        // A repeated value (`IN ('a', 'b', 'a')`) plans the same ranges twice: one read of them
+        // is enough, and only disjoint points can be read one after another under a limit.
+        let mut planned: BTreeSet<Vec<(Vec<u8>, Vec<u8>)>> = BTreeSet::new();
         for equalities in points {
             let plan = key_plan(&equalities, &source.index, false)?.plan.unwrap_or_default();
             if plan.capped || !plan.ranges.iter().all(|r| is_prefix_range(&r.start, &r.stop)) {
                 continue 'sources; // not one run of keys per combination, in data-key order
+            }
+            if !planned.insert(plan.ranges.iter().map(|r| (r.start.clone(), r.stop.clone())).collect()) {
+                continue;
             }
             let mut point = StreamPoint::new();
             point.equalities = equalities;
