@@ -60,7 +60,8 @@ class OracleIT extends HBaseMiniClusterBase {
     private static final String[][] PLAN_MARKS = {{"relay:", "plan:relay"}, {"leapfrog intersection", "plan:leapfrog"},
         {"covered: the index rows answer alone", "plan:covered"}, {"INDEX ", "plan:index"},
         {"in data-key order: unsalted", "plan:reversed-index"}, {"their rows merged by data key", "plan:reversed-merge"},
-        {"covered stream:", "plan:covered-stream"}, {"one scan in key order, its regions one after another", "plan:limited-scan"}};
+        {"covered stream:", "plan:covered-stream"}, {"one scan in key order, its regions one after another", "plan:limited-scan"},
+        {"follow DATA TABLE", "plan:data-table-follows"}, {"lead   DATA TABLE", "plan:data-table-leads"}, {"stream DATA TABLE", "plan:data-table-stream"}};
 
     /** The run's settings, from system properties. */
     private static final class Settings {
@@ -452,7 +453,7 @@ class OracleIT extends HBaseMiniClusterBase {
                         check(again.query, again.client);
                         continue;
                     }
-                    OracleQuery q = OracleQuery.random(schema, indexes, random);
+                    OracleQuery q = OracleQuery.random(schema, indexes, snapshot.rows, random);
                     Client client = pickClient();
                     // (Not a read naming an index: another client may drop it before it is asked again.)
                     if (q.reversed && q.path == Path.SCAN && (q.hint == null || q.hint.isEmpty())) {

@@ -303,7 +303,9 @@ final class OracleQuery {
 
     // ------------------------------------------------------------------ random queries
 
-    static OracleQuery random(OracleModel.Schema schema, List<OracleModel.Index> indexes, Random random) {
+    /** A random query; {@code live} (the rows as last read, in key order) aims some of them at rows that exist. */
+    static OracleQuery random(OracleModel.Schema schema, List<OracleModel.Index> indexes, List<OracleSnapshot.Row> live,
+            Random random) {
         int dice = random.nextInt(100);
         Path path = dice < 42 ? Path.SCAN : dice < 80 ? Path.AGGREGATE : dice < 88 ? Path.TO_SCAN : dice < 93 ? Path.TEXT_TO_SCAN
                 : Path.WHERE_FILTER;
@@ -350,8 +352,14 @@ final class OracleQuery {
                     // An index's fields and the key's leading field: their streams intersected, the
                     // data table's seeking across its ranges.
                     q.shared.clear();
-                    aimAt(indexes.get(random.nextInt(indexes.size())), q.shared, schema, random);
-                    q.shared.add(leadingIn(schema, random));
+                    OracleModel.Index index = indexes.get(random.nextInt(indexes.size()));
+                    if (!live.isEmpty() && random.nextInt(4) > 0) {
+                        aimAtRows(index, q.shared, schema, live, random);
+                    } else {
+                        q.shared.add(leadingIn(schema, random)); // first: the stream's condition on that field
+                        aimAt(index, q.shared, schema, random);
+                    }
+                    q.limit = 1 + random.nextInt(20); // its ranges then read in sequence, sought across
                 }
             } else {
                 q.reversed = random.nextInt(4) == 0; // one AND-branch read backwards, its streams' windows from the top down
@@ -463,6 +471,65 @@ final class OracleQuery {
             values.add(lead.conditionValue(random));
         }
         return new Condition(lead, OracleModel.Op.IN, values);
+    }
+
+    /**
+     * The index's values of a written row, and an IN of the leading-field values of the rows that
+     * share them (with a value no row may have): the index's stream and the data table's ranges
+     * then share keys in several of its ranges, which the leapfrog seeks across, one range after
+     * another under a limit. Random values mostly match no row at all.
+     */
+    private static void aimAtRows(OracleModel.Index index, List<Condition> into, OracleModel.Schema schema,
+            List<OracleSnapshot.Row> live, Random random) {
+        OracleSnapshot.Row row = live.get(random.nextInt(live.size()));
+        List<Object> leads = new ArrayList<>();
+        Field lead = schema.fields.get(0);
+        for (OracleSnapshot.Row r : live) {
+            if (sameValues(index.fields, r, row)) {
+                Object v = poolValue(lead, r.fields.get(lead.name));
+                if (v != null && !containsValue(leads, v)) {
+                    leads.add(v);
+                }
+            }
+        }
+        Collections.shuffle(leads, random);
+        leads = new ArrayList<>(leads.subList(0, Math.min(leads.size(), 2 + random.nextInt(3))));
+        leads.add(lead.conditionValue(random));
+        into.add(new Condition(lead, OracleModel.Op.IN, leads));
+        for (String name : index.fields) {
+            Field f = schema.field(name);
+            Object v = poolValue(f, row.fields.get(name));
+            into.add(v == null ? OracleModel.randomCondition(f, random)
+                    : new Condition(f, random.nextBoolean() ? OracleModel.Op.EQ : OracleModel.Op.IN, Collections.singletonList(v)));
+        }
+    }
+
+    private static boolean sameValues(List<String> fields, OracleSnapshot.Row a, OracleSnapshot.Row b) {
+        for (String name : fields) {
+            if (OracleModel.compareValues(a.fields.get(name), b.fields.get(name)) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The pool value (as conditions take it) a row's decoded value is; null when none is. */
+    private static Object poolValue(Field f, Object decoded) {
+        for (Object p : f.pool) {
+            if (OracleModel.compareValues(OracleModel.canonical(f, p), decoded) == 0) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static boolean containsValue(List<Object> values, Object v) {
+        for (Object x : values) {
+            if (x.getClass() == v.getClass() && OracleModel.compareValues(x, v) == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An = or IN condition on each field of {@code index}. */
