@@ -44,24 +44,42 @@ public final class QueryCost {
                 connection -> limited ? new QueryCost().runLimited(connection, options) : new QueryCost().run(connection, options, indexQueries));
     }
 
+    /** What every mode starts from: the demo's tables loaded, the floor's reader, the runs (header printed). */
+    private static final class Setup {
+        final DataSet data;
+        final Demo demo;
+        final ResultRowsFloor floor;
+        final int runs;
+
+        Setup(Connection connection, Demo.Options options, boolean saltedToo) throws Exception {
+            data = new DataSet(options.rows, options.seed);
+            demo = new Demo(connection, options, true);
+            demo.createAndLoad(Demo.PLAIN_TABLE, demo.schema(false), false, Demo.plainIndexes(), data);
+            if (saltedToo) {
+                demo.createAndLoad(Demo.SALTED_TABLE, demo.schema(true), true, Demo.saltedIndexes(), data);
+            }
+            floor = new ResultRowsFloor(connection, THREADS);
+            runs = Math.max(options.runs, 200);
+            System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
+                    data.size(), runs, runs / 4);
+        }
+    }
+
     /**
      * {@code --limit}: each query on the key's leading field whole and its first {@value #FIRST}
      * rows ({@code limit}), beside the floor of those rows (their keys known in advance, read
      * plainly, one scan per region at once), the ways taking turns.
      */
     private int runLimited(Connection connection, Demo.Options options) throws Exception {
-        DataSet data = new DataSet(options.rows, options.seed);
-        Demo demo = new Demo(connection, options, true);
-        demo.createAndLoad(Demo.PLAIN_TABLE, demo.schema(false), false, Demo.plainIndexes(), data);
-        ResultRowsFloor plain = new ResultRowsFloor(connection, THREADS);
-        int runs = Math.max(options.runs, 200);
-        System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
-                data.size(), runs, runs / 4);
+        Setup setup = new Setup(connection, options, false);
+        Demo demo = setup.demo;
+        ResultRowsFloor plain = setup.floor;
+        int runs = setup.runs;
         System.out.println("| query | rows | ours whole, ms | ours first " + FIRST + ", ms | first " + FIRST + " / whole"
                 + " | floor of the first " + FIRST + ", ms | first " + FIRST + " / its floor |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         boolean same = true;
-        for (DemoQuery q : DemoQuery.all(data)) {
+        for (DemoQuery q : DemoQuery.all(setup.data)) {
             if (q.salted || !q.name.contains("md5url")) {
                 continue;
             }
@@ -105,21 +123,15 @@ public final class QueryCost {
     }
 
     private int run(Connection connection, Demo.Options options, boolean indexQueries) throws Exception {
-        DataSet data = new DataSet(options.rows, options.seed);
-        Demo demo = new Demo(connection, options, true);
-        demo.createAndLoad(Demo.PLAIN_TABLE, demo.schema(false), false, Demo.plainIndexes(), data);
-        if (indexQueries) {
-            demo.createAndLoad(Demo.SALTED_TABLE, demo.schema(true), true, Demo.saltedIndexes(), data);
-        }
-        ResultRowsFloor plain = new ResultRowsFloor(connection, THREADS);
-        int runs = Math.max(options.runs, 200);
-        System.out.printf(Locale.ROOT, "%n%,d rows; median of %d runs after %d warm-up runs, the ways taking turns%n",
-                data.size(), runs, runs / 4);
+        Setup setup = new Setup(connection, options, indexQueries);
+        Demo demo = setup.demo;
+        ResultRowsFloor plain = setup.floor;
+        int runs = setup.runs;
         System.out.println("| query | rows | plan + explain text, ms | ours serial, ms | ours parallel, ms"
                 + " | the plan's ranges, plain scans at once: rows / ms | floor, ms | ours / floor |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         boolean same = true;
-        for (DemoQuery q : DemoQuery.all(data)) {
+        for (DemoQuery q : DemoQuery.all(setup.data)) {
             // The queries on the key's leading field, or those the (sdate, code) index answers.
             if (indexQueries ? !q.name.contains("sdate = ? AND code") : q.salted || !q.name.contains("md5url")) {
                 continue;
