@@ -569,9 +569,10 @@ public final class RowKeyTable {
      * different regions (salt buckets, IN values, a long range) are read at once by the
      * connection's pool ({@link ParallelScanner}: {@code rowkey.scan.threads}, default 16), rows
      * still in order unless {@link RowKeyQuery#unordered}; {@link RowKeyQuery#serial} reads one
-     * range after another. A read through an index that another client dropped and added again
-     * while it ran ends with {@link IndexChangedException} from its last {@code next()} instead of
-     * its end (its rows may have come from the new index).
+     * range after another. A read through an index that another client dropped (and perhaps added
+     * again) while it ran ends with {@link IndexChangedException} from its last {@code next()} instead
+     * of its end (its rows may have come from the new index's table); one that returned no row yet
+     * plans again.
      */
     public ResultScanner scan(RowKeyQuery query) throws IOException {
         return new Replanning(query, described);
@@ -612,14 +613,15 @@ public final class RowKeyTable {
                 Result r = scanner.next();
                 returned |= r != null;
                 if (r == null) {
-                    ended = true;
                     if (readsIndexTable) {
                         checkIndexesKept(planned);
                     }
+                    ended = true;
                 }
                 return r;
-            } catch (IOException e) { // IndexChangedException too: not a table gone, so thrown as it is
-                if (returned || replanned || !tableGone(e)) {
+            } catch (IOException e) {
+                // A table gone, or the catalog changed under a read that returned nothing yet: read again.
+                if (returned || replanned || !(tableGone(e) || e instanceof IndexChangedException)) {
                     throw e;
                 }
                 Described fresh = reread(planned);
@@ -731,9 +733,10 @@ public final class RowKeyTable {
      * descriptor says now (one call to the master). One dropped and added again under its name
      * while the read ran (another generation or definition) may have handed the read rows of the
      * new index, half built or on other fields: the read fails with {@link IndexChangedException}.
-     * One dropped and not added again fails nothing here: its table went with it, so a read that
-     * still needed it met HBase's error. (Every ACTIVE index is checked, not only those the plan
-     * read: a false alarm costs a read again, a miss a wrong answer.)
+     * So does one the catalog no longer names: {@code addIndex} makes an index's table before the
+     * catalog names it, so a read whose scanner resumed in a table made again under the name, empty
+     * yet, and ended there, finds the index absent, as after a plain drop. (Every ACTIVE index is
+     * checked, not only those the plan read: a false alarm costs a read again, a miss a wrong answer.)
      */
     private void checkIndexesKept(Described planned) throws IOException {
         Described now = reread(planned);
@@ -741,9 +744,14 @@ public final class RowKeyTable {
             return;
         }
         for (IndexSpec read : planned.catalog.indexes()) {
-            int at = now.catalog.indexNumber(read.getName());
-            if (read.getState() != IndexState.ACTIVE || at < 0) {
+            if (read.getState() != IndexState.ACTIVE) {
                 continue;
+            }
+            int at = now.catalog.indexNumber(read.getName());
+            if (at < 0) {
+                throw new IndexChangedException("index '" + read.getName() + "' of table " + name + " was dropped by another"
+                        + " client while this read of it ran (generation " + read.getGeneration() + " on " + read.getFieldsList()
+                        + "): the read may have met a table made again under its name; read again");
             }
             IndexSpec current = now.catalog.indexes().get(at);
             if (!current.toBuilder().setState(IndexState.ACTIVE).build().equals(read)) {

@@ -25,6 +25,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -199,6 +200,62 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
             assertEquals(expected, users(table.scan(query)));
             assertEquals(expected.size(), count(table, query));
         }
+    }
+
+    @Test
+    void aScanThatResumesInAnIndexTableMadeAgainBeforeTheCatalogNamesItFailsInsteadOfMissingRows() throws IOException {
+        // Regression: addIndex makes the index's table before its catalog names it (BUILDING). A read
+        // of the dropped index whose scanner resumed in the new, empty table in that window, and ended
+        // there, found the index absent from the catalog and took it for a plain drop: it answered
+        // the rows of its first round trips alone, with no error.
+        create("remade_mid_read", 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        TableName name = TableName.valueOf("remade_mid_read");
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
+        TreeSet<Integer> expected = truth("remade_mid_read", "code", 1);
+        Configuration smallTurns = new Configuration(conf());
+        smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5); // the read goes on in many round trips
+        try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
+            RowKeyTable table = RowKeyTable.open(reader, name);
+            TreeSet<Integer> got = new TreeSet<>();
+            IOException failure = null;
+            try (ResultScanner scanner = table.scan(query)) {
+                for (int i = 0; i < 10; i++) {
+                    got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
+                }
+                RowKeyTable.open(connection(), name).dropIndex("by_code");
+                // addIndex's first step, as another client's addIndex takes it: the table, not yet in the catalog.
+                try (Admin admin = connection().getAdmin()) {
+                    admin.createTable(TableDescriptorBuilder.newBuilder(IndexRowFormat.indexTableName(name, "by_code"))
+                            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY)).build());
+                }
+                for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                    got.add(((Number) schema.decode(r.getRow()).get("user")).intValue());
+                }
+            } catch (IOException e) {
+                failure = e;
+            }
+            System.out.println("CatalogChangesIT: a scan that resumed in a remade index table: " + got.size() + " of "
+                    + expected.size() + " rows, " + (failure == null ? "no error" : failure.toString()));
+            assertTrue(failure != null || got.equals(expected), "the scan answered " + got.size() + " rows of "
+                    + expected.size() + " with no error");
+            assertTrue(failure == null || failure instanceof IndexChangedException, String.valueOf(failure));
+        }
+    }
+
+    @Test
+    void aScanThatReturnedNoRowWhenItsIndexChangedPlansAgainInsteadOfFailing() throws IOException {
+        // Nothing handed over yet: the end's catalog check reads again from the fresh catalog.
+        RowKeyTable table = create("swapped_before_a_row", new long[] {HConstants.LATEST_TIMESTAMP},
+                RowKeyIndex.of("by_code", "code"));
+        RowKeyQuery none = RowKeyQuery.on(schema).eq("code", 99);
+        assertTrue(table.explain(none).contains("by_code"), table.explain(none));
+        try (ResultScanner scanner = table.scan(none)) { // planned on by_code(code); HBase reads on the first next()
+            RowKeyTable other = RowKeyTable.open(connection(), TableName.valueOf("swapped_before_a_row"));
+            other.dropIndex("by_code");
+            other.addIndex(RowKeyIndex.of("by_code", "day"));
+            assertEquals(null, scanner.next());
+        }
+        assertEquals(new TreeSet<Integer>(), users(table.scan(none)));
     }
 
     @Test
