@@ -50,6 +50,15 @@ final class IndexResultScanner implements ResultScanner {
         this.resolver = new IndexRowResolver(connection, data, entries.catalog);
     }
 
+    /**
+     * Starts reading the index rows in the pool (a parallel read; a serial one reads when asked):
+     * they and their entries are all that is read before the first {@link #next}, which reads the
+     * data rows and repairs what needs it.
+     */
+    void startReading() {
+        indexRows.start();
+    }
+
     @Override
     public Result next() throws IOException {
         while (ready.isEmpty() && !exhausted) {

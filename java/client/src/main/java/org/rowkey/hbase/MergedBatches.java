@@ -71,6 +71,11 @@ final class MergedBatches<T> implements RowBatches<T> {
     }
 
     @Override
+    public void start() {
+        reads.forEach(ParallelScanner::start);
+    }
+
+    @Override
     public List<T> next() throws IOException {
         if (heads == null) {
             reads.forEach(ParallelScanner::start);

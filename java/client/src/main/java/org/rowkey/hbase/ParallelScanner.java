@@ -333,7 +333,8 @@ final class ParallelScanner<T> implements RowBatches<T> {
     }
 
     /** Starts reading the chunks up to the parallelism, in the pool (a merge starts every read so before it waits for one). */
-    void start() {
+    @Override
+    public void start() {
         synchronized (lock) {
             while (!closed && started < chunks.size() && active.size() < parallelism) {
                 Chunk c = chunks.get(started++);

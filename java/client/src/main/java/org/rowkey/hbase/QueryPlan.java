@@ -88,6 +88,15 @@ abstract class QueryPlan {
     /** The rows of the query, read as planned. */
     abstract ResultScanner open() throws IOException;
 
+    /**
+     * The rows of the query, their reading already started where that reads the index rows alone
+     * (no data row, nothing written, until the first {@code next}); else null. Rows read so may be
+     * thrown away unread: {@link RowKeyTable#scan} starts them while it checks the catalog.
+     */
+    ResultScanner openReadingAhead() throws IOException {
+        return null;
+    }
+
     /** The plan in words: what is read, what is filtered where, every alternative's estimate, how reads run. */
     abstract String explain();
 
@@ -191,6 +200,13 @@ abstract class QueryPlan {
                             entry -> entry.dataKey)
                     : ParallelScanner.open(connection, source(), ranges, scanOf, parallelism(), order, entries);
             return new IndexResultScanner(connection, table, entries, indexRows);
+        }
+
+        @Override
+        ResultScanner openReadingAhead() throws IOException {
+            IndexResultScanner rows = (IndexResultScanner) open();
+            rows.startReading();
+            return rows;
         }
 
         /** {@code ranges} grouped by their first byte, a salted index's bucket (a range from the table's start alone). */

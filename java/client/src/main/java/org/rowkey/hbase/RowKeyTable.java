@@ -597,11 +597,39 @@ public final class RowKeyTable {
             this.scanner = open(known);
         }
 
+        /**
+         * The query's plan opened, as {@link #planned} makes it; a read of an index's rows alone
+         * starts them before the catalog check and overlaps its call to the master, and is thrown
+         * away unread when the catalog changed.
+         */
         private ResultScanner open(Described known) throws IOException {
-            Planned<QueryPlan> plan = planned(known, d -> plan(query, d, false), QueryPlan::readsIndexTable);
-            planned = plan.from;
-            readsIndexTable = plan.plan.readsIndexTable();
-            return plan.plan.open();
+            QueryPlan plan = plan(query, known, false);
+            Described now = known;
+            if (plan.readsIndexTable()) {
+                ResultScanner early = plan.openReadingAhead();
+                try {
+                    now = reread(known);
+                } catch (IOException | RuntimeException e) {
+                    if (early != null) {
+                        early.close();
+                    }
+                    throw e;
+                }
+                if (early != null && now == known) {
+                    planned = known;
+                    readsIndexTable = true;
+                    return early;
+                }
+                if (early != null) {
+                    early.close();
+                }
+                if (now != known) {
+                    plan = plan(query, now, false);
+                }
+            }
+            planned = now;
+            readsIndexTable = plan.readsIndexTable();
+            return plan.open();
         }
 
         @Override
