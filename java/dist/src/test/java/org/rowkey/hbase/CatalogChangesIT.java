@@ -106,6 +106,24 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void theIndexRowsAReadStartedBeforeItsCatalogCheckAreThrownAwayWhenTheIndexWasReplaced() throws IOException {
+        // A salted index's buckets are regions read at once: the stale object's read starts them in the
+        // pool while it asks the master, meets the new index's table under the same name, and throws
+        // those rows away once the catalog says the index changed. Covered (keys only) and not.
+        RowKeyTable stale = create("replaced_salted_index", new long[] {HConstants.LATEST_TIMESTAMP},
+                RowKeyIndex.of("by_code", "code").salt(4));
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1);
+        assertTrue(stale.explain(query).contains("parallel 4-way"), stale.explain(query));
+        RowKeyTable staleKeysOnly = RowKeyTable.open(connection(), TableName.valueOf("replaced_salted_index"));
+        RowKeyTable other = RowKeyTable.open(connection(), TableName.valueOf("replaced_salted_index"));
+        other.dropIndex("by_code");
+        other.addIndex(RowKeyIndex.of("by_code", "day").salt(4));
+        TreeSet<Integer> expected = truth("replaced_salted_index", "code", 1);
+        assertEquals(expected, users(stale.scan(query)));
+        assertEquals(expected, users(staleKeysOnly.scan(RowKeyQuery.on(schema).eq("code", 1).keysOnly())));
+    }
+
+    @Test
     void aLimitedJoinThroughAnIndexAnotherClientReplacedIsNeverReadAsTheOneItReplaced() throws IOException {
         // A limit is read by joins of key streams; the catalog check is skipped only for streams of
         // the data table alone, never for an index's.
