@@ -178,46 +178,77 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         return calls;
     }
 
+    /** What a scan of an index answered across a change of the catalog: its users, and how it ended. */
+    private static final class AcrossAChange {
+        final TreeSet<Integer> expected;
+        final TreeSet<Integer> got = new TreeSet<>();
+        IOException failure;
+
+        AcrossAChange(TreeSet<Integer> expected) {
+            this.expected = expected;
+        }
+
+        void assertExactOrFailed(String what) {
+            System.out.println("CatalogChangesIT: a scan " + what + ": " + got.size() + " of " + expected.size() + " rows, "
+                    + (failure == null ? "no error" : failure.toString()));
+            assertTrue(failure != null || got.equals(expected), "the scan answered " + got.size() + " rows of "
+                    + expected.size() + " with no error");
+        }
+    }
+
+    /**
+     * {@code code = 1} on table {@code table} (24,000 rows, by_code(code)) read serially through the
+     * index, on a connection whose scans fetch 5 rows a round trip; {@code change} runs after its
+     * first 10 rows, then the scan reads on. 6,000 rows of code 1: more than the two batches of index
+     * rows a read holds (IndexResultScanner, 1,024 each), so the read goes back to the index after it.
+     */
+    private AcrossAChange scanAcross(String table, IoRunnable change) throws IOException {
+        create(table, 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
+        AcrossAChange read = new AcrossAChange(truth(table, "code", 1));
+        Configuration smallTurns = new Configuration(conf());
+        smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5);
+        try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
+            RowKeyTable rows = RowKeyTable.open(reader, TableName.valueOf(table));
+            assertTrue(rows.explain(query).contains("by_code"), rows.explain(query));
+            try (ResultScanner scanner = rows.scan(query)) {
+                for (int i = 0; i < 10; i++) {
+                    read.got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
+                }
+                change.run();
+                for (Result r = scanner.next(); r != null; r = scanner.next()) {
+                    read.got.add(((Number) schema.decode(r.getRow()).get("user")).intValue());
+                }
+            } catch (IOException e) {
+                read.failure = e;
+            }
+            if (read.failure instanceof IndexChangedException) {
+                // Read again, it answers from the catalog as it is now, exactly.
+                assertEquals(read.expected, users(rows.scan(query)));
+                assertEquals(read.expected.size(), count(rows, query));
+            }
+        }
+        return read;
+    }
+
+    private interface IoRunnable {
+        void run() throws IOException;
+    }
+
     @Test
     void anIndexDroppedAndAddedAgainWhileAScanReadsItFailsTheScanInsteadOfAnsweringFromTheNewOne() throws IOException {
         // Regression (issue 34): a read planned on by_code(code) went on into the new by_code(day)
         // after the swap, and answered from its rows without an error.
-        // 6,000 rows of code 1: more than the two batches of index rows a read holds (IndexResultScanner,
-        // 1,024 each), so the read goes back to the index after the swap.
-        create("swapped_mid_read", 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
         TableName name = TableName.valueOf("swapped_mid_read");
-        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
-        TreeSet<Integer> expected = truth("swapped_mid_read", "code", 1);
-        Configuration smallTurns = new Configuration(conf());
-        smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5); // the read goes on in many round trips
-        try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
-            RowKeyTable table = RowKeyTable.open(reader, name);
-            assertTrue(table.explain(query).contains("by_code"), table.explain(query));
-            TreeSet<Integer> got = new TreeSet<>();
-            IOException failure = null;
-            try (ResultScanner scanner = table.scan(query)) {
-                for (int i = 0; i < 10; i++) {
-                    got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
-                }
-                RowKeyTable other = RowKeyTable.open(connection(), name);
-                other.dropIndex("by_code");
-                other.addIndex(RowKeyIndex.of("by_code", "day"));
-                for (Result r = scanner.next(); r != null; r = scanner.next()) {
-                    got.add(((Number) schema.decode(r.getRow()).get("user")).intValue());
-                }
-            } catch (IOException e) {
-                failure = e;
-            }
-            System.out.println("CatalogChangesIT: a scan across a drop and re-add of its index: " + got.size() + " of "
-                    + expected.size() + " rows, " + (failure == null ? "no error" : failure.toString()));
-            // Exact, or an error; never other rows. The read meets the new index's rows here, so it fails.
-            assertTrue(failure instanceof IndexChangedException, "the scan read " + got.size() + " rows (" + expected.size()
-                    + " expected, " + (got.equals(expected) ? "the same" : "others") + ") and ended with " + failure);
-            assertTrue(failure.getMessage().contains("'by_code'"), failure.getMessage());
-            // Read again, it answers from the new index's catalog, exactly.
-            assertEquals(expected, users(table.scan(query)));
-            assertEquals(expected.size(), count(table, query));
-        }
+        AcrossAChange read = scanAcross("swapped_mid_read", () -> {
+            RowKeyTable other = RowKeyTable.open(connection(), name);
+            other.dropIndex("by_code");
+            other.addIndex(RowKeyIndex.of("by_code", "day"));
+        });
+        read.assertExactOrFailed("across a drop and re-add of its index");
+        // The read meets the new index's rows here, so it fails.
+        assertTrue(read.failure instanceof IndexChangedException, String.valueOf(read.failure));
+        assertTrue(read.failure.getMessage().contains("'by_code'"), read.failure.getMessage());
     }
 
     @Test
@@ -225,39 +256,18 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         // Regression: addIndex makes the index's table before its catalog names it (BUILDING). A read
         // of the dropped index whose scanner resumed in the new, empty table in that window, and ended
         // there, found the index absent from the catalog and took it for a plain drop: it answered
-        // the rows of its first round trips alone, with no error.
-        create("remade_mid_read", 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
+        // the rows of its first round trips alone (2,054 of 6,000), with no error.
         TableName name = TableName.valueOf("remade_mid_read");
-        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
-        TreeSet<Integer> expected = truth("remade_mid_read", "code", 1);
-        Configuration smallTurns = new Configuration(conf());
-        smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5); // the read goes on in many round trips
-        try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
-            RowKeyTable table = RowKeyTable.open(reader, name);
-            TreeSet<Integer> got = new TreeSet<>();
-            IOException failure = null;
-            try (ResultScanner scanner = table.scan(query)) {
-                for (int i = 0; i < 10; i++) {
-                    got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
-                }
-                RowKeyTable.open(connection(), name).dropIndex("by_code");
-                // addIndex's first step, as another client's addIndex takes it: the table, not yet in the catalog.
-                try (Admin admin = connection().getAdmin()) {
-                    admin.createTable(TableDescriptorBuilder.newBuilder(IndexRowFormat.indexTableName(name, "by_code"))
-                            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY)).build());
-                }
-                for (Result r = scanner.next(); r != null; r = scanner.next()) {
-                    got.add(((Number) schema.decode(r.getRow()).get("user")).intValue());
-                }
-            } catch (IOException e) {
-                failure = e;
+        AcrossAChange read = scanAcross("remade_mid_read", () -> {
+            RowKeyTable.open(connection(), name).dropIndex("by_code");
+            // addIndex's first step, as another client's addIndex takes it: the table, not yet in the catalog.
+            try (Admin admin = connection().getAdmin()) {
+                admin.createTable(TableDescriptorBuilder.newBuilder(IndexRowFormat.indexTableName(name, "by_code"))
+                        .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY)).build());
             }
-            System.out.println("CatalogChangesIT: a scan that resumed in a remade index table: " + got.size() + " of "
-                    + expected.size() + " rows, " + (failure == null ? "no error" : failure.toString()));
-            assertTrue(failure != null || got.equals(expected), "the scan answered " + got.size() + " rows of "
-                    + expected.size() + " with no error");
-            assertTrue(failure == null || failure instanceof IndexChangedException, String.valueOf(failure));
-        }
+        });
+        read.assertExactOrFailed("that resumed in a remade index table");
+        assertTrue(read.failure == null || read.failure instanceof IndexChangedException, String.valueOf(read.failure));
     }
 
     @Test
