@@ -474,7 +474,12 @@ public final class RowKeyTable {
      * replaced the index, or set a TTL, since).
      */
     private <P> Planned<P> planned(Described known, Function<Described, P> planOf, Predicate<P> readsIndexTable) throws IOException {
-        P plan = planOf.apply(known);
+        return checked(known, planOf.apply(known), planOf, readsIndexTable);
+    }
+
+    /** {@link #planned}, from {@code plan}, the plan {@code planOf} made from {@code known}. */
+    private <P> Planned<P> checked(Described known, P plan, Function<Described, P> planOf, Predicate<P> readsIndexTable)
+            throws IOException {
         Described now = readsIndexTable.test(plan) ? reread(known) : known;
         return new Planned<>(now == known ? plan : planOf.apply(now), now);
     }
@@ -603,33 +608,27 @@ public final class RowKeyTable {
          * away unread when the catalog changed.
          */
         private ResultScanner open(Described known) throws IOException {
-            QueryPlan plan = plan(query, known, false);
-            Described now = known;
-            if (plan.readsIndexTable()) {
-                ResultScanner early = plan.openReadingAhead();
-                try {
-                    now = reread(known);
-                } catch (IOException | RuntimeException e) {
-                    if (early != null) {
-                        early.close();
-                    }
-                    throw e;
-                }
-                if (early != null && now == known) {
-                    planned = known;
-                    readsIndexTable = true;
-                    return early;
-                }
+            Function<Described, QueryPlan> planOf = d -> plan(query, d, false);
+            QueryPlan plan = planOf.apply(known);
+            ResultScanner early = plan.readsIndexTable() ? plan.openReadingAhead() : null;
+            Planned<QueryPlan> checked;
+            try {
+                checked = checked(known, plan, planOf, QueryPlan::readsIndexTable);
+            } catch (IOException | RuntimeException e) {
                 if (early != null) {
                     early.close();
                 }
-                if (now != known) {
-                    plan = plan(query, now, false);
-                }
+                throw e;
             }
-            planned = now;
-            readsIndexTable = plan.readsIndexTable();
-            return plan.open();
+            planned = checked.from;
+            readsIndexTable = checked.plan.readsIndexTable();
+            if (early != null) {
+                if (checked.plan == plan) {
+                    return early;
+                }
+                early.close();
+            }
+            return checked.plan.open();
         }
 
         @Override
