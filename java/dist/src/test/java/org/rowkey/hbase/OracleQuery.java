@@ -487,7 +487,7 @@ final class OracleQuery {
         for (OracleSnapshot.Row r : live) {
             if (sameValues(index.fields, r, row)) {
                 Object v = poolValue(lead, r.fields.get(lead.name));
-                if (v != null && !containsValue(leads, v)) {
+                if (v != null && !leads.contains(v)) { // the pool's own object: equal values are the same one
                     leads.add(v);
                 }
             }
@@ -521,15 +521,6 @@ final class OracleQuery {
             }
         }
         return null;
-    }
-
-    private static boolean containsValue(List<Object> values, Object v) {
-        for (Object x : values) {
-            if (x.getClass() == v.getClass() && OracleModel.compareValues(x, v) == 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** An = or IN condition on each field of {@code index}. */
