@@ -59,6 +59,11 @@ final class IndexResultScanner implements ResultScanner {
         indexRows.start();
     }
 
+    /** Runs {@code allRead} once every index row has reached the client ({@link RowBatches#whenAllRead}). */
+    void whenIndexRowsRead(Runnable allRead) {
+        indexRows.whenAllRead(allRead);
+    }
+
     @Override
     public Result next() throws IOException {
         while (ready.isEmpty() && !exhausted) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
@@ -67,6 +68,18 @@ final class MergedBatches<T> implements RowBatches<T> {
             }
             last = key;
             return batch.get(next++);
+        }
+    }
+
+    @Override
+    public void whenAllRead(Runnable allRead) {
+        AtomicInteger reading = new AtomicInteger(reads.size());
+        for (ParallelScanner<T> read : reads) {
+            read.whenAllRead(() -> {
+                if (reading.decrementAndGet() == 0) {
+                    allRead.run();
+                }
+            });
         }
     }
 

@@ -111,6 +111,10 @@ final class ParallelScanner<T> implements RowBatches<T> {
     private final Object lock = new Object();
     private Throwable failure;
     private boolean closed;
+    /** Chunks whose last row was read. */
+    private int chunksRead;
+    /** Run when the last chunk's last row is read ({@link #whenAllRead}); null once run. */
+    private Runnable allRead;
     /** Metrics of every chunk's scanner, summed on demand. */
     private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
     /** A descending chunk's windows keep this share of their bounds (one of several reads merged). */
@@ -346,6 +350,20 @@ final class ParallelScanner<T> implements RowBatches<T> {
         }
     }
 
+    @Override
+    public void whenAllRead(Runnable whenRead) {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            if (chunksRead < chunks.size()) {
+                allRead = whenRead;
+                return;
+            }
+        }
+        whenRead.run();
+    }
+
     /** A chunk whose batch may be handed out now: the first in the read's order, or any in {@link Order#ANY}. */
     private Chunk deliverable() {
         if (order != Order.ANY) {
@@ -493,6 +511,7 @@ final class ParallelScanner<T> implements RowBatches<T> {
             } catch (Throwable t) {
                 error = t;
             }
+            Runnable lastRead = null;
             synchronized (lock) {
                 reading = false;
                 if (released) {
@@ -506,8 +525,15 @@ final class ParallelScanner<T> implements RowBatches<T> {
                 } else {
                     batch = prepared;
                     exhausted = end;
+                    if (end && ++chunksRead == chunks.size()) {
+                        lastRead = allRead;
+                        allRead = null;
+                    }
                 }
                 lock.notifyAll();
+            }
+            if (lastRead != null) {
+                lastRead.run();
             }
         }
 

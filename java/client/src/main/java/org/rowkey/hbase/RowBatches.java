@@ -15,6 +15,14 @@ interface RowBatches<T> extends Closeable {
      */
     void start();
 
+    /**
+     * Runs {@code allRead} once every row of the read has reached the client: on the thread that
+     * read the last of them, or at once when they all have; never for a read closed before. (The
+     * check that ends a read through an index needs no more: it then runs while the last rows are
+     * answered.)
+     */
+    void whenAllRead(Runnable allRead);
+
     /** The next batch (empty when its rows made nothing); null when no row is left. */
     List<T> next() throws IOException;
 

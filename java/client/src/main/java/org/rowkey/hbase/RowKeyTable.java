@@ -1,12 +1,16 @@
 package org.rowkey.hbase;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -613,6 +617,8 @@ public final class RowKeyTable {
         private boolean returned;
         private boolean replanned;
         private boolean ended;
+        /** The check that ends the read of the scanner opened last. */
+        private EndCheck endCheck;
 
         Replanning(RowKeyQuery query, Described known) throws IOException {
             this.query = query;
@@ -639,13 +645,21 @@ public final class RowKeyTable {
             }
             planned = checked.from;
             readsIndexTable = checked.plan.readsIndexTable();
-            if (early != null) {
-                if (checked.plan == plan) {
-                    return early;
+            ResultScanner opened;
+            if (early != null && checked.plan == plan) {
+                opened = early;
+            } else {
+                if (early != null) {
+                    early.close();
                 }
-                early.close();
+                opened = checked.plan.open();
             }
-            return checked.plan.open();
+            endCheck = new EndCheck(planned);
+            if (readsIndexTable && opened instanceof IndexResultScanner) {
+                EndCheck check = endCheck;
+                ((IndexResultScanner) opened).whenIndexRowsRead(check::runHere);
+            }
+            return opened;
         }
 
         @Override
@@ -658,7 +672,7 @@ public final class RowKeyTable {
                 returned |= r != null;
                 if (r == null) {
                     if (readsIndexTable) {
-                        checkIndexesKept(planned);
+                        endCheck.await();
                     }
                     ended = true;
                 }
@@ -692,6 +706,56 @@ public final class RowKeyTable {
         @Override
         public ScanMetrics getScanMetrics() {
             return scanner.getScanMetrics();
+        }
+    }
+
+    /**
+     * The catalog check that ends a read through an index ({@link #checkIndexesKept}), made once:
+     * by the thread that read the last index row, as soon as it has (a parallel read's pool thread,
+     * while the consumer still answers the rows before it), or else by the consumer after its last
+     * row. It needs no more than every index row read: what the read does after (answers, the data
+     * rows' Gets) does not depend on the index table.
+     */
+    private final class EndCheck {
+        private final Described planned;
+        private final AtomicBoolean claimed = new AtomicBoolean();
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+        EndCheck(Described planned) {
+            this.planned = planned;
+        }
+
+        /** Makes the check on this thread unless it is made already. */
+        void runHere() {
+            if (!claimed.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                checkIndexesKept(planned);
+                done.complete(null);
+            } catch (IOException | RuntimeException | Error e) {
+                done.completeExceptionally(e);
+            }
+        }
+
+        /** Its outcome: made here when no thread has started it, else waited for. */
+        void await() throws IOException {
+            runHere();
+            try {
+                done.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while the read's catalog check ran");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException) {
+                    throw (IOException) cause;
+                }
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                throw (Error) cause;
+            }
         }
     }
 

@@ -203,14 +203,30 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
      * rows a read holds (IndexResultScanner, 1,024 each), so the read goes back to the index after it.
      */
     private AcrossAChange scanAcross(String table, IoRunnable change) throws IOException {
-        create(table, 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, RowKeyIndex.of("by_code", "code"));
-        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).serial();
+        return scanAcross(table, RowKeyIndex.of("by_code", "code"), true, false, change);
+    }
+
+    /**
+     * {@link #scanAcross(String, IoRunnable)} through {@code index}, its regions read at once unless
+     * {@code serial}, in descending key order when {@code reversed}.
+     */
+    private AcrossAChange scanAcross(String table, RowKeyIndex index, boolean serial, boolean reversed, IoRunnable change)
+            throws IOException {
+        create(table, 24_000, new long[] {HConstants.LATEST_TIMESTAMP}, index);
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1);
+        if (serial) {
+            query.serial();
+        }
+        if (reversed) {
+            query.reversed();
+        }
         AcrossAChange read = new AcrossAChange(truth(table, "code", 1));
         Configuration smallTurns = new Configuration(conf());
         smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5);
         try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
             RowKeyTable rows = RowKeyTable.open(reader, TableName.valueOf(table));
-            assertTrue(rows.explain(query).contains("by_code"), rows.explain(query));
+            String explain = rows.explain(query);
+            assertTrue(explain.contains("by_code") && (serial || explain.contains("parallel 4-way")), explain);
             try (ResultScanner scanner = rows.scan(query)) {
                 for (int i = 0; i < 10; i++) {
                     read.got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
@@ -225,7 +241,7 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
             if (read.failure instanceof IndexChangedException) {
                 // Read again, it answers from the catalog as it is now, exactly.
                 assertEquals(read.expected, users(rows.scan(query)));
-                assertEquals(read.expected.size(), count(rows, query));
+                assertEquals(read.expected.size(), count(rows, RowKeyQuery.on(schema).eq("code", 1))); // aggregates read forward
             }
         }
         return read;
@@ -268,6 +284,27 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         });
         read.assertExactOrFailed("that resumed in a remade index table");
         assertTrue(read.failure == null || read.failure instanceof IndexChangedException, String.valueOf(read.failure));
+    }
+
+    @Test
+    void aParallelScanChecksTheCatalogOnlyOnceItsLastIndexRowIsRead() throws IOException {
+        // The end's check runs on the pool thread that reads a parallel read's last index row, while
+        // the rows before it are still answered: run earlier, it would pass before the change, and
+        // the scan resumed in the remade table would answer part of its rows with no error. Forward
+        // (one read of the buckets' regions) and reversed (each bucket read backwards, merged).
+        for (boolean reversed : new boolean[] {false, true}) {
+            String table = reversed ? "remade_mid_reversed_read" : "remade_mid_parallel_read";
+            TableName name = TableName.valueOf(table);
+            AcrossAChange read = scanAcross(table, RowKeyIndex.of("by_code", "code").salt(4), false, reversed, () -> {
+                RowKeyTable.open(connection(), name).dropIndex("by_code");
+                try (Admin admin = connection().getAdmin()) {
+                    admin.createTable(TableDescriptorBuilder.newBuilder(IndexRowFormat.indexTableName(name, "by_code"))
+                            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(IndexRowFormat.FAMILY)).build());
+                }
+            });
+            read.assertExactOrFailed((reversed ? "reversed" : "forward") + ", read at once, that resumed in a remade index table");
+            assertTrue(read.failure instanceof IndexChangedException, String.valueOf(read.failure));
+        }
     }
 
     @Test
