@@ -8,9 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.FutureTask;
 import java.util.function.DoubleConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -612,13 +611,19 @@ public final class RowKeyTable {
     private final class Replanning implements ResultScanner {
         private final RowKeyQuery query;
         private Described planned;
-        private boolean readsIndexTable;
         private ResultScanner scanner;
         private boolean returned;
         private boolean replanned;
         private boolean ended;
-        /** The check that ends the read of the scanner opened last. */
-        private EndCheck endCheck;
+        /**
+         * The catalog check that ends the read of the scanner opened last when it reads an index
+         * ({@link #checkIndexesKept}), else null; made once (a {@code FutureTask} runs once): by the
+         * thread that read the last index row, as soon as it has (a parallel read's pool thread,
+         * while the consumer still answers the rows before it), or else by the consumer after its
+         * last row. It needs no more than every index row read: what the read does after (answers,
+         * the data rows' Gets) does not depend on the index table.
+         */
+        private FutureTask<Void> endCheck;
 
         Replanning(RowKeyQuery query, Described known) throws IOException {
             this.query = query;
@@ -643,8 +648,8 @@ public final class RowKeyTable {
                 }
                 throw e;
             }
-            planned = checked.from;
-            readsIndexTable = checked.plan.readsIndexTable();
+            Described from = checked.from;
+            planned = from;
             ResultScanner opened;
             if (early != null && checked.plan == plan) {
                 opened = early;
@@ -654,12 +659,34 @@ public final class RowKeyTable {
                 }
                 opened = checked.plan.open();
             }
-            endCheck = new EndCheck(planned);
-            if (readsIndexTable && opened instanceof IndexResultScanner) {
-                EndCheck check = endCheck;
-                ((IndexResultScanner) opened).whenIndexRowsRead(check::runHere);
+            endCheck = checked.plan.readsIndexTable() ? new FutureTask<>(() -> {
+                checkIndexesKept(from);
+                return null;
+            }) : null;
+            if (endCheck != null && opened instanceof IndexResultScanner) {
+                ((IndexResultScanner) opened).whenIndexRowsRead(endCheck);
             }
             return opened;
+        }
+
+        /** The end check's outcome: made here unless a reading thread made it (then a no-op), and waited for. */
+        private void awaitEndCheck() throws IOException {
+            endCheck.run();
+            try {
+                endCheck.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while the read's catalog check ran");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof IOException) {
+                    throw (IOException) cause;
+                }
+                if (cause instanceof RuntimeException) {
+                    throw (RuntimeException) cause;
+                }
+                throw (Error) cause;
+            }
         }
 
         @Override
@@ -671,8 +698,8 @@ public final class RowKeyTable {
                 Result r = scanner.next();
                 returned |= r != null;
                 if (r == null) {
-                    if (readsIndexTable) {
-                        endCheck.await();
+                    if (endCheck != null) {
+                        awaitEndCheck();
                     }
                     ended = true;
                 }
@@ -706,56 +733,6 @@ public final class RowKeyTable {
         @Override
         public ScanMetrics getScanMetrics() {
             return scanner.getScanMetrics();
-        }
-    }
-
-    /**
-     * The catalog check that ends a read through an index ({@link #checkIndexesKept}), made once:
-     * by the thread that read the last index row, as soon as it has (a parallel read's pool thread,
-     * while the consumer still answers the rows before it), or else by the consumer after its last
-     * row. It needs no more than every index row read: what the read does after (answers, the data
-     * rows' Gets) does not depend on the index table.
-     */
-    private final class EndCheck {
-        private final Described planned;
-        private final AtomicBoolean claimed = new AtomicBoolean();
-        private final CompletableFuture<Void> done = new CompletableFuture<>();
-
-        EndCheck(Described planned) {
-            this.planned = planned;
-        }
-
-        /** Makes the check on this thread unless it is made already. */
-        void runHere() {
-            if (!claimed.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                checkIndexesKept(planned);
-                done.complete(null);
-            } catch (IOException | RuntimeException | Error e) {
-                done.completeExceptionally(e);
-            }
-        }
-
-        /** Its outcome: made here when no thread has started it, else waited for. */
-        void await() throws IOException {
-            runHere();
-            try {
-                done.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while the read's catalog check ran");
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                if (cause instanceof IOException) {
-                    throw (IOException) cause;
-                }
-                if (cause instanceof RuntimeException) {
-                    throw (RuntimeException) cause;
-                }
-                throw (Error) cause;
-            }
         }
     }
 
