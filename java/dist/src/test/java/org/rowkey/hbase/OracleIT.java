@@ -7,13 +7,14 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HRegionLocation;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.rowkey.hbase.OracleModel.Index;
 import org.rowkey.hbase.OracleQuery.Path;
 import org.rowkey.hbase.OracleSnapshot.ExpectedAggregate;
+import org.rowkey.hbase.proto.RowKeyProtos.IndexState;
 
 /**
  * The differential oracle harness (docs/reliability.md, "The oracle harness"): seeded random
@@ -40,7 +42,8 @@ import org.rowkey.hbase.OracleSnapshot.ExpectedAggregate;
  * product answers, each compared with what a plain full scan of the data table says, while regions
  * split, merge and move (between queries and from a background thread during them), a RegionServer
  * aborts and a new one starts, a client's region cache goes stale, an index is dropped and added
- * again by another client, cells expire, and hand-made rows sit in the index tables.
+ * again by another client (between queries, and while one reads through it), cells expire, and
+ * hand-made rows sit in the index tables.
  *
  * <p>Writes during queries would make the truth ambiguous, so the only writes while queries run
  * are Puts of a noise column (never compared) on rows that exist: they change no answer but keep
@@ -205,23 +208,29 @@ class OracleIT extends HBaseMiniClusterBase {
         final boolean abort;
         final Random random;
         final OracleModel.Schema schema;
-        final List<Index> indexes = new ArrayList<>();
+        /** Changed by another client between phases and, in some rounds, while a query reads (see IndexChange). */
+        final List<Index> indexes = new CopyOnWriteArrayList<>();
         final TableName name;
         final List<byte[]> splits;
         /** What else the round does: cells that expire, hand-made index rows, an index dropped and added. */
         final boolean ttl;
         final boolean handMade;
         final boolean indexChange;
+        /** Some reads of the last phase have an index dropped and added by another client while they run. */
+        final boolean indexChangesDuringReads;
         /** Index rows of existing data rows marked UNVERIFIED in every phase but the first (lost post steps). */
         final boolean lostPostSteps;
         /** Index changes so far (drop and add by another client); each index's epoch of creation. */
-        int epoch;
-        final Map<String, Integer> indexEpoch = new HashMap<>();
+        volatile int epoch;
+        final Map<String, Integer> indexEpoch = new ConcurrentHashMap<>();
         volatile OracleSnapshot snapshot;
         OracleWrites writes;
         Client primary;
         Client stale;
         Connection staleConnection;
+        /** Reads a row a round trip, one chunk at a time: a read with an index change during it has rows left to fetch. */
+        Client rowByRow;
+        Connection rowByRowConnection;
 
         Round(int number, long seed, boolean abort) {
             this.number = number;
@@ -241,6 +250,7 @@ class OracleIT extends HBaseMiniClusterBase {
             this.handMade = random.nextInt(2) == 0;
             this.indexChange = !indexes.isEmpty() && random.nextInt(3) == 0;
             this.lostPostSteps = !indexes.isEmpty() && random.nextBoolean();
+            this.indexChangesDuringReads = !indexes.isEmpty() && random.nextInt(3) == 0;
         }
 
         /** Split keys: at keys rows may have, prefixes of them, below every row and above: empty and sparse regions. */
@@ -271,6 +281,7 @@ class OracleIT extends HBaseMiniClusterBase {
             also.add(handMade ? "hand-made index rows" : null);
             also.add(indexChange ? "an index dropped and added by another client" : null);
             also.add(lostPostSteps ? "index rows left UNVERIFIED" : null);
+            also.add(indexChangesDuringReads ? "indexes dropped and added by another client during reads" : null);
             also.add(abort ? "a RegionServer abort" : null);
             also.removeIf(java.util.Objects::isNull);
             return String.format("round %d (seed %d): schema %s (%d-byte keys); indexes %s; pre-split at %s; also: %s", number,
@@ -300,6 +311,14 @@ class OracleIT extends HBaseMiniClusterBase {
                 small.setInt(BackwardWindows.SAMPLE_ROWS_KEY, 1 + random.nextInt(32));
                 staleConnection = ConnectionFactory.createConnection(small);
                 stale = new Client("stale-cache", RowKeyTable.open(staleConnection, name), 0);
+                if (indexChangesDuringReads) {
+                    org.apache.hadoop.conf.Configuration oneRow = patientConf();
+                    oneRow.setInt(org.apache.hadoop.hbase.HConstants.HBASE_CLIENT_SCANNER_CACHING, 1);
+                    oneRow.setInt(ParallelScanner.THREADS_KEY, 1);
+                    oneRow.setInt(JoinScanner.FIRST_BATCH_KEY, 1);
+                    rowByRowConnection = ConnectionFactory.createConnection(oneRow);
+                    rowByRow = new Client("row-by-row", RowKeyTable.open(rowByRowConnection, name), 0);
+                }
                 warmUp(stale);
                 chaos.target(name, this::indexTables, this::splitKey);
                 int phases = 3;
@@ -322,7 +341,7 @@ class OracleIT extends HBaseMiniClusterBase {
                             writes.lostPostSteps(connection, name, indexes, snapshot);
                         }
                         if (phase == 2 && indexChange) {
-                            changeAnIndex();
+                            new IndexChange(null).make();
                         }
                         for (int i = random.nextInt(3); i > 0; i--) {
                             chaos.randomOperation(random);
@@ -333,6 +352,9 @@ class OracleIT extends HBaseMiniClusterBase {
                     queryPhase(phase, abort && phase == 1);
                 }
             } finally {
+                if (rowByRowConnection != null) {
+                    rowByRowConnection.close();
+                }
                 if (staleConnection != null) {
                     staleConnection.close();
                 }
@@ -412,23 +434,102 @@ class OracleIT extends HBaseMiniClusterBase {
             }
         }
 
-        /** Another client drops an index and adds one, mostly under the same name on other fields. */
-        private void changeAnIndex() throws IOException {
-            RowKeyTable other = RowKeyTable.open(connection, name);
-            Index old = indexes.get(random.nextInt(indexes.size()));
-            String newName = random.nextInt(10) < 7 ? old.name : "ix" + (10 + epoch);
-            Index replacement;
-            do {
-                replacement = OracleModel.randomIndex(schema, newName, random);
-            } while (replacement.fields.equals(old.fields) && schema.fields.size() > 1);
-            other.dropIndex(old.name);
-            indexes.remove(old);
-            events.fault("another client dropped index " + old);
-            other.addIndex(replacement.toRowKeyIndex());
-            epoch++;
-            indexes.add(replacement);
-            indexEpoch.put(replacement.name, epoch);
-            events.fault("another client added index " + replacement);
+        /**
+         * Another client drops an index and adds one, mostly under the same name on other fields:
+         * chosen (from the round's seed) when made, made between phases or while a query reads.
+         */
+        private final class IndexChange {
+            final Index old;
+            final Index replacement;
+
+            /** Drops {@code preferred} when the round has it (the index a query reads), else one at random. */
+            IndexChange(String preferred) {
+                Index named = null;
+                for (Index i : indexes) {
+                    named = i.name.equals(preferred) ? i : named;
+                }
+                old = named != null ? named : indexes.get(random.nextInt(indexes.size()));
+                String newName = random.nextInt(10) < 7 ? old.name : "ix" + (10 + epoch);
+                Index next;
+                do {
+                    next = OracleModel.randomIndex(schema, newName, random);
+                } while (next.fields.equals(old.fields) && schema.fields.size() > 1);
+                replacement = next;
+            }
+
+            void make() throws IOException {
+                RowKeyTable other = RowKeyTable.open(connection, name);
+                other.dropIndex(old.name);
+                indexes.remove(old);
+                events.fault("another client dropped index " + old);
+                other.addIndex(replacement.toRowKeyIndex());
+                indexEpoch.put(replacement.name, epoch + 1);
+                epoch++;
+                indexes.add(replacement);
+                events.fault("another client added index " + replacement);
+            }
+        }
+
+        /**
+         * An index change another client makes while a query reads: begun once a scan has taken
+         * {@code afterRows} rows (0: between scan() and its first row), or before an aggregate; the
+         * read goes on once the change has reached {@code stage} (or ended without it being seen).
+         */
+        private final class ChangeDuringRead {
+            final IndexChange change;
+            final int afterRows;
+            final Stage stage;
+            private Thread thread;
+            private volatile Throwable failure;
+            private volatile boolean done;
+            private boolean stageSeen;
+
+            ChangeDuringRead(IndexChange change) {
+                this.change = change;
+                afterRows = random.nextInt(3);
+                stage = Stage.values()[random.nextInt(Stage.values().length)];
+            }
+
+            void start() throws IOException, InterruptedException {
+                if (thread != null) {
+                    return;
+                }
+                thread = new Thread(() -> {
+                    try {
+                        change.make();
+                    } catch (IOException | RuntimeException e) {
+                        failure = e;
+                    } finally {
+                        done = true;
+                    }
+                }, "oracle-index-change");
+                thread.setDaemon(true);
+                thread.start();
+                try (Admin admin = connection.getAdmin()) {
+                    while (!done && !(stageSeen = stage.reached(name, change, admin))) {
+                        Thread.sleep(5);
+                    }
+                }
+            }
+
+            /** Waits for the change; an error when another client could not make it. */
+            void finish() throws IOException, InterruptedException {
+                start();
+                thread.join();
+                coverage.merge("index changed during the read: at " + stage + (stageSeen || stage == Stage.DONE ? "" : " (passed unseen)"), 1,
+                        Integer::sum);
+                if (failure != null) {
+                    throw new IllegalStateException("another client's index change (" + change.old + " to "
+                            + change.replacement + ") failed during the read", failure);
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "index " + change.old + " dropped and added again as " + change.replacement + " by another client "
+                        + (afterRows == 0 ? "before the read's first row" : "after its first " + afterRows + " rows")
+                        + ", the read going on once the change " + stage.what;
+            }
         }
 
         private void queryPhase(int phase, boolean abortNow) throws Exception {
@@ -455,6 +556,19 @@ class OracleIT extends HBaseMiniClusterBase {
                     }
                     OracleQuery q = OracleQuery.random(schema, indexes, snapshot.rows, random);
                     Client client = pickClient();
+                    if (indexChangesDuringReads && phase == 2 && (q.path == Path.SCAN || q.path == Path.AGGREGATE)
+                            && random.nextInt(3) == 0) {
+                        // Mostly on a connection whose scans take a row or a few a round trip, so that
+                        // the read still has index rows to fetch when the change comes; only a read
+                        // through an index, of rows to miss.
+                        int dice = random.nextInt(4);
+                        Client on = dice < 2 ? rowByRow : dice == 2 ? stale : client;
+                        String index = indexReadBy(q, on);
+                        if (index != null && (q.path == Path.AGGREGATE || snapshot.matching(q).size() > 1)) {
+                            check(q, on, new ChangeDuringRead(new IndexChange(index)));
+                            continue;
+                        }
+                    }
                     // (Not a read naming an index: another client may drop it before it is asked again.)
                     if (q.reversed && q.path == Path.SCAN && (q.hint == null || q.hint.isEmpty())) {
                         // The stale client's first reads look at a few rows: so do the windows sized by a
@@ -479,6 +593,27 @@ class OracleIT extends HBaseMiniClusterBase {
             }
         }
 
+        /** {@code q}'s plan (a scan's or an aggregate's) on {@code client}. */
+        private String explain(OracleQuery q, Client client) throws IOException {
+            return q.path == Path.AGGREGATE ? client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema))
+                    : client.table.explain(q.build(schema.schema));
+        }
+
+        /** The first index {@code q}'s plan reads on {@code client} (its explain), or null. */
+        private String indexReadBy(OracleQuery q, Client client) {
+            try {
+                String plan = explain(q, client);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("INDEX (\\w+)").matcher(plan);
+                if (!m.find()) {
+                    return null;
+                }
+                events.add("the plan of a read to change an index during: " + plan.split("  alternatives")[0].replace("\n", " | "));
+                return m.group(1);
+            } catch (RuntimeException | IOException e) {
+                return null; // a query refused has no plan
+            }
+        }
+
         /** The reversed reads of the round's earlier phases, each on its client's connection, to ask again. */
         private final List<Asked> askedReversed = new ArrayList<>();
 
@@ -496,18 +631,31 @@ class OracleIT extends HBaseMiniClusterBase {
         // ------------------------------------------------------------------ one check
 
         private void check(OracleQuery q, Client client) {
+            check(q, client, null);
+        }
+
+        /** {@code during}: an index change made while the query reads, or null. */
+        private void check(OracleQuery q, Client client, ChangeDuringRead during) {
             checks++;
             count(q, client);
+            if (during != null) {
+                coverage.merge("index changed during the read", 1, Integer::sum);
+                events.add("a read with an index change during it, on the " + client.name + " client: " + during);
+            }
             OracleSnapshot truth = snapshot;
             Expected expected = expected(q, truth);
-            Actual actual = runWithin(q, client);
+            Actual actual = runWithin(q, client, during);
+            if (during != null) {
+                events.add("the read with the index change during it: " + (actual.error != null ? causes(actual.error)
+                        : actual.rows.size() + " rows (" + expected.rows.size() + " expected)"));
+            }
             String verdict = judge(q, client, expected, actual);
             countPlan(q, client);
             if (verdict == null) {
                 agreedAtEvent = events.size();
                 return;
             }
-            Actual again = actual.error instanceof QueryTimeout ? actual : runWithin(q, client);
+            Actual again = actual.error instanceof QueryTimeout ? actual : runWithin(q, client, null);
             String againVerdict = judge(q, client, expected, again);
             String report = report(verdict, q, client, expected, actual, truth)
                     + "\n  again, at once: " + (againVerdict == null ? "agreed (transient)" : againVerdict.equals(verdict)
@@ -559,8 +707,8 @@ class OracleIT extends HBaseMiniClusterBase {
          * The query on the harness's query thread, waited for at most the query timeout: a query that
          * does not answer is an error (with where its thread was), and the next query gets a new thread.
          */
-        private Actual runWithin(OracleQuery q, Client client) {
-            java.util.concurrent.Future<Actual> answer = queryThread.submit(() -> run(q, client));
+        private Actual runWithin(OracleQuery q, Client client, ChangeDuringRead during) {
+            java.util.concurrent.Future<Actual> answer = queryThread.submit(() -> run(q, client, during));
             try {
                 return answer.get(settings.queryTimeoutSeconds, java.util.concurrent.TimeUnit.SECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
@@ -572,7 +720,7 @@ class OracleIT extends HBaseMiniClusterBase {
                 queryThread.shutdownNow();
                 queryThread = newQueryThread();
                 return new Actual(null, new QueryTimeout("no answer in " + settings.queryTimeoutSeconds + " s",
-                        stack.toString()), settings.queryTimeoutSeconds * 1000L);
+                        stack.toString()), settings.queryTimeoutSeconds * 1000L, during != null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -581,14 +729,29 @@ class OracleIT extends HBaseMiniClusterBase {
             }
         }
 
-        private Actual run(OracleQuery q, Client client) {
+        private Actual run(OracleQuery q, Client client, ChangeDuringRead during) {
             long t0 = System.nanoTime();
+            Actual actual = answer(q, client, during, t0);
+            if (during != null) {
+                try {
+                    during.finish();
+                } catch (IOException | InterruptedException | IllegalStateException e) {
+                    return new Actual(null, e, actual.millis, true);
+                }
+            }
+            return actual;
+        }
+
+        private Actual answer(OracleQuery q, Client client, ChangeDuringRead during, long t0) {
             try {
                 RowKeyQuery query = q.build(schema.schema);
                 List<String> out = new ArrayList<>();
                 List<byte[][]> columns = q.select.isEmpty() ? null : q.select;
                 switch (q.path) {
                     case AGGREGATE: {
+                        if (during != null) {
+                            during.start();
+                        }
                         AggregationResult result = client.table.aggregate(query, q.aggregation.build(schema.schema));
                         for (AggregationResult.Row r : result.rows()) {
                             out.add(OracleSnapshot.aggregateRowText(q.aggregation, new ArrayList<>(r.groups().values()), r.values()));
@@ -597,7 +760,14 @@ class OracleIT extends HBaseMiniClusterBase {
                     }
                     case SCAN:
                         try (ResultScanner s = client.table.scan(query)) {
-                            for (Result r : s) {
+                            for (int taken = 0; ; taken++) {
+                                if (during != null && taken == during.afterRows) {
+                                    during.start();
+                                }
+                                Result r = s.next();
+                                if (r == null) {
+                                    break;
+                                }
                                 out.add(rowText(r.getRow(), r.listCells() == null ? new ArrayList<>() : r.listCells(), q, columns));
                             }
                         }
@@ -627,9 +797,9 @@ class OracleIT extends HBaseMiniClusterBase {
                         break;
                     }
                 }
-                return new Actual(out, null, (System.nanoTime() - t0) / 1_000_000);
+                return new Actual(out, null, (System.nanoTime() - t0) / 1_000_000, during != null);
             } catch (Exception | AssertionError e) {
-                return new Actual(null, e, (System.nanoTime() - t0) / 1_000_000);
+                return new Actual(null, e, (System.nanoTime() - t0) / 1_000_000, during != null);
             }
         }
 
@@ -644,6 +814,14 @@ class OracleIT extends HBaseMiniClusterBase {
                 if (q.hint != null && !q.hint.isEmpty() && indexEpoch.getOrDefault(q.hint, 0) > client.openedAtEpoch
                         && causes.contains("no index of this name")) {
                     refusals++; // documented: a client sees indexes added after it was opened once it is opened again
+                    return null;
+                }
+                if (actual.indexChangedDuring && (causes.contains("IndexChangedException") || q.hint != null
+                        && (causes.contains("no index of this name") || causes.contains("but it is still BUILDING")))) {
+                    // documented: a read whose index another client replaced meanwhile fails (read again);
+                    // one naming an index refused while it is gone or building
+                    refusals++;
+                    coverage.merge("index changed during the read: refused", 1, Integer::sum);
                     return null;
                 }
                 return "ERROR: " + causes(actual.error);
@@ -701,8 +879,7 @@ class OracleIT extends HBaseMiniClusterBase {
             List<OracleSnapshot.Row> matching = truth.matching(q);
             s.append("\n  rows matching the conditions per data region now: ").append(OracleSnapshot.perRegion(matching, regionStarts()));
             try {
-                String plan = q.path == Path.AGGREGATE ? client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema))
-                        : client.table.explain(q.build(schema.schema));
+                String plan = explain(q, client);
                 s.append("\n  plan: ").append(plan.replace("\n", "\n        "));
             } catch (RuntimeException | IOException e) {
                 s.append("\n  plan: (explain failed: ").append(e.getMessage()).append(')');
@@ -780,8 +957,7 @@ class OracleIT extends HBaseMiniClusterBase {
             }
             String plan;
             try {
-                plan = q.path == Path.SCAN ? client.table.explain(q.build(schema.schema))
-                        : client.table.explain(q.build(schema.schema), q.aggregation.build(schema.schema));
+                plan = explain(q, client);
             } catch (RuntimeException | IOException e) {
                 return; // a refused query has no plan
             }
@@ -831,6 +1007,40 @@ class OracleIT extends HBaseMiniClusterBase {
         }
     }
 
+    /** How far another client's index change has come, as a reader sees it from outside. */
+    private enum Stage {
+        DROPPING("marked the old index DROPPING"),
+        TABLE_GONE("deleted the old index's table"),
+        NEW_TABLE("made the new index's table"),
+        BUILDING("named the new index BUILDING"),
+        DONE("ended");
+
+        final String what;
+
+        Stage(String what) {
+            this.what = what;
+        }
+
+        boolean reached(TableName table, Round.IndexChange change, Admin admin) throws IOException {
+            if (this == DONE) {
+                return false; // the change's end
+            }
+            Catalog catalog = Catalog.parse(admin.getDescriptor(table).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+            int old = catalog.indexNumber(change.old.name);
+            int now = catalog.indexNumber(change.replacement.name);
+            switch (this) {
+                case DROPPING:
+                    return old >= 0 && catalog.indexes().get(old).getState() == IndexState.DROPPING;
+                case TABLE_GONE:
+                    return !admin.tableExists(RowKeyTable.indexTableName(table, change.old.name));
+                case NEW_TABLE:
+                    return now < 0 && admin.tableExists(RowKeyTable.indexTableName(table, change.replacement.name));
+                default:
+                    return now >= 0 && catalog.indexes().get(now).getState() == IndexState.BUILDING;
+            }
+        }
+    }
+
     private java.util.concurrent.ExecutorService newQueryThread() {
         return java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "oracle-query");
@@ -874,11 +1084,14 @@ class OracleIT extends HBaseMiniClusterBase {
         final List<String> rows;
         final Throwable error;
         final long millis;
+        /** Another client changed an index while it read. */
+        final boolean indexChangedDuring;
 
-        Actual(List<String> rows, Throwable error, long millis) {
+        Actual(List<String> rows, Throwable error, long millis, boolean indexChangedDuring) {
             this.rows = rows;
             this.error = error;
             this.millis = millis;
+            this.indexChangedDuring = indexChangedDuring;
         }
     }
 
