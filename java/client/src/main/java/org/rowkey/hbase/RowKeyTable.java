@@ -494,7 +494,26 @@ public final class RowKeyTable {
      * replaced the index, or set a TTL, since).
      */
     private <P> Planned<P> planned(Described known, Function<Described, P> planOf, Predicate<P> readsIndexTable) throws IOException {
-        return checked(known, planOf.apply(known), planOf, readsIndexTable);
+        Planned<P> first = firstPlan(known, planOf);
+        return checked(first.from, first.plan, planOf, readsIndexTable);
+    }
+
+    /**
+     * The plan {@code planOf} makes from {@code known}; when it refuses, made again from the
+     * descriptor as it is now before refusing: an index the query names that {@code known} has
+     * BUILDING, DROPPING or not at all may be ACTIVE by now (another client changed the catalog
+     * since this object read it), and a refusal from an old catalog would stand until it is opened again.
+     */
+    private <P> Planned<P> firstPlan(Described known, Function<Described, P> planOf) throws IOException {
+        try {
+            return new Planned<>(planOf.apply(known), known);
+        } catch (IllegalArgumentException refused) {
+            Described now = reread(known);
+            if (now == known) {
+                throw refused;
+            }
+            return new Planned<>(planOf.apply(now), now);
+        }
     }
 
     /** {@link #planned}, from {@code plan}, the plan {@code planOf} made from {@code known}. */
@@ -635,9 +654,11 @@ public final class RowKeyTable {
          * starts them before the catalog check and overlaps its call to the master, and is thrown
          * away unread when the catalog changed.
          */
-        private ResultScanner open(Described known) throws IOException {
+        private ResultScanner open(Described given) throws IOException {
             Function<Described, QueryPlan> planOf = d -> plan(query, d, false);
-            QueryPlan plan = planOf.apply(known);
+            Planned<QueryPlan> first = firstPlan(given, planOf);
+            Described known = first.from;
+            QueryPlan plan = first.plan;
             ResultScanner early = plan.readsIndexTable() ? plan.openReadingAhead() : null;
             Planned<QueryPlan> checked;
             try {

@@ -106,6 +106,48 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void aClientThatReadTheCatalogBeforeAnIndexWasActiveReadsItByNameOnceItIs() throws Exception {
+        // Found by OracleIT's index changes during reads: a client whose catalog had the index
+        // BUILDING (read while another client built it) refused every query naming it ("still
+        // BUILDING") after it was ACTIVE, as did one opened before the index was added ("no index of
+        // this name"), until opened again.
+        TableName name = TableName.valueOf("named_once_active");
+        RowKeyTable before = create(name.getNameAsString(), new long[] {HConstants.LATEST_TIMESTAMP});
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread adding = new Thread(() -> {
+            try {
+                RowKeyTable.open(connection(), name).addIndex(RowKeyIndex.of("by_code", "code"));
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        adding.start();
+        RowKeyTable whileBuilding = null;
+        while (whileBuilding == null && adding.isAlive()) {
+            try (Admin admin = connection().getAdmin()) {
+                Catalog catalog = Catalog.parse(admin.getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+                int at = catalog.indexNumber("by_code");
+                if (at >= 0 && catalog.indexes().get(at).getState()
+                        == org.rowkey.hbase.proto.RowKeyProtos.IndexState.BUILDING) {
+                    whileBuilding = RowKeyTable.open(connection(), name);
+                }
+            }
+            Thread.sleep(5);
+        }
+        adding.join();
+        assertEquals(null, failed.get());
+        assertTrue(whileBuilding != null, "the index was never seen BUILDING");
+        RowKeyQuery query = RowKeyQuery.on(schema).eq("code", 1).useIndex("by_code");
+        TreeSet<Integer> expected = truth(name.getNameAsString(), "code", 1);
+        assertEquals(ROWS / 4, expected.size());
+        for (RowKeyTable client : new RowKeyTable[] {whileBuilding, before}) {
+            assertTrue(client.explain(query).contains("INDEX by_code"), client.explain(query));
+            assertEquals(expected, users(client.scan(query)));
+            assertEquals(expected.size(), count(client, query));
+        }
+    }
+
+    @Test
     void theIndexRowsAReadStartedBeforeItsCatalogCheckAreThrownAwayWhenTheIndexWasReplaced() throws IOException {
         // A salted index's buckets are regions read at once: the stale object's read starts them in the
         // pool while it asks the master, meets the new index's table under the same name, and throws

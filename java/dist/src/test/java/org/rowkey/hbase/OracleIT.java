@@ -817,9 +817,9 @@ class OracleIT extends HBaseMiniClusterBase {
                     return null;
                 }
                 if (actual.indexChangedDuring && (causes.contains("IndexChangedException") || q.hint != null
-                        && (causes.contains("no index of this name") || causes.contains("but it is still BUILDING")))) {
+                        && causes.contains("invalid index '" + q.hint + "': the query asks for it, but"))) {
                     // documented: a read whose index another client replaced meanwhile fails (read again);
-                    // one naming an index refused while it is gone or building
+                    // one naming an index refused while it is DROPPING, gone or BUILDING
                     refusals++;
                     coverage.merge("index changed during the read: refused", 1, Integer::sum);
                     return null;
