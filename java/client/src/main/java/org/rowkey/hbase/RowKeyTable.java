@@ -265,7 +265,8 @@ public final class RowKeyTable {
      * Adds an index to a table that already holds data: creates its table, adds it to the catalog
      * as BUILDING (the coprocessor maintains it from then on; queries do not read it), fills it from
      * the existing rows with a MapReduce job ({@link IndexBackfill}), then marks it ACTIVE. Other
-     * {@code RowKeyTable}s of this table see it once they are opened again. Each catalog change is
+     * {@code RowKeyTable}s of this table see it when they are opened again, or read the catalog
+     * again (a query through an index, or one naming an index they do not know ACTIVE). Each catalog change is
      * made under the table's catalog lease ({@code rowkey.catalog.lock.wait.ms}: how long it waits
      * for another client's change; docs/indexes.md, "Catalog changes"), so changes other clients
      * make at the same time are kept.
