@@ -124,13 +124,10 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         adding.start();
         RowKeyTable whileBuilding = null;
         while (whileBuilding == null && adding.isAlive()) {
-            try (Admin admin = connection().getAdmin()) {
-                Catalog catalog = Catalog.parse(admin.getDescriptor(name).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
-                int at = catalog.indexNumber("by_code");
-                if (at >= 0 && catalog.indexes().get(at).getState()
-                        == org.rowkey.hbase.proto.RowKeyProtos.IndexState.BUILDING) {
-                    whileBuilding = RowKeyTable.open(connection(), name);
-                }
+            Catalog catalog = OracleWrites.catalog(connection(), name);
+            int at = catalog.indexNumber("by_code");
+            if (at >= 0 && catalog.indexes().get(at).getState() == org.rowkey.hbase.proto.RowKeyProtos.IndexState.BUILDING) {
+                whileBuilding = RowKeyTable.open(connection(), name);
             }
             Thread.sleep(5);
         }

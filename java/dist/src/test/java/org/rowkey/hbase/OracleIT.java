@@ -481,7 +481,6 @@ class OracleIT extends HBaseMiniClusterBase {
             final Stage stage;
             private Thread thread;
             private volatile Throwable failure;
-            private volatile boolean done;
             private boolean stageSeen;
 
             ChangeDuringRead(IndexChange change) {
@@ -499,14 +498,12 @@ class OracleIT extends HBaseMiniClusterBase {
                         change.make();
                     } catch (IOException | RuntimeException e) {
                         failure = e;
-                    } finally {
-                        done = true;
                     }
                 }, "oracle-index-change");
                 thread.setDaemon(true);
                 thread.start();
                 try (Admin admin = connection.getAdmin()) {
-                    while (!done && !(stageSeen = stage.reached(name, change, admin))) {
+                    while (thread.isAlive() && !(stageSeen = stage.reached(connection, name, change, admin))) {
                         Thread.sleep(5);
                     }
                 }
@@ -1021,11 +1018,11 @@ class OracleIT extends HBaseMiniClusterBase {
             this.what = what;
         }
 
-        boolean reached(TableName table, Round.IndexChange change, Admin admin) throws IOException {
+        boolean reached(Connection connection, TableName table, Round.IndexChange change, Admin admin) throws IOException {
             if (this == DONE) {
                 return false; // the change's end
             }
-            Catalog catalog = Catalog.parse(admin.getDescriptor(table).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
+            Catalog catalog = OracleWrites.catalog(connection, table);
             int old = catalog.indexNumber(change.old.name);
             int now = catalog.indexNumber(change.replacement.name);
             switch (this) {

@@ -327,7 +327,7 @@ final class OracleWrites {
     }
 
     /** The data table's catalog as its descriptor holds it now. */
-    private static Catalog catalog(Connection connection, TableName dataTable) throws IOException {
+    static Catalog catalog(Connection connection, TableName dataTable) throws IOException {
         try (Admin admin = connection.getAdmin()) {
             return Catalog.parse(admin.getDescriptor(dataTable).getValue(Bytes.toBytes(Catalog.DESCRIPTOR_KEY)));
         }
