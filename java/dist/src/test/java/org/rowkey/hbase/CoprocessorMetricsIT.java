@@ -46,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * the numbers it expects (at most a minute). (The miniclusters of HBase 2.5.8 and 2.6.1-hadoop3
  * publish none of HBase's beans: on them the registry JMX would show is read.)
  */
+@HBaseMiniClusterBase.OwnCluster("the observers' registries are per observer class in the JVM, and this test counts from zero")
 class CoprocessorMetricsIT extends HBaseMiniClusterBase {
     private static final byte[] F = Bytes.toBytes("f");
     private static final int ROWS = 600;

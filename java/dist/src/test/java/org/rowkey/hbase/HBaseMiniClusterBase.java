@@ -2,7 +2,10 @@ package org.rowkey.hbase;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 import org.apache.hadoop.conf.Configuration;
@@ -28,9 +31,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Base of the integration tests on a real HBase: one in-process minicluster (ZooKeeper, HDFS,
- * a master and one RegionServer) per test class, started before its first test and stopped
- * after its last. The client and the RegionServer share this JVM, but a scan's filter still
+ * Base of the integration tests on a real HBase: an in-process minicluster (ZooKeeper, HDFS,
+ * a master and one RegionServer). Classes that keep the default configuration share one, each
+ * class's tables deleted after its last test; a class that changes the configuration, the number
+ * of RegionServers or says {@link OwnCluster} gets its own, started before its first test and
+ * stopped after its last. The client and the RegionServer share this JVM, but a scan's filter still
  * travels serialized and is rebuilt on the server by our comparators' {@code parseFrom}.
  *
  * <p>Helpers: {@link #createTable}, {@link #putRows}, {@link #scanRowKeys}. Subclasses may
@@ -73,22 +78,102 @@ public abstract class HBaseMiniClusterBase {
         conf.setInt("dfs.client.block.write.locateFollowingBlock.retries", 9);
     }
 
+    /**
+     * Marks an IT class that needs a minicluster of its own although it keeps the default
+     * configuration (a class overriding {@link #configure} or {@link #numRegionServers} always gets one).
+     */
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    @java.lang.annotation.Target(java.lang.annotation.ElementType.TYPE)
+    protected @interface OwnCluster {
+        /** Why the shared cluster will not do. */
+        String value();
+    }
+
+    /**
+     * The one minicluster shared by the classes that keep the default configuration: each start
+     * costs about 12 s, and most IT classes need nothing of a cluster but its tables. Started by the
+     * first such class, stopped when a class with a cluster of its own starts (ITs run one class at
+     * a time; {@link SharedClusterFirst} runs the sharing classes first).
+     */
+    private static TestingHBaseCluster shared;
+    private static long sharedStartMillis;
+
+    private boolean sharing;
+    private Set<TableName> tablesBefore;
+    private Set<String> namespacesBefore;
+
+    /**
+     * Whether {@code type} needs a minicluster of its own: it changes the configuration or the number
+     * of RegionServers, or says so with {@link OwnCluster}.
+     */
+    static boolean ownCluster(Class<?> type) {
+        for (Class<?> c = type; c != null && c != HBaseMiniClusterBase.class; c = c.getSuperclass()) {
+            if (c.isAnnotationPresent(OwnCluster.class)) {
+                return true;
+            }
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                boolean configures = m.getName().equals("configure") && m.getParameterCount() == 1
+                        && m.getParameterTypes()[0] == Configuration.class;
+                boolean sizes = m.getName().equals("numRegionServers") && m.getParameterCount() == 0;
+                if (configures || sizes) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     @BeforeAll
     void startCluster() throws Exception {
         requireHadoopForThisJava(RowCalls.javaFeatureVersion(), VersionInfo.getVersion());
-        long t0 = System.nanoTime();
+        sharing = !ownCluster(getClass());
+        if (sharing) {
+            if (shared == null) {
+                long t0 = System.nanoTime();
+                shared = newCluster();
+                sharedStartMillis = (System.nanoTime() - t0) / 1_000_000;
+                System.out.println(getClass().getSimpleName() + ": shared minicluster started in "
+                        + sharedStartMillis + " ms");
+            }
+            cluster = shared;
+            startMillis = sharedStartMillis;
+        } else {
+            stopShared();
+            long t0 = System.nanoTime();
+            cluster = newCluster();
+            startMillis = (System.nanoTime() - t0) / 1_000_000;
+            System.out.println(getClass().getSimpleName() + ": minicluster started in " + startMillis + " ms");
+        }
+        // A connection of the class's own either way: clients keep per-connection state (region
+        // locations, catalogs read) that one class must not leave to the next.
+        connection = ConnectionFactory.createConnection(cluster.getConf());
+        if (sharing) {
+            try (Admin admin = connection.getAdmin()) {
+                tablesBefore = new HashSet<>(Arrays.asList(admin.listTableNames()));
+                namespacesBefore = namespaces(admin);
+            }
+        }
+    }
+
+    private TestingHBaseCluster newCluster() throws Exception {
         Configuration conf = HBaseConfiguration.create();
         configure(conf);
-        cluster = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
+        TestingHBaseCluster started = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
                 .conf(conf)
                 .numMasters(1)
                 .numRegionServers(numRegionServers())
                 .numDataNodes(1)
                 .build());
-        cluster.start();
-        connection = ConnectionFactory.createConnection(cluster.getConf());
-        startMillis = (System.nanoTime() - t0) / 1_000_000;
-        System.out.println(getClass().getSimpleName() + ": minicluster started in " + startMillis + " ms");
+        started.start();
+        return started;
+    }
+
+    private static void stopShared() throws Exception {
+        if (shared != null) {
+            TestingHBaseCluster stopping = shared;
+            shared = null;
+            stopping.stop();
+        }
     }
 
     /**
@@ -122,12 +207,45 @@ public abstract class HBaseMiniClusterBase {
     @AfterAll
     void stopCluster() throws Exception {
         try {
-            if (connection != null) {
-                connection.close();
+            if (sharing && connection != null) {
+                deleteTablesMadeSinceStart();
             }
         } finally {
-            if (cluster != null) {
-                cluster.stop();
+            try {
+                if (connection != null) {
+                    connection.close();
+                }
+            } finally {
+                if (cluster != null && !sharing) {
+                    cluster.stop();
+                }
+            }
+        }
+    }
+
+    private static Set<String> namespaces(Admin admin) throws IOException {
+        Set<String> names = new HashSet<>();
+        for (org.apache.hadoop.hbase.NamespaceDescriptor namespace : admin.listNamespaceDescriptors()) {
+            names.add(namespace.getName());
+        }
+        return names;
+    }
+
+    /** Leaves the shared cluster as the class found it: the tables and namespaces it made, deleted. */
+    private void deleteTablesMadeSinceStart() throws IOException {
+        try (Admin admin = connection.getAdmin()) {
+            for (TableName table : admin.listTableNames()) {
+                if (!tablesBefore.contains(table)) {
+                    if (admin.isTableEnabled(table)) {
+                        admin.disableTable(table);
+                    }
+                    admin.deleteTable(table);
+                }
+            }
+            for (String namespace : namespaces(admin)) {
+                if (!namespacesBefore.contains(namespace)) {
+                    admin.deleteNamespace(namespace);
+                }
             }
         }
     }
