@@ -74,7 +74,10 @@ final class ParallelScanner<T> implements RowBatches<T> {
     static final int BATCH = 512;
     static final String THREAD_NAME = "rowkey-parallel-read";
 
-    /** One pool per connection, dropped with it (its idle threads end on their own). */
+    /**
+     * One pool per connection: a closed connection's pool is shut down when the next pool is asked
+     * for (its idle threads end then, not after their idle timeout), and dropped with the connection.
+     */
     private static final Map<Connection, ThreadPoolExecutor> POOLS = new WeakHashMap<>();
 
     /** How a planned read's rows may come back. */
@@ -150,6 +153,15 @@ final class ParallelScanner<T> implements RowBatches<T> {
     /** The pool of {@code connection}'s parallel reads. */
     static ExecutorService pool(Connection connection) {
         synchronized (POOLS) {
+            // An application that opens and closes connections would otherwise hold the idle readers
+            // of every connection closed in the last 30 s.
+            POOLS.entrySet().removeIf(closed -> {
+                if (!closed.getKey().isClosed()) {
+                    return false;
+                }
+                closed.getValue().shutdown();
+                return true;
+            });
             return POOLS.computeIfAbsent(connection, c -> {
                 int threads = threads(c);
                 ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,

@@ -658,6 +658,22 @@ class ParallelReadIT extends HBaseMiniClusterBase {
     }
 
     @Test
+    void aClosedConnectionsReadersEndWhenTheNextPoolIsAskedFor() throws Exception {
+        java.util.concurrent.ThreadPoolExecutor closedPool;
+        try (Connection other = ConnectionFactory.createConnection(conf())) {
+            RowKeyTable table = RowKeyTable.open(other, TableName.valueOf("par_salted"));
+            try (ResultScanner scanner = table.scan(query(salted, new Condition[] {new Condition("sdate", ">=", 20161201)}).noIndex())) {
+                assertNotNull(scanner.next());
+            }
+            closedPool = (java.util.concurrent.ThreadPoolExecutor) ParallelScanner.pool(other);
+            assertTrue(closedPool.getPoolSize() > 1, closedPool.getPoolSize() + " readers: the read ran in the pool");
+        }
+        ParallelScanner.pool(connection());
+        assertTrue(closedPool.awaitTermination(10, TimeUnit.SECONDS),
+                closedPool.getPoolSize() + " readers of a closed connection still alive 10 s after the next pool was asked for");
+    }
+
+    @Test
     void aRegionSplitUnderAParallelScanLosesAndRepeatsNoRow() throws Exception {
         String tableName = "par_plain";
         RowKeyTable table = tables.get(tableName);
