@@ -129,20 +129,14 @@ public abstract class HBaseMiniClusterBase {
         sharing = !ownCluster(getClass());
         if (sharing) {
             if (shared == null) {
-                long t0 = System.nanoTime();
-                shared = newCluster();
-                sharedStartMillis = (System.nanoTime() - t0) / 1_000_000;
-                System.out.println(getClass().getSimpleName() + ": shared minicluster started in "
-                        + sharedStartMillis + " ms");
+                shared = newCluster("shared minicluster");
+                sharedStartMillis = startMillis;
             }
             cluster = shared;
             startMillis = sharedStartMillis;
         } else {
             stopShared();
-            long t0 = System.nanoTime();
-            cluster = newCluster();
-            startMillis = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println(getClass().getSimpleName() + ": minicluster started in " + startMillis + " ms");
+            cluster = newCluster("minicluster");
         }
         // A connection of the class's own either way: clients keep per-connection state (region
         // locations, catalogs read) that one class must not leave to the next.
@@ -155,7 +149,9 @@ public abstract class HBaseMiniClusterBase {
         }
     }
 
-    private TestingHBaseCluster newCluster() throws Exception {
+    /** A minicluster of this class's configuration, started; its start timed ({@link #startMillis}) and printed. */
+    private TestingHBaseCluster newCluster(String what) throws Exception {
+        long t0 = System.nanoTime();
         Configuration conf = HBaseConfiguration.create();
         configure(conf);
         TestingHBaseCluster started = TestingHBaseCluster.create(TestingHBaseClusterOption.builder()
@@ -165,6 +161,8 @@ public abstract class HBaseMiniClusterBase {
                 .numDataNodes(1)
                 .build());
         started.start();
+        startMillis = (System.nanoTime() - t0) / 1_000_000;
+        System.out.println(getClass().getSimpleName() + ": " + what + " started in " + startMillis + " ms");
         return started;
     }
 
