@@ -1,0 +1,1 @@
+//! Nothing: the package is its benchmark, `core.rs` (`cargo make bench-rust`).
