@@ -1,1 +1,0 @@
-//! Nothing: the package is its benchmark, `core.rs` (`cargo make bench-rust`).
