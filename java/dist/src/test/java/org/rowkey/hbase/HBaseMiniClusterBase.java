@@ -91,9 +91,9 @@ public abstract class HBaseMiniClusterBase {
 
     /**
      * The one minicluster shared by the classes that keep the default configuration: each start
-     * and stop costs seconds, and most IT classes need nothing of a cluster but its tables. Started by the
-     * first such class, stopped when a class with a cluster of its own starts (ITs run one class at
-     * a time; {@link SharedClusterFirst} runs the sharing classes first).
+     * and stop costs seconds, and most IT classes need nothing of a cluster but its tables. Started
+     * by the first such class, stopped when a class with a cluster of its own starts (ITs run one
+     * class at a time; {@link SharedClusterFirst} runs the sharing classes first).
      */
     private static TestingHBaseCluster shared;
     private static long sharedStartMillis;

@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.hadoop.conf.Configuration;
@@ -659,13 +660,13 @@ class ParallelReadIT extends HBaseMiniClusterBase {
 
     @Test
     void aClosedConnectionsReadersEndWhenTheNextPoolIsAskedFor() throws Exception {
-        java.util.concurrent.ThreadPoolExecutor closedPool;
+        ThreadPoolExecutor closedPool;
         try (Connection other = ConnectionFactory.createConnection(conf())) {
             RowKeyTable table = RowKeyTable.open(other, TableName.valueOf("par_salted"));
             try (ResultScanner scanner = table.scan(query(salted, new Condition[] {new Condition("sdate", ">=", 20161201)}).noIndex())) {
                 assertNotNull(scanner.next());
             }
-            closedPool = (java.util.concurrent.ThreadPoolExecutor) ParallelScanner.pool(other);
+            closedPool = (ThreadPoolExecutor) ParallelScanner.pool(other);
             assertTrue(closedPool.getPoolSize() > 1, closedPool.getPoolSize() + " readers: the read ran in the pool");
         }
         ParallelScanner.pool(connection());
@@ -850,7 +851,7 @@ class ParallelReadIT extends HBaseMiniClusterBase {
      * earlier IT class's) stay idle until they time out (30 s), and no new one starts meanwhile.
      */
     private int otherPoolsReaderThreads() {
-        return readerThreads() - ((java.util.concurrent.ThreadPoolExecutor) ParallelScanner.pool(connection())).getPoolSize();
+        return readerThreads() - ((ThreadPoolExecutor) ParallelScanner.pool(connection())).getPoolSize();
     }
 
     /**
