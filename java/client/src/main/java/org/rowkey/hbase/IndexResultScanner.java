@@ -64,6 +64,11 @@ final class IndexResultScanner implements ResultScanner {
         indexRows.whenAllRead(allRead);
     }
 
+    /** Whether every index region read is one the read's chunks were cut at ({@link RowBatches#readOnlyRegionsCut}): asked once every index row was read. */
+    boolean readOnlyRegionsCut() {
+        return indexRows.readOnlyRegionsCut();
+    }
+
     @Override
     public Result next() throws IOException {
         while (ready.isEmpty() && !exhausted) {

@@ -125,6 +125,16 @@ final class MergedBatches<T> implements RowBatches<T> {
 
     /** The sum of the reads' scan metrics. */
     @Override
+    public boolean readOnlyRegionsCut() {
+        for (ParallelScanner<T> read : reads) {
+            if (!read.readOnlyRegionsCut()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
     public ScanMetrics getScanMetrics() {
         List<ScanMetrics> each = new ArrayList<>(reads.size());
         for (ParallelScanner<T> read : reads) {

@@ -5,8 +5,10 @@ import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,6 +27,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.hadoop.hbase.client.metrics.ScanMetricsRegionInfo;
 import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -122,8 +125,13 @@ final class ParallelScanner<T> implements RowBatches<T> {
     private final List<ScanMetrics> chunkMetrics = Collections.synchronizedList(new ArrayList<>());
     /** A descending chunk's windows keep this share of their bounds (one of several reads merged). */
     private final int keepShare;
+    /**
+     * The encoded names of the regions the chunks were cut at, as the connection located them when
+     * this read was made ({@link #readOnlyRegionsCut}); null when the ranges were not cut at regions.
+     */
+    private final Set<String> regionsCut;
 
-    private ParallelScanner(Connection connection, TableName name, List<List<RowRange>> pieces,
+    private ParallelScanner(Connection connection, TableName name, Pieces pieces,
             Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare) {
         this(connection, name, pieces, scanOf, parallelism, order, prepare, false, 1);
     }
@@ -132,9 +140,14 @@ final class ParallelScanner<T> implements RowBatches<T> {
      * {@code pooled}: the chunks are read by the pool even one at a time (a read merged with
      * others, all read at once); {@code keepShare}: see {@link #keepShare}.
      */
-    private ParallelScanner(Connection connection, TableName name, List<List<RowRange>> pieces,
+    private ParallelScanner(Connection connection, TableName name, Pieces cut,
             Function<List<RowRange>, Scan> scanOf, int parallelism, Order order, Prepare<T> prepare, boolean pooled,
             int keepShare) {
+        List<List<RowRange>> pieces = cut.pieces;
+        this.regionsCut = cut.regions;
+        if (regionsCut != null) {
+            scanOf = scanOf.andThen(ParallelScanner::regionsNamed);
+        }
         this.parallelism = Math.max(1, Math.min(parallelism, pieces.size()));
         this.pool = this.parallelism > 1 || pooled ? pool(connection) : null;
         this.keepShare = Math.max(1, keepShare);
@@ -188,11 +201,11 @@ final class ParallelScanner<T> implements RowBatches<T> {
      */
     static ResultScanner open(Connection connection, TableName name, List<RowRange> ranges, Function<List<RowRange>, Scan> scanOf,
             int parallelism, Order order) throws IOException {
-        List<List<RowRange>> pieces = pieces(connection, name, ranges, parallelism);
-        if (pieces.size() == 1 && order != Order.DESCENDING) {
+        Pieces pieces = pieces(connection, name, ranges, parallelism);
+        if (pieces.pieces.size() == 1 && order != Order.DESCENDING) {
             Table table = connection.getTable(name);
             try {
-                return new Closing(table.getScanner(scanOf.apply(pieces.get(0))), table);
+                return new Closing(table.getScanner(scanOf.apply(pieces.pieces.get(0))), table);
             } catch (IOException | RuntimeException e) {
                 table.close();
                 throw e;
@@ -229,16 +242,28 @@ final class ParallelScanner<T> implements RowBatches<T> {
         return new MergedBatches<>(reads, keyOf);
     }
 
+    /** A read's ranges in chunks, and the regions they were cut at (null: not cut at regions). */
+    private static final class Pieces {
+        final List<List<RowRange>> pieces;
+        final Set<String> regions;
+
+        Pieces(List<List<RowRange>> pieces, Set<String> regions) {
+            this.pieces = pieces;
+            this.regions = regions;
+        }
+    }
+
     /** The chunks of {@code ranges}: one per region they touch when read in parallel, else one. */
-    private static List<List<RowRange>> pieces(Connection connection, TableName name, List<RowRange> ranges, int parallelism) {
+    private static Pieces pieces(Connection connection, TableName name, List<RowRange> ranges, int parallelism) {
         if (!ranges.isEmpty() && parallelism > 1) {
             try {
-                return regionPieces(connection, name, ranges);
+                Set<String> regions = new HashSet<>();
+                return new Pieces(regionPieces(connection, name, ranges, regions), regions);
             } catch (IOException e) {
                 // Regions unknown (the table may be gone): one scan, whose first read says why.
             }
         }
-        return Collections.singletonList(ranges);
+        return new Pieces(Collections.singletonList(ranges), null);
     }
 
     /**
@@ -246,6 +271,12 @@ final class ParallelScanner<T> implements RowBatches<T> {
      * the ranges touch (located through the connection's region cache).
      */
     static List<List<RowRange>> regionPieces(Connection connection, TableName name, List<RowRange> ranges) throws IOException {
+        return regionPieces(connection, name, ranges, new HashSet<>());
+    }
+
+    /** {@link #regionPieces(Connection, TableName, List)}, adding the encoded name of each region cut at to {@code regions}. */
+    private static List<List<RowRange>> regionPieces(Connection connection, TableName name, List<RowRange> ranges,
+            Set<String> regions) throws IOException {
         List<List<RowRange>> pieces = new ArrayList<>();
         byte[] pieceRegionEnd = null;
         try (RegionLocator locator = connection.getRegionLocator(name)) {
@@ -254,6 +285,7 @@ final class ParallelScanner<T> implements RowBatches<T> {
                 byte[] stop = range.getStopRow();
                 while (true) {
                     HRegionLocation location = locator.getRegionLocation(start, false);
+                    regions.add(location.getRegion().getEncodedName());
                     byte[] regionEnd = location.getRegion().getEndKey();
                     // A region ending at or before the start (never from the cache, which checks) ends the cutting.
                     boolean endsInRegion = regionEnd.length == 0 || Bytes.compareTo(regionEnd, start) <= 0
@@ -418,6 +450,58 @@ final class ParallelScanner<T> implements RowBatches<T> {
             }
         }
         return renewed;
+    }
+
+    /**
+     * HBase's client names the regions a scan read in its metrics when asked (HBase 2.6.3 and
+     * later: {@code ScanMetrics.collectMetricsByRegion}); false on an HBase client without it.
+     */
+    static final boolean REGIONS_NAMED = hasRegionMetrics();
+
+    private static boolean hasRegionMetrics() {
+        try {
+            ScanMetrics.class.getMethod("collectMetricsByRegion", boolean.class);
+            return true;
+        } catch (NoSuchMethodException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** {@code scan} asking HBase's client to name each region it reads in its metrics (an attribute older clients ignore). */
+    private static Scan regionsNamed(Scan scan) {
+        return REGIONS_NAMED ? scan.setScanMetricsEnabled(true).setEnableScanMetricsByRegion(true) : scan;
+    }
+
+    /**
+     * Whether every region this read's scanners read rows from is one of the regions its chunks
+     * were cut at, by identity (an encoded region name is the table's, the region's start key and
+     * its id: a region split, merged or made again by a table made again has another, a region
+     * moved to another server keeps its own), as HBase's client names them in each scanner's
+     * metrics. False when the ranges were not cut at regions, or the client does not name regions,
+     * or a scanner read one not cut at (it resumed in a daughter, or in another table of the name).
+     * A read through an index whose chunks were cut before its catalog check, true here, read
+     * only regions of the index's table as that check saw it: a table made again under the name
+     * after the check has regions none of which existed when the chunks were cut.
+     */
+    @Override
+    public boolean readOnlyRegionsCut() {
+        if (regionsCut == null || !REGIONS_NAMED) {
+            return false;
+        }
+        synchronized (chunkMetrics) {
+            try {
+                for (ScanMetrics m : chunkMetrics) {
+                    for (ScanMetricsRegionInfo region : m.collectMetricsByRegion(false).keySet()) {
+                        if (!regionsCut.contains(region.getEncodedRegionName())) {
+                            return false;
+                        }
+                    }
+                }
+            } catch (RuntimeException | LinkageError e) {
+                return false; // e.g. one region read twice from one server: HBase's map refuses the key
+            }
+        }
+        return true;
     }
 
     /** The sum of the chunks' scan metrics. */

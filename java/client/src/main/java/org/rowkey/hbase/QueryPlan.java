@@ -93,7 +93,7 @@ abstract class QueryPlan {
      * (no data row, nothing written, until the first {@code next}); else null. Rows read so may be
      * thrown away unread: {@link RowKeyTable#scan} starts them while it checks the catalog.
      */
-    ResultScanner openReadingAhead() throws IOException {
+    IndexResultScanner openReadingAhead() throws IOException {
         return null;
     }
 
@@ -203,7 +203,7 @@ abstract class QueryPlan {
         }
 
         @Override
-        ResultScanner openReadingAhead() throws IOException {
+        IndexResultScanner openReadingAhead() throws IOException {
             IndexResultScanner rows = (IndexResultScanner) open();
             rows.startReading();
             return rows;

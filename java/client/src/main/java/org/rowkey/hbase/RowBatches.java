@@ -32,6 +32,12 @@ interface RowBatches<T> extends Closeable {
     /** The sum of the reads' scan metrics. */
     ScanMetrics getScanMetrics();
 
+    /**
+     * Whether every region the reads read rows from is one their chunks were cut at
+     * ({@link ParallelScanner#readOnlyRegionsCut}); asked once every row was read.
+     */
+    boolean readOnlyRegionsCut();
+
     @Override
     void close();
 }

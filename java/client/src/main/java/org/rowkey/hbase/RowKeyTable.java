@@ -660,7 +660,7 @@ public final class RowKeyTable {
             Planned<QueryPlan> first = firstPlan(given, planOf);
             Described known = first.from;
             QueryPlan plan = first.plan;
-            ResultScanner early = plan.readsIndexTable() ? plan.openReadingAhead() : null;
+            IndexResultScanner early = plan.readsIndexTable() ? plan.openReadingAhead() : null;
             Planned<QueryPlan> checked;
             try {
                 checked = checked(known, plan, planOf, QueryPlan::readsIndexTable);
@@ -681,8 +681,13 @@ public final class RowKeyTable {
                 }
                 opened = checked.plan.open();
             }
+            // Read ahead, its chunks were cut at the index's regions before the check: when every
+            // region read was one of those, the check vouched for all of them, and none is needed after.
+            IndexResultScanner cutBeforeCheck = opened == early ? early : null;
             endCheck = checked.plan.readsIndexTable() ? new FutureTask<>(() -> {
-                checkIndexesKept(from);
+                if (cutBeforeCheck == null || !cutBeforeCheck.readOnlyRegionsCut()) {
+                    checkIndexesKept(from);
+                }
                 return null;
             }) : null;
             if (endCheck != null && opened instanceof IndexResultScanner) {

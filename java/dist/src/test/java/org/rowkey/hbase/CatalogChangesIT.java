@@ -1,9 +1,11 @@
 package org.rowkey.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -222,6 +224,8 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         final TreeSet<Integer> expected;
         final TreeSet<Integer> got = new TreeSet<>();
         IOException failure;
+        /** The descriptors the scan asked the master for (before it failed, if it did). */
+        long descriptorCalls;
 
         AcrossAChange(TreeSet<Integer> expected) {
             this.expected = expected;
@@ -262,10 +266,12 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         AcrossAChange read = new AcrossAChange(truth(table, "code", 1));
         Configuration smallTurns = new Configuration(conf());
         smallTurns.setInt(HConstants.HBASE_CLIENT_SCANNER_CACHING, 5);
+        smallTurns.setBoolean(MetricsConnection.CLIENT_SIDE_METRICS_ENABLED_KEY, true);
         try (Connection reader = ConnectionFactory.createConnection(smallTurns)) {
             RowKeyTable rows = RowKeyTable.open(reader, TableName.valueOf(table));
             String explain = rows.explain(query);
             assertTrue(explain.contains("by_code") && (serial || explain.contains("parallel 4-way")), explain);
+            long before = descriptorCalls(reader);
             try (ResultScanner scanner = rows.scan(query)) {
                 for (int i = 0; i < 10; i++) {
                     read.got.add(((Number) schema.decode(scanner.next().getRow()).get("user")).intValue());
@@ -277,6 +283,7 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
             } catch (IOException e) {
                 read.failure = e;
             }
+            read.descriptorCalls = descriptorCalls(reader) - before;
             if (read.failure instanceof IndexChangedException) {
                 // Read again, it answers from the catalog as it is now, exactly.
                 assertEquals(read.expected, users(rows.scan(query)));
@@ -343,6 +350,51 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
             });
             read.assertExactOrFailed((reversed ? "reversed" : "forward") + ", read at once, that resumed in a remade index table");
             assertTrue(read.failure instanceof IndexChangedException, String.valueOf(read.failure));
+        }
+    }
+
+    @Test
+    void aReadAtOnceAsksTheMasterAgainAfterItsRowsOnlyWhenItReadARegionItWasNotCutAt() throws IOException {
+        // The check before the rows vouches for the index regions the read's chunks were cut at
+        // before it: a table made again under the index's name after it has none of them. A read
+        // that read only those needs no check after its rows (one descriptor: the check before);
+        // one that resumed in a region cut at none of them (here a daughter of a split, as it would
+        // be a region of a table made again) checks after its rows too. Forward and reversed (each
+        // bucket read backwards, merged). An HBase client that does not name the regions a scan
+        // read (before 2.6.3) always checks after.
+        for (boolean reversed : new boolean[] {false, true}) {
+            String table = reversed ? "regions_stayed_reversed" : "regions_stayed";
+            AcrossAChange still = scanAcross(table, RowKeyIndex.of("by_code", "code").salt(4), false, reversed, () -> { });
+            assertNull(still.failure, String.valueOf(still.failure));
+            assertEquals(still.expected, still.got);
+            assertEquals(ParallelScanner.REGIONS_NAMED ? 1 : 2, still.descriptorCalls, table + ": descriptors asked for");
+
+            String splitTable = reversed ? "regions_split_reversed" : "regions_split";
+            TableName index = IndexRowFormat.indexTableName(TableName.valueOf(splitTable), "by_code");
+            AcrossAChange split = scanAcross(splitTable, RowKeyIndex.of("by_code", "code").salt(4), false, reversed,
+                    () -> splitEveryRegion(index));
+            assertNull(split.failure, String.valueOf(split.failure));
+            assertEquals(split.expected, split.got);
+            assertEquals(2, split.descriptorCalls, splitTable + ": descriptors asked for by a read that resumed in daughters");
+        }
+    }
+
+    /** Splits every region of {@code table} (flushed first: a region holding no file has no split point) and waits for the daughters. */
+    private void splitEveryRegion(TableName table) throws IOException {
+        try (Admin admin = connection().getAdmin()) {
+            int regions = admin.getRegions(table).size();
+            admin.flush(table);
+            admin.split(table);
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (admin.getRegions(table).size() < 2 * regions) {
+                assertTrue(System.currentTimeMillis() < deadline, table + " did not split: " + admin.getRegions(table));
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException();
+                }
+            }
         }
     }
 
