@@ -64,7 +64,10 @@ final class IndexResultScanner implements ResultScanner {
         indexRows.whenAllRead(allRead);
     }
 
-    /** Whether every index region read is one the read's chunks were cut at ({@link RowBatches#readOnlyRegionsCut}): asked once every index row was read. */
+    /**
+     * Whether every index region read is one the read's chunks were cut at
+     * ({@link RowBatches#readOnlyRegionsCut}): asked once every index row was read.
+     */
     boolean readOnlyRegionsCut() {
         return indexRows.readOnlyRegionsCut();
     }

@@ -123,7 +123,6 @@ final class MergedBatches<T> implements RowBatches<T> {
         return renewed;
     }
 
-    /** The sum of the reads' scan metrics. */
     @Override
     public boolean readOnlyRegionsCut() {
         for (ParallelScanner<T> read : reads) {
@@ -134,6 +133,7 @@ final class MergedBatches<T> implements RowBatches<T> {
         return true;
     }
 
+    /** The sum of the reads' scan metrics. */
     @Override
     public ScanMetrics getScanMetrics() {
         List<ScanMetrics> each = new ArrayList<>(reads.size());

@@ -379,7 +379,10 @@ class CatalogChangesIT extends HBaseMiniClusterBase {
         }
     }
 
-    /** Splits every region of {@code table} (flushed first: a region holding no file has no split point) and waits for the daughters. */
+    /**
+     * Splits every region of {@code table} (flushed first: a region holding no file has no split
+     * point) and waits for the daughters.
+     */
     private void splitEveryRegion(TableName table) throws IOException {
         try (Admin admin = connection().getAdmin()) {
             int regions = admin.getRegions(table).size();

@@ -195,7 +195,8 @@ public final class QueryCost {
         }
         System.out.printf(Locale.ROOT, "%nThe catalog check: one table descriptor from the master, %.2f ms back to back,"
                 + " %.2f ms right after a read (medians of %d and %d; a read through an index asks for it before its rows,"
-                + " and after them unless it read at once only regions it was cut at; the explain text once).%n", EndToEnd.median(catalog),
+                + " and after them unless it read at once only regions it was cut at; the explain text once).%n",
+                EndToEnd.median(catalog),
                 EndToEnd.median(descriptorAfterARead.stream().mapToDouble(Double::doubleValue).toArray()), runs,
                 descriptorAfterARead.size());
         System.out.println(same ? "Every way returned the same rows." : "MISMATCH: a way returned other rows.");
