@@ -130,7 +130,7 @@ final class RowKeyScans {
                         byte[] start = later(scan.getStartRow(), region.getRegion().getStartKey());
                         byte[] stop = earlier(scan.getStopRow(), region.getRegion().getEndKey());
                         if (stop.length == 0 || Bytes.compareTo(start, stop) < 0) {
-                            parts.add(new Part(start, stop, new String[] {region.getHostname()}));
+                            parts.add(new Part(start, stop, hostOf(region)));
                         }
                     }
                 }
@@ -203,6 +203,14 @@ final class RowKeyScans {
     }
 
     /** A task's piece: a region's part of the key ranges, or (start null) the whole read through our client. */
+    /**
+     * Where a region's task would rather run: its server's host, or nowhere in particular while it
+     * has none (a split's daughter not yet open, a region between servers); its scan finds it then.
+     */
+    static String[] hostOf(HRegionLocation region) {
+        return region.getServerName() == null ? new String[0] : new String[] {region.getServerName().getHostname()};
+    }
+
     static final class Part implements InputPartition {
         private static final long serialVersionUID = 1L;
         final byte[] start;
