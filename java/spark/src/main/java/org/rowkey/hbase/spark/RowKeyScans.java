@@ -202,7 +202,6 @@ final class RowKeyScans {
         return Bytes.compareTo(a, b) <= 0 ? a : b;
     }
 
-    /** A task's piece: a region's part of the key ranges, or (start null) the whole read through our client. */
     /**
      * Where a region's task would rather run: its server's host, or nowhere in particular while it
      * has none (a split's daughter not yet open, a region between servers); its scan finds it then.
@@ -211,6 +210,7 @@ final class RowKeyScans {
         return region.getServerName() == null ? new String[0] : new String[] {region.getServerName().getHostname()};
     }
 
+    /** A task's piece: a region's part of the key ranges, or (start null) the whole read through our client. */
     static final class Part implements InputPartition {
         private static final long serialVersionUID = 1L;
         final byte[] start;
