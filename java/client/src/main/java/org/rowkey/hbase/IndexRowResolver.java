@@ -132,23 +132,41 @@ final class IndexRowResolver implements Closeable {
      * Settles index rows whose status was not read with them (a join's streams read keys): each
      * row's status is read now, and only a row still UNVERIFIED is settled.
      */
-    void settleUnread(int index, List<byte[]> indexRows, Result probed) throws IOException {
+    void settleUnread(int index, List<byte[]> indexRows, Result probed) throws InterruptedIOException {
         if (IndexRowFormat.inFlight(probed)) {
             return; // the write in flight settles them
         }
         for (byte[] row : indexRows) {
-            Cell status = IndexRowFormat.status(indexTable(index).get(new Get(row)));
+            Cell status;
+            try {
+                status = IndexRowFormat.status(indexTable(index).get(new Get(row)));
+            } catch (InterruptedIOException e) {
+                throw e;
+            } catch (IOException unread) {
+                return; // settling is advice (see flush): rows whose status cannot be read are left to the next reader
+            }
             if (IndexRowFormat.isUnverified(status)) { // else written or repaired since
                 settle(index, row, status, probed);
             }
         }
     }
 
-    /** Sends the repairs and STALE marks decided since the last flush, one batch per index. */
-    void flush() throws IOException {
+    /**
+     * Sends the repairs and STALE marks decided since the last flush, one batch per index. They are
+     * advice, not part of any answer: a write not sent (the index's table dropped by another client
+     * while the read answered, a region that will not take it) leaves its row as it was, for the
+     * next reader to settle, and the read goes on. Only an interrupt is thrown.
+     */
+    void flush() throws InterruptedIOException {
         for (Map.Entry<Integer, List<CheckAndMutate>> e : settled.entrySet()) {
             if (!e.getValue().isEmpty()) {
-                indexTable(e.getKey()).checkAndMutate(e.getValue());
+                try {
+                    indexTable(e.getKey()).checkAndMutate(e.getValue());
+                } catch (InterruptedIOException interrupted) {
+                    throw interrupted;
+                } catch (IOException notSent) {
+                    // left as they were (above)
+                }
                 e.getValue().clear();
             }
         }
