@@ -432,8 +432,13 @@ class JoinIT extends HBaseMiniClusterBase {
                     int n = catalog.indexNumber(index);
                     t.put(new Put(catalog.indexKey(n, ghostKey)).addColumn(IndexRowFormat.FAMILY,
                             IndexRowFormat.STATUS, longAgo));
-                    t.put(new Put(catalog.indexKey(n, liveKey)).addColumn(IndexRowFormat.FAMILY,
-                            IndexRowFormat.STATUS, longAgo));
+                    // Over the live row's status: index cells are stamped in microseconds, so a Put
+                    // at the server's clock (milliseconds) would lie under it, unseen.
+                    byte[] live = catalog.indexKey(n, liveKey);
+                    long newer = IndexRowFormat.status(t.get(new Get(live))).getTimestamp() + 1;
+                    t.put(new Put(live).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, newer, longAgo));
+                    assertEquals(Bytes.toHex(longAgo), Bytes.toHex(t.get(new Get(live)).getValue(IndexRowFormat.FAMILY,
+                            IndexRowFormat.STATUS)), index + ": the live row's index row marked UNVERIFIED");
                 }
             }
             assertEquals(oracle(both, 3), rows(q, null), table.explain(q));

@@ -27,9 +27,11 @@ import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
@@ -347,27 +349,52 @@ final class OracleWrites {
             if (number < 0) {
                 continue;
             }
-            List<Put> puts = new ArrayList<>();
+            List<byte[]> rows = new ArrayList<>();
             for (OracleSnapshot.Row r : snapshot.rows) {
                 if (random.nextInt(5) == 0) {
-                    long stamp = System.currentTimeMillis() * 1000 + puts.size();
-                    puts.add(new Put(catalog.indexKey(number, r.key)).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS,
-                            stamp, IndexRowFormat.unverified(stamp)));
+                    rows.add(catalog.indexKey(number, r.key));
                 }
             }
+            List<Put> puts = new ArrayList<>();
             try (Table t = connection.getTable(RowKeyTable.indexTableName(dataTable, index.name))) {
+                // Each mark newer than its row's status (a write of the same millisecond may have
+                // stamped it later than the clock reads now), so that it is the row's status.
+                Result[] before = t.get(statusGets(rows));
+                for (int i = 0; i < rows.size(); i++) {
+                    Cell status = IndexRowFormat.status(before[i]);
+                    long stamp = Math.max(System.currentTimeMillis() * 1000 + i, status == null ? 0 : status.getTimestamp() + 1);
+                    puts.add(new Put(rows.get(i)).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, stamp,
+                            IndexRowFormat.unverified(stamp)));
+                }
                 t.put(puts);
+                Result[] after = t.get(statusGets(rows));
+                for (int i = 0; i < rows.size(); i++) {
+                    Cell status = IndexRowFormat.status(after[i]);
+                    if (status == null || !CellUtil.matchingValue(status, puts.get(i).get(IndexRowFormat.FAMILY, IndexRowFormat.STATUS).get(0))) {
+                        throw new IllegalStateException("lost post steps: " + index.name + "'s row " + Bytes.toHex(rows.get(i))
+                                + " does not show its UNVERIFIED mark: the case is not made");
+                    }
+                }
             }
             marked += puts.size();
         }
         events.fault("lost post steps: " + marked + " index rows of existing data rows marked UNVERIFIED");
     }
 
+    private static List<Get> statusGets(List<byte[]> rows) {
+        List<Get> gets = new ArrayList<>(rows.size());
+        for (byte[] row : rows) {
+            gets.add(new Get(row).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS));
+        }
+        return gets;
+    }
+
     /**
      * Index rows made by hand, which no writer of the product makes and every reader must ignore: a
      * key one byte longer or shorter, a wrong index salt byte, a wrong data salt byte (all VERIFIED),
      * a row with no status for a data row that does not exist (with a covered cell, or an empty
-     * qualifier), and a real index row whose status is deleted (its data row exists: it answers).
+     * qualifier), and a real index row with a covered cell whose status is deleted (its data row
+     * exists: it answers).
      */
     void handMadeIndexRows(Connection connection, TableName dataTable, List<OracleModel.Index> indexes, OracleSnapshot snapshot)
             throws IOException {
@@ -418,15 +445,25 @@ final class OracleWrites {
                         : new Put(key).addColumn(IndexRowFormat.FAMILY, new byte[0], stamp, new byte[0]));
                 made.add(index.name + ": no status, no data row");
             }
-            Delete statusGone = null;
-            if (random.nextBoolean()) { // a real index row loses its status: its data row answers for it
-                statusGone = new Delete(indexKey).addColumns(IndexRowFormat.FAMILY, IndexRowFormat.STATUS);
-                made.add(index.name + ": no status, data row " + Bytes.toHex(dataKey));
-            }
             try (Table t = connection.getTable(RowKeyTable.indexTableName(dataTable, index.name))) {
                 t.put(puts);
-                if (statusGone != null) {
-                    t.delete(statusGone);
+                if (random.nextBoolean()) { // a real index row loses its status: its data row answers for it
+                    // Every version up to the status read, at its own timestamp: index cells are
+                    // stamped in microseconds, so a Delete at the server's "now" (milliseconds)
+                    // would mask none of them. Only a row with another cell (a covered one) is
+                    // still a row without its status: one of the status alone would be gone,
+                    // which no reader of the index can tell from a row never written.
+                    Get statusOf = new Get(indexKey).addColumn(IndexRowFormat.FAMILY, IndexRowFormat.STATUS);
+                    Result whole = t.get(new Get(indexKey));
+                    Cell status = IndexRowFormat.status(whole);
+                    if (status != null && whole.size() > 1) {
+                        t.delete(new Delete(indexKey).addColumns(IndexRowFormat.FAMILY, IndexRowFormat.STATUS, status.getTimestamp()));
+                        if (IndexRowFormat.status(t.get(statusOf)) != null) {
+                            throw new IllegalStateException("hand-made index rows: the status of " + index.name + "'s row "
+                                    + Bytes.toHex(indexKey) + " outlived its delete: the case is not made");
+                        }
+                        made.add(index.name + ": no status, data row " + Bytes.toHex(dataKey));
+                    }
                 }
             }
         }
