@@ -174,6 +174,64 @@ fn index_keys_of_foreign_or_corrupt_rows_are_errors() {
     assert_eq!(index.data_keys(data, &[], 0).unwrap(), Vec::<u8>::new());
 }
 
+/// The one rule for a row of an index table: an index key is the index's (`data_key` accepts it)
+/// exactly when the data row its values make has the data salt byte it stores, and that row's
+/// index key has its index salt byte. Checked on valid keys with one byte changed at random.
+#[test]
+fn an_index_key_is_accepted_exactly_when_its_values_give_its_salt_bytes() {
+    let mut rng = Rng::new(0x5a17);
+    let (mut accepted, mut refused) = (0, 0);
+    for case in 0..600 {
+        let mut def = random_schema(&mut rng);
+        if def.salt.is_none() && rng.chance(50) {
+            def.salt = Some((*rng.pick(&[2u32, 16, 256]), vec![]));
+        }
+        let Some(mut index_def) = random_index(&mut rng, &def) else {
+            continue;
+        };
+        if index_def.salt_buckets == 0 && rng.chance(50) {
+            index_def.salt_buckets = *rng.pick(&[3u32, 16, 256]);
+        }
+        let Ok(catalog) = Catalog::from_spec(&catalog_spec(def.spec(), vec![index_def])) else {
+            continue;
+        };
+        let (data, index) = (catalog.schema(), &catalog.indexes()[0]);
+        let key = data.encode(&def.named(&random_row(&mut rng, &def))).unwrap();
+        let mut index_key = index.index_key(data, &key).unwrap();
+        let at = rng.below(index_key.len());
+        index_key[at] ^= 1 + rng.below(255) as u8;
+        // The definition: the values the key holds, made a data row, and that row's index key.
+        let Ok(mut values) = index.schema().decode(&index_key) else {
+            continue; // bytes no value encodes to: nothing to compare
+        };
+        let stored_data_salt = values
+            .iter()
+            .position(|v| v.field == DATA_SALT_FIELD)
+            .map(|p| values.remove(p));
+        let Ok(row) = data.encode(&values) else {
+            continue;
+        };
+        let data_salt_kept = match &stored_data_salt {
+            None => true,
+            Some(v) => v.value.bytes_value().first() == row.first(),
+        };
+        let index_salt_kept =
+            index.schema().salt().is_none() || index.index_key(data, &row).unwrap()[0] == index_key[0];
+        let expected = data_salt_kept && index_salt_kept;
+        let got = index.data_key(data, &index_key);
+        assert_eq!(got.is_ok(), expected, "case {case}: byte {at} changed: {got:?}");
+        if expected {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    assert!(
+        accepted > 100 && refused > 100,
+        "accepted {accepted}, refused {refused}"
+    );
+}
+
 #[test]
 fn bad_index_definitions_are_refused_by_name() {
     let schema = || {
