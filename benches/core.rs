@@ -2,7 +2,8 @@
 //! - evaluation per row of the JMH benchmarks' three queries over the same seed-000 key shape,
 //!   beside a hand-written Rust check of each query (the cost of the work itself, no interpreter);
 //! - compile time of those comparators from their serialized spec;
-//! - planning time of three IN-lists of 20 on a salted seed-000 schema.
+//! - planning time of three IN-lists of 20 on a salted seed-000 schema;
+//! - a reader's mapping of a batch of salted index keys to their data keys.
 //!
 //! The rows follow the demo's generator (`java/demo/.../DataSet.java`): the same field
 //! distributions, so branches are as (un)predictable as in the JMH runs.
@@ -15,8 +16,9 @@ use std::hint::black_box;
 use common::messages::{boolean, condition as cond, int, named_value, predicate_spec, seed_schema, string};
 use common::Rng;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use hbase_rowkey::key::Catalog;
 use hbase_rowkey::plan_wire::plan_request;
-use hbase_rowkey::proto::rowkey::{Condition, Op, ScanPlan, ScanPlanRequest};
+use hbase_rowkey::proto::rowkey::{Condition, IndexSpec, IndexState, Op, ScanPlan, ScanPlanRequest, TableCatalog};
 use hbase_rowkey::{Comparator, Schema};
 use protobuf::Message;
 
@@ -352,12 +354,43 @@ fn aggregate_fold(c: &mut Criterion) {
     group.finish();
 }
 
+/// A reader's mapping of a batch of index keys to their data keys (`Index::data_keys`, one native
+/// call per batch of index rows), each key's data and index salt bytes checked: 128 keys of the
+/// demo's salted covered index on (sdate, code), 16 buckets, over the seed schema salted 16 ways.
+fn index_data_keys(c: &mut Criterion) {
+    let mut catalog = TableCatalog::new();
+    catalog.schema = protobuf::MessageField::some(seed_schema(16));
+    let mut index = IndexSpec::new();
+    index.name = "by_date_code".into();
+    index.fields = vec!["sdate".into(), "code".into()];
+    index.salt_buckets = 16;
+    index.state = IndexState::ACTIVE.into();
+    catalog.indexes = vec![index];
+    let catalog = Catalog::from_spec(&catalog).expect("catalog");
+    let (data, index) = (catalog.schema(), &catalog.indexes()[0]);
+    let (unsalted, _) = generate(128);
+    let mut index_keys = Vec::new();
+    for key in unsalted.chunks_exact(KEY) {
+        // The seed schema salted: the salt byte of its md5url, then the same fields.
+        let mut salted = vec![data.salt_of([&key[..8]])];
+        salted.extend_from_slice(key);
+        index_keys.extend_from_slice(&index.index_key(data, &salted).expect("index key"));
+    }
+    let mut group = c.benchmark_group("index_data_keys");
+    group.throughput(Throughput::Elements(128));
+    group.bench_function("salted_128_keys", |b| {
+        b.iter(|| index.data_keys(data, black_box(&index_keys), 128).expect("data keys"))
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     evaluation,
     compilation,
     planning,
     call_overhead,
-    aggregate_fold
+    aggregate_fold,
+    index_data_keys
 );
 criterion_main!(benches);

@@ -170,6 +170,16 @@ pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> std::borrow::Cow<'k, [u8]
     }
 }
 
+/// Copies a field's stored value from `from_key` (laid out as `from`) into `to_key` (as `to`, a
+/// field of the same type in another schema), allocating nothing: an index key's fields written
+/// into its data key, row by row.
+pub(super) fn copy_field(from: &Field, from_key: &[u8], to: &Field, to_key: &mut [u8]) {
+    match from.location {
+        Location::Bytes { offset, width } => write_field(to, to_key, &from_key[offset..offset + width]),
+        Location::Bit { offset, mask } => write_field(to, to_key, &[u8::from(from_key[offset] & mask != 0)]),
+    }
+}
+
 /// Writes a field's stored bytes (for a bool: one byte, 0 or 1) into `key`.
 pub(super) fn write_field(field: &Field, key: &mut [u8], bytes: &[u8]) {
     match field.location {

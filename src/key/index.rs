@@ -9,7 +9,7 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use super::codec::{read_field, write_field};
+use super::codec::{copy_field, read_field, write_field};
 use super::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -350,18 +350,24 @@ impl Index {
     /// The data key an index key stands for. An index key whose salt bytes are not the ones the
     /// data key would have was not written by the index (a foreign or corrupt row): an error.
     pub fn data_key(&self, data: &Schema, index_key: &[u8]) -> Result<Vec<u8>> {
-        check_length(&self.schema, index_key)?;
         let mut key = vec![0u8; data.key_length()];
+        self.write_data_key(data, index_key, &mut key)?;
+        Ok(key)
+    }
+
+    /// [`Self::data_key`] written into `key` (zeroed, of the data key's length): a batch's keys
+    /// are written in place, one allocation for all of them.
+    fn write_data_key(&self, data: &Schema, index_key: &[u8], key: &mut [u8]) -> Result<()> {
+        check_length(&self.schema, index_key)?;
         let mut data_salt = None;
         for (field, source) in self.schema.fields().iter().zip(&self.sources) {
-            let stored = read_field(field, index_key);
             match *source {
-                Source::Field(i) => write_field(&data.fields()[i], &mut key, &stored),
-                Source::DataSalt => data_salt = stored.first().copied(),
+                Source::Field(i) => copy_field(field, index_key, &data.fields()[i], key),
+                Source::DataSalt => data_salt = read_field(field, index_key).first().copied(),
             }
         }
         if let Some(salt) = data.salt() {
-            key[0] = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], &key)));
+            key[0] = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], key)));
             if data_salt != Some(key[0]) {
                 return Err(Error::Corrupt {
                     what: "index row key",
@@ -369,13 +375,23 @@ impl Index {
                 });
             }
         }
-        if self.schema.salt().is_some() && self.index_key(data, &key)?[0] != index_key[0] {
-            return Err(Error::Corrupt {
-                what: "index row key",
-                detail: format!("index '{}': its salt byte does not match its fields", self.name),
-            });
+        // The index salt of the key this data key lays out (index_key): its fields are the index
+        // key's own, each copied back where it came from and the data salt just checked, so the
+        // salt is hashed from the index key's fields, with no key laid out again.
+        if let Some(salt) = self.schema.salt() {
+            let expected = self.schema.salt_of(
+                salt.fields
+                    .iter()
+                    .map(|&i| read_field(&self.schema.fields()[i], index_key)),
+            );
+            if expected != index_key[0] {
+                return Err(Error::Corrupt {
+                    what: "index row key",
+                    detail: format!("index '{}': its salt byte does not match its fields", self.name),
+                });
+            }
         }
-        Ok(key)
+        Ok(())
     }
 
     /// Whether this index could have written the row `index_key` (its length and salt bytes are the
@@ -402,9 +418,13 @@ impl Index {
                 ),
             });
         }
-        let mut keys = Vec::with_capacity(count * data.key_length());
-        for index_key in index_keys.chunks_exact(width.max(1)) {
-            keys.extend_from_slice(&self.data_key(data, index_key)?);
+        let length = data.key_length();
+        let mut keys = vec![0u8; count * length];
+        for (index_key, key) in index_keys
+            .chunks_exact(width.max(1))
+            .zip(keys.chunks_exact_mut(length.max(1)))
+        {
+            self.write_data_key(data, index_key, key)?;
         }
         Ok(keys)
     }
