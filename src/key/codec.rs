@@ -162,21 +162,18 @@ pub(super) fn decode_value(field: &Field, key: &[u8]) -> Result<Value> {
     Ok(value)
 }
 
-/// The field's stored bytes in `key` (for a bool: one byte, 0 or 1).
-pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> std::borrow::Cow<'k, [u8]> {
+/// The field's stored bytes in `key` (for a bool: one static byte, 0 or 1, so reading a field never
+/// allocates: salt hashes and index keys read bools row by row).
+pub fn read_field<'k>(field: &Field, key: &'k [u8]) -> &'k [u8] {
     match field.location {
-        Location::Bytes { offset, width } => std::borrow::Cow::Borrowed(&key[offset..offset + width]),
-        Location::Bit { offset, mask } => std::borrow::Cow::Owned(vec![u8::from(key[offset] & mask != 0)]),
-    }
-}
-
-/// Copies a field's stored value from `from_key` (laid out as `from`) into `to_key` (as `to`, a
-/// field of the same type in another schema), allocating nothing: an index key's fields written
-/// into its data key, row by row.
-pub(super) fn copy_field(from: &Field, from_key: &[u8], to: &Field, to_key: &mut [u8]) {
-    match from.location {
-        Location::Bytes { offset, width } => write_field(to, to_key, &from_key[offset..offset + width]),
-        Location::Bit { offset, mask } => write_field(to, to_key, &[u8::from(from_key[offset] & mask != 0)]),
+        Location::Bytes { offset, width } => &key[offset..offset + width],
+        Location::Bit { offset, mask } => {
+            if key[offset] & mask != 0 {
+                &[1]
+            } else {
+                &[0]
+            }
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use super::codec::{copy_field, read_field, write_field};
+use super::codec::{read_field, write_field};
 use super::schema::{check_version, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -335,7 +335,7 @@ impl Index {
         let mut key = vec![0u8; self.schema.key_length()];
         for (field, source) in self.schema.fields().iter().zip(&self.sources) {
             match *source {
-                Source::Field(i) => write_field(field, &mut key, &read_field(&data.fields()[i], data_key)),
+                Source::Field(i) => write_field(field, &mut key, read_field(&data.fields()[i], data_key)),
                 Source::DataSalt => write_field(field, &mut key, &data_key[..1]),
             }
         }
@@ -362,7 +362,7 @@ impl Index {
         let mut data_salt = None;
         for (field, source) in self.schema.fields().iter().zip(&self.sources) {
             match *source {
-                Source::Field(i) => copy_field(field, index_key, &data.fields()[i], key),
+                Source::Field(i) => write_field(&data.fields()[i], key, read_field(field, index_key)),
                 Source::DataSalt => data_salt = read_field(field, index_key).first().copied(),
             }
         }

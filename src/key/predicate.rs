@@ -183,7 +183,7 @@ impl Predicate {
             && self
                 .constraints
                 .iter()
-                .all(|(i, c)| c.allows(&super::codec::read_field(&schema.fields()[*i], key)))
+                .all(|(i, c)| c.allows(super::codec::read_field(&schema.fields()[*i], key)))
     }
 
     pub fn from_spec(schema: &Schema, spec: &PredicateSpec) -> Result<Predicate> {
