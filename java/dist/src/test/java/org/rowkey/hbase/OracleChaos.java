@@ -222,12 +222,7 @@ final class OracleChaos {
         ((Abortable) cluster.getOnlineRegionsInterface(victim)
                 .orElseThrow(() -> new IllegalStateException("no RegionServer object for " + victim)))
                 .abort("OracleIT: a RegionServer crash", null);
-        waitFor(180, "the regions of " + victim + " reassigned", () -> {
-            try (Admin admin = connection.getAdmin()) {
-                return !admin.getRegionServers().contains(victim)
-                        && admin.getClusterMetrics().getRegionStatesInTransition().isEmpty();
-            }
-        });
+        waitForReassignment(connection, victim);
         events.add("regions of " + victim + " reassigned; starting a new RegionServer");
         cluster.startRegionServer();
         waitFor(120, "two RegionServers", () -> {
@@ -236,6 +231,16 @@ final class OracleChaos {
             }
         });
         events.add("RegionServer restarted: " + live.size() + " live again");
+    }
+
+    /** Waits until the master has dropped an aborted RegionServer and reopened its regions elsewhere. */
+    static void waitForReassignment(Connection connection, ServerName victim) throws Exception {
+        waitFor(180, "the regions of " + victim + " reassigned", () -> {
+            try (Admin admin = connection.getAdmin()) {
+                return !admin.getRegionServers().contains(victim)
+                        && admin.getClusterMetrics().getRegionStatesInTransition().isEmpty();
+            }
+        });
     }
 
     interface Check {

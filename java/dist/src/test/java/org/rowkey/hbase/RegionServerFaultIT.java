@@ -503,12 +503,7 @@ class RegionServerFaultIT extends HBaseMiniClusterBase {
         }
         ((Abortable) cluster().getOnlineRegionsInterface(victim).orElseThrow(AssertionError::new))
                 .abort("RegionServerFaultIT: a crash before the index region was flushed", null);
-        waitFor(() -> {
-            try (Admin admin = connection().getAdmin()) {
-                return !admin.getRegionServers().contains(victim)
-                        && admin.getClusterMetrics().getRegionStatesInTransition().isEmpty();
-            }
-        }, 180, "the regions of " + victim + " reassigned");
+        OracleChaos.waitForReassignment(connection(), victim);
 
         try (Table index = connection().getTable(indexTable)) {
             Result row = index.get(new Get(lost));
