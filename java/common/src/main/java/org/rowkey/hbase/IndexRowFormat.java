@@ -280,20 +280,18 @@ final class IndexRowFormat {
     /**
      * The data cell that covered cell {@code covered} stands for under {@code dataKey}, its column
      * the one its qualifier names (its family {@code familyLength} bytes), or null when the data row
-     * has no such column. One cell made, no name copied twice: a covered read makes one a row.
+     * has no such column. Nothing copied: a covered read makes one a cell.
      */
     static Cell dataCell(Cell covered, int familyLength, byte[] dataKey) {
         int valueLength = covered.getValueLength();
         if (valueLength < Bytes.SIZEOF_LONG) {
             return null;
         }
-        byte[] names = covered.getQualifierArray();
-        int family = coveredFamilyOffset(covered);
         byte[] value = covered.getValueArray();
         int at = covered.getValueOffset();
-        return new KeyValue(dataKey, 0, dataKey.length, names, family, familyLength, names, family + familyLength,
-                coveredQualifierLength(covered, familyLength), Bytes.toLong(value, at), KeyValue.Type.Put, value,
-                at + Bytes.SIZEOF_LONG, valueLength - Bytes.SIZEOF_LONG);
+        return new CoveredDataCell(dataKey, covered.getQualifierArray(), coveredFamilyOffset(covered), familyLength,
+                coveredQualifierLength(covered, familyLength), Bytes.toLong(value, at), value, at + Bytes.SIZEOF_LONG,
+                valueLength - Bytes.SIZEOF_LONG);
     }
 
     /** Where the data family's name starts in the qualifier array of a covered cell. */

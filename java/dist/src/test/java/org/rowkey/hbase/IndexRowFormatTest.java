@@ -147,4 +147,50 @@ class IndexRowFormatTest {
             }
         }
     }
+    @Test
+    void aDataCellAnsweredFromACoveredCellIsTheDataCellItsCopyWasWrittenFrom() throws java.io.IOException {
+        java.util.Random random = new java.util.Random(20261205);
+        for (int i = 0; i < 500; i++) {
+            byte[] family = randomBytes(random, 1 + random.nextInt(12));
+            byte[] qualifier = randomBytes(random, random.nextInt(20));
+            byte[] dataKey = randomBytes(random, 1 + random.nextInt(40));
+            KeyValue original = new KeyValue(dataKey, family, qualifier, random.nextLong() & Long.MAX_VALUE,
+                    KeyValue.Type.Put, randomBytes(random, random.nextInt(300)));
+            // The covered cell sits inside a larger block, as a read's cells do.
+            KeyValue copy = new KeyValue(randomBytes(random, 1 + random.nextInt(40)), IndexRowFormat.FAMILY,
+                    IndexRowFormat.coveredQualifier(family, qualifier), 1000, KeyValue.Type.Put,
+                    IndexRowFormat.coveredValue(original));
+            byte[] block = new byte[copy.getLength() + 64];
+            int at = random.nextInt(64);
+            System.arraycopy(copy.getBuffer(), copy.getOffset(), block, at, copy.getLength());
+            Cell back = IndexRowFormat.dataCell(new KeyValue(block, at, copy.getLength()), family.length, dataKey);
+
+            String what = original.toString();
+            assertEquals(0, org.apache.hadoop.hbase.CellComparator.getInstance().compare(original, back), what);
+            assertTrue(CellUtil.matchingValue(original, back), what);
+            assertEquals(original, back, what);
+            assertEquals(back, original, what);
+            assertEquals(original.hashCode(), back.hashCode(), what);
+            assertEquals(original.getSerializedSize(), back.getSerializedSize(), what);
+            assertEquals(original.toString(), back.toString());
+            assertTrue(Bytes.equals(original.getBuffer(), original.getOffset(), original.getLength(),
+                    org.apache.hadoop.hbase.KeyValueUtil.copyToNewByteArray(back), 0, original.getLength()), what);
+            assertTrue(Bytes.equals(CellUtil.cloneValue(original),
+                    Result.create(new Cell[] {back}).getValue(family, qualifier)), what);
+            // What a client writing the cell back sends over the wire.
+            java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+            new org.apache.hadoop.hbase.codec.KeyValueCodec().getEncoder(wire).write(back);
+            org.apache.hadoop.hbase.codec.Codec.Decoder decoder = new org.apache.hadoop.hbase.codec.KeyValueCodec()
+                    .getDecoder(new java.io.ByteArrayInputStream(wire.toByteArray()));
+            assertTrue(decoder.advance(), what);
+            assertEquals(original, decoder.current(), what);
+            assertTrue(CellUtil.matchingValue(original, decoder.current()), what);
+        }
+    }
+
+    private static byte[] randomBytes(java.util.Random random, int length) {
+        byte[] bytes = new byte[length];
+        random.nextBytes(bytes);
+        return bytes;
+    }
 }
