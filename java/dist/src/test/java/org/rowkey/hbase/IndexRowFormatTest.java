@@ -147,6 +147,7 @@ class IndexRowFormatTest {
             }
         }
     }
+
     @Test
     void aDataCellAnsweredFromACoveredCellIsTheDataCellItsCopyWasWrittenFrom() throws java.io.IOException {
         java.util.Random random = new java.util.Random(20261205);
@@ -156,7 +157,7 @@ class IndexRowFormatTest {
             byte[] dataKey = randomBytes(random, 1 + random.nextInt(40));
             KeyValue original = new KeyValue(dataKey, family, qualifier, random.nextLong() & Long.MAX_VALUE,
                     KeyValue.Type.Put, randomBytes(random, random.nextInt(300)));
-            // The covered cell sits inside a larger block, as a read's cells do.
+            // The covered cell at a non-zero offset in a larger array, so no offset is taken for granted.
             KeyValue copy = new KeyValue(randomBytes(random, 1 + random.nextInt(40)), IndexRowFormat.FAMILY,
                     IndexRowFormat.coveredQualifier(family, qualifier), 1000, KeyValue.Type.Put,
                     IndexRowFormat.coveredValue(original));
