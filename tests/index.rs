@@ -103,6 +103,37 @@ fn index_keys_map_back_hold_the_values_and_sort_like_data_keys_within_a_prefix()
             batch_data_keys,
             "case {case}: batch"
         );
+        // Any run of it too (lengths that are not whole lanes of the salts' lockstep hashing), and
+        // a run with bytes changed at random fails with the error of its first key refused alone.
+        let (width, length) = (index.schema().key_length(), data.key_length());
+        for _ in 0..6 {
+            let from = rng.below(24);
+            let count = rng.below(25 - from);
+            let mut run = batch_index_keys[from * width..(from + count) * width].to_vec();
+            assert_eq!(
+                index.data_keys(data, &run, count).unwrap(),
+                batch_data_keys[from * length..(from + count) * length],
+                "case {case}: keys {from}..{}",
+                from + count
+            );
+            if count == 0 {
+                continue;
+            }
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(run.len());
+                run[at] ^= 1 << rng.below(8);
+            }
+            let first_refused = run
+                .chunks_exact(width)
+                .find_map(|key| index.data_key(data, key).err())
+                .map(|e| e.to_string());
+            assert_eq!(
+                index.data_keys(data, &run, count).err().map(|e| e.to_string()),
+                first_refused,
+                "case {case}: keys {from}..{} changed",
+                from + count
+            );
+        }
         for (bytes, count) in [
             (&batch_index_keys[1..], 24),
             (&batch_index_keys[..], 23),

@@ -220,14 +220,18 @@ pub(super) fn java_string_hash(s: &str) -> i32 {
         .fold(0i32, |h, unit| h.wrapping_mul(31).wrapping_add(i32::from(unit)))
 }
 
+const FNV_OFFSET: u32 = 0x811c_9dc5;
+
+/// One byte of FNV-1a (32 bit).
+fn fnv_step(hash: u32, byte: u8) -> u32 {
+    (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+}
+
 /// FNV-1a (32 bit) of the salt fields' stored bytes, modulo the bucket count.
 pub(super) fn salt_bucket<B: AsRef<[u8]>>(buckets: u32, stored_fields: impl IntoIterator<Item = B>) -> u8 {
-    let mut hash: u32 = 0x811c_9dc5;
+    let mut hash = FNV_OFFSET;
     for bytes in stored_fields {
-        for &b in bytes.as_ref() {
-            hash ^= u32::from(b);
-            hash = hash.wrapping_mul(0x0100_0193);
-        }
+        hash = bytes.as_ref().iter().fold(hash, |hash, &b| fnv_step(hash, b));
     }
     (hash % buckets) as u8
 }
@@ -326,6 +330,28 @@ impl Schema {
     /// The salt byte for the given stored bytes of the salt fields, in the salt's field order.
     pub fn salt_of<B: AsRef<[u8]>>(&self, stored: impl IntoIterator<Item = B>) -> u8 {
         salt_bucket(self.salt().map_or(1, |s| s.buckets), stored)
+    }
+
+    /// [`Self::salt_of`] the salt fields of each of `LANES` keys of this schema laid end to end
+    /// in `keys`. One key's hash is a chain of dependent multiplications, a few cycles a byte;
+    /// the keys' chains are hashed in lockstep so that their multiplications overlap.
+    pub(crate) fn salts_of_keys<const LANES: usize>(&self, keys: &[u8]) -> [u8; LANES] {
+        let Some(salt) = self.salt() else {
+            return [0; LANES];
+        };
+        let length = self.key_length();
+        let mut hashes = [FNV_OFFSET; LANES];
+        for &i in &salt.fields {
+            let field = &self.fields()[i];
+            let stored: [&[u8]; LANES] =
+                std::array::from_fn(|k| read_field(field, &keys[k * length..(k + 1) * length]));
+            for at in 0..stored[0].len() {
+                for (hash, bytes) in hashes.iter_mut().zip(stored) {
+                    *hash = fnv_step(*hash, bytes[at]);
+                }
+            }
+        }
+        hashes.map(|hash| (hash % salt.buckets) as u8)
     }
 
     /// Decodes a whole key into its field values, in schema order (the salt byte is not a field).

@@ -9,8 +9,8 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use super::codec::{read_field, write_field};
-use super::schema::{check_version, Schema, FORMAT_VERSION};
+use super::codec::read_field;
+use super::schema::{check_version, Location, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::proto::rowkey::{FieldSpec, FieldType, IndexSpec, IndexState, SaltSpec, SchemaSpec, TableCatalog};
@@ -33,8 +33,8 @@ pub struct Index {
     state: IndexState,
     /// The index key's layout.
     schema: Schema,
-    /// Where each field of the index schema comes from in the data key.
-    sources: Vec<Source>,
+    /// Where the index key's bytes and bits are in its data key, adjacent fields as one run.
+    moves: Vec<Move>,
     /// Covered columns (family, qualifier).
     include: Vec<(Vec<u8>, Vec<u8>)>,
     /// Wholly covered families.
@@ -49,6 +49,106 @@ enum Source {
     Field(usize),
     /// The data key's salt byte.
     DataSalt,
+}
+
+/// Stored bytes or one bool's bit that an index key holds at `index` and its data key at `data`:
+/// an index key is its data key's bytes moved (and an index salt), a dozen fields in a few runs.
+#[derive(Debug, Clone, Copy)]
+enum Move {
+    Bytes {
+        index: usize,
+        data: usize,
+        width: usize,
+    },
+    Bit {
+        index: usize,
+        index_mask: u8,
+        data: usize,
+        data_mask: u8,
+    },
+}
+
+impl Move {
+    /// The moves of an index key's fields from where `sources` says they are in the data key:
+    /// the fields after one another in both keys (the data salt byte and the data key's first
+    /// fields, say) merged into one run.
+    fn of(name: &str, index: &Schema, data: &Schema, sources: &[Source]) -> Result<Vec<Move>> {
+        let mut moves: Vec<Move> = Vec::with_capacity(sources.len());
+        for (field, source) in index.fields().iter().zip(sources) {
+            let from = match *source {
+                Source::Field(i) => data.fields()[i].location,
+                Source::DataSalt => Location::Bytes { offset: 0, width: 1 },
+            };
+            let next = match (field.location, from) {
+                (Location::Bytes { offset, width }, Location::Bytes { offset: data, .. }) => {
+                    if let Some(Move::Bytes {
+                        index: i,
+                        data: d,
+                        width: w,
+                    }) = moves.last_mut()
+                    {
+                        if *i + *w == offset && *d + *w == data {
+                            *w += width;
+                            continue;
+                        }
+                    }
+                    Move::Bytes {
+                        index: offset,
+                        data,
+                        width,
+                    }
+                }
+                (
+                    Location::Bit { offset, mask },
+                    Location::Bit {
+                        offset: data,
+                        mask: data_mask,
+                    },
+                ) => Move::Bit {
+                    index: offset,
+                    index_mask: mask,
+                    data,
+                    data_mask,
+                },
+                // Not made: an index field is its data field's spec, so a bool is a bit in both keys.
+                _ => {
+                    return Err(invalid(
+                        name,
+                        format!("field '{}' is bytes in one key, a bit in the other", field.name),
+                    ))
+                }
+            };
+            moves.push(next);
+        }
+        Ok(moves)
+    }
+
+    /// Writes this move's bytes or bit of `from` (a data key, or an index key when `to_data`) into `to`.
+    fn apply(self, to_data: bool, from: &[u8], to: &mut [u8]) {
+        match self {
+            Move::Bytes { index, data, width } => {
+                let (from_at, to_at) = if to_data { (index, data) } else { (data, index) };
+                to[to_at..to_at + width].copy_from_slice(&from[from_at..from_at + width]);
+            }
+            Move::Bit {
+                index,
+                index_mask,
+                data,
+                data_mask,
+            } => {
+                let ((from_at, from_mask), (to_at, to_mask)) = if to_data {
+                    ((index, index_mask), (data, data_mask))
+                } else {
+                    ((data, data_mask), (index, index_mask))
+                };
+                if from[from_at] & from_mask != 0 {
+                    to[to_at] |= to_mask;
+                } else {
+                    to[to_at] &= !to_mask;
+                }
+            }
+        }
+    }
 }
 
 impl Catalog {
@@ -240,11 +340,12 @@ impl Index {
             salt.buckets = spec.salt_buckets;
             schema.salt = protobuf::MessageField::some(salt);
         }
+        let schema = Schema::from_parsed(&schema)?;
         Ok(Index {
             name: name.to_owned(),
             state,
-            schema: Schema::from_parsed(&schema)?,
-            sources,
+            moves: Move::of(name, &schema, data, &sources)?,
+            schema,
             include,
             include_families,
             indexed: index_fields.len(),
@@ -307,7 +408,7 @@ impl Index {
                 });
             }
         }
-        Ok(self.lay_out(data, data_key))
+        Ok(self.lay_out(data_key))
     }
 
     /// Where a read of this index meets the data keys from `position` on, in data-key order: the
@@ -327,17 +428,14 @@ impl Index {
                 ),
             });
         }
-        Ok(self.lay_out(data, position))
+        Ok(self.lay_out(position))
     }
 
     /// The index key's fields read from a data key of the right length, and its salt byte.
-    fn lay_out(&self, data: &Schema, data_key: &[u8]) -> Vec<u8> {
+    fn lay_out(&self, data_key: &[u8]) -> Vec<u8> {
         let mut key = vec![0u8; self.schema.key_length()];
-        for (field, source) in self.schema.fields().iter().zip(&self.sources) {
-            match *source {
-                Source::Field(i) => write_field(field, &mut key, read_field(&data.fields()[i], data_key)),
-                Source::DataSalt => write_field(field, &mut key, &data_key[..1]),
-            }
+        for m in &self.moves {
+            m.apply(false, data_key, &mut key);
         }
         if let Some(salt) = self.schema.salt() {
             key[0] = self
@@ -350,48 +448,44 @@ impl Index {
     /// The data key an index key stands for. An index key whose salt bytes are not the ones the
     /// data key would have was not written by the index (a foreign or corrupt row): an error.
     pub fn data_key(&self, data: &Schema, index_key: &[u8]) -> Result<Vec<u8>> {
+        check_length(&self.schema, index_key)?;
         let mut key = vec![0u8; data.key_length()];
-        self.write_data_key(data, index_key, &mut key)?;
+        self.write_data_keys::<1>(data, index_key, &mut key)?;
         Ok(key)
     }
 
-    /// [`Self::data_key`] written into `key` (zeroed, of the data key's length): a batch's keys
-    /// are written in place, one allocation for all of them.
-    fn write_data_key(&self, data: &Schema, index_key: &[u8], key: &mut [u8]) -> Result<()> {
-        check_length(&self.schema, index_key)?;
-        let mut data_salt = None;
-        for (field, source) in self.schema.fields().iter().zip(&self.sources) {
-            match *source {
-                Source::Field(i) => write_field(&data.fields()[i], key, read_field(field, index_key)),
-                Source::DataSalt => data_salt = read_field(field, index_key).first().copied(),
+    /// [`Self::data_key`] of each of `LANES` index keys laid end to end in `index_keys` (each of
+    /// the index schema's length), written into `keys` (zeroed, the data keys' length each): a
+    /// batch's keys are written in place, one allocation for all of them, and their salts are
+    /// hashed in lockstep. The first key refused fails the call with its own error.
+    fn write_data_keys<const LANES: usize>(&self, data: &Schema, index_keys: &[u8], keys: &mut [u8]) -> Result<()> {
+        let (width, length) = (self.schema.key_length().max(1), data.key_length().max(1));
+        for (index_key, key) in index_keys.chunks_exact(width).zip(keys.chunks_exact_mut(length)) {
+            for m in &self.moves {
+                m.apply(true, index_key, key);
             }
         }
-        if let Some(salt) = data.salt() {
-            key[0] = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], key)));
-            if data_salt != Some(key[0]) {
-                return Err(Error::Corrupt {
-                    what: "index row key",
-                    detail: format!("index '{}': its data salt byte does not match its fields", self.name),
-                });
+        // The data salt byte each index key holds was moved to its data key's first byte; the
+        // index salt is hashed from the index key's fields: they are the data key's, each moved
+        // back where it came from, and the data salt is checked, so no key is laid out again.
+        let expected_data_salts = data.salts_of_keys::<LANES>(keys);
+        let expected_index_salts = self.schema.salts_of_keys::<LANES>(index_keys);
+        for k in 0..LANES {
+            if data.salt().is_some() && keys[k * length] != expected_data_salts[k] {
+                return Err(self.corrupt("its data salt byte does not match its fields"));
             }
-        }
-        // The index salt of the key this data key lays out (index_key): its fields are the index
-        // key's own, each copied back where it came from and the data salt just checked, so the
-        // salt is hashed from the index key's fields, with no key laid out again.
-        if let Some(salt) = self.schema.salt() {
-            let expected = self.schema.salt_of(
-                salt.fields
-                    .iter()
-                    .map(|&i| read_field(&self.schema.fields()[i], index_key)),
-            );
-            if expected != index_key[0] {
-                return Err(Error::Corrupt {
-                    what: "index row key",
-                    detail: format!("index '{}': its salt byte does not match its fields", self.name),
-                });
+            if self.schema.salt().is_some() && index_keys[k * width] != expected_index_salts[k] {
+                return Err(self.corrupt("its salt byte does not match its fields"));
             }
         }
         Ok(())
+    }
+
+    fn corrupt(&self, detail: &str) -> Error {
+        Error::Corrupt {
+            what: "index row key",
+            detail: format!("index '{}': {detail}", self.name),
+        }
     }
 
     /// Whether this index could have written the row `index_key` (its length and salt bytes are the
@@ -407,6 +501,8 @@ impl Index {
     /// the same order: a reader maps a whole batch of index rows with one call. Every key must
     /// have the index schema's length; the first that is refused fails the batch.
     pub fn data_keys(&self, data: &Schema, index_keys: &[u8], count: usize) -> Result<Vec<u8>> {
+        // Keys whose salts are hashed in lockstep (`Schema::salts_of_keys`).
+        const LANES: usize = 4;
         let width = self.schema.key_length();
         if Some(index_keys.len()) != width.checked_mul(count) {
             return Err(Error::Corrupt {
@@ -418,13 +514,20 @@ impl Index {
                 ),
             });
         }
-        let length = data.key_length();
+        // At least 1 (a schema has a field): `chunks_exact` panics on 0, and no RegionServer code may.
+        let (width, length) = (width.max(1), data.key_length().max(1));
         let mut keys = vec![0u8; count * length];
-        for (index_key, key) in index_keys
-            .chunks_exact(width.max(1))
-            .zip(keys.chunks_exact_mut(length.max(1)))
+        let whole = count / LANES * LANES;
+        let (index_lanes, index_rest) = index_keys.split_at(whole * width);
+        let (lanes, rest) = keys.split_at_mut(whole * length);
+        for (index_keys, keys) in index_lanes
+            .chunks_exact(LANES * width)
+            .zip(lanes.chunks_exact_mut(LANES * length))
         {
-            self.write_data_key(data, index_key, key)?;
+            self.write_data_keys::<LANES>(data, index_keys, keys)?;
+        }
+        for (index_key, key) in index_rest.chunks_exact(width).zip(rest.chunks_exact_mut(length)) {
+            self.write_data_keys::<1>(data, index_key, key)?;
         }
         Ok(keys)
     }
