@@ -321,8 +321,8 @@ impl Schema {
         for (field, value) in self.fields().iter().zip(values) {
             write_field(field, &mut key, &encode_ref(field, *value)?);
         }
-        if let Some(salt) = self.salt() {
-            key[0] = self.salt_of(salt.fields.iter().map(|&i| read_field(&self.fields()[i], &key)));
+        if self.salt().is_some() {
+            key[0] = self.salts_of_keys::<1>(&key)[0];
         }
         Ok(key)
     }

@@ -9,7 +9,6 @@
 //! index salt computed): a pure function of the data key, and back. For fixed values of the index
 //! fields, index keys sort as their data keys do.
 
-use super::codec::read_field;
 use super::schema::{check_version, Location, Schema, FORMAT_VERSION};
 use crate::error::{Error, Result};
 use crate::limits;
@@ -396,8 +395,8 @@ impl Index {
     /// to an indexed table is refused instead of indexed where no reader can map it back.
     pub fn index_key(&self, data: &Schema, data_key: &[u8]) -> Result<Vec<u8>> {
         check_length(data, data_key)?;
-        if let Some(salt) = data.salt() {
-            let expected = data.salt_of(salt.fields.iter().map(|&i| read_field(&data.fields()[i], data_key)));
+        if data.salt().is_some() {
+            let expected = data.salts_of_keys::<1>(data_key)[0];
             if data_key[0] != expected {
                 return Err(Error::Corrupt {
                     what: "data row key",
@@ -437,10 +436,8 @@ impl Index {
         for m in &self.moves {
             m.apply(false, data_key, &mut key);
         }
-        if let Some(salt) = self.schema.salt() {
-            key[0] = self
-                .schema
-                .salt_of(salt.fields.iter().map(|&i| read_field(&self.schema.fields()[i], &key)));
+        if self.schema.salt().is_some() {
+            key[0] = self.schema.salts_of_keys::<1>(&key)[0];
         }
         key
     }
